@@ -90,6 +90,8 @@ type Instruction struct {
 	Parent *Computation
 	// Index is the instruction's position in Parent.Instructions.
 	Index int
+	// Typed is the parsed form of the attributes analyses read.
+	Typed TypedAttrs
 	// Pos is where the instruction's name appears in the source.
 	Pos Pos
 }
