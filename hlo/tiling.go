@@ -67,7 +67,7 @@ func (o SizeOptions) ElementBits(s Shape) int64 {
 // tuple, the sum over its elements plus PointerSize bytes per element of
 // every tuple's index table. Tokens are 0 bytes, opaque values PointerSize.
 func UnpaddedBytes(s Shape, o SizeOptions) (int64, error) {
-	return shapeBytes(s, o, false)
+	return tilingShapeBytes(s, o, false)
 }
 
 // PaddedBytes is the physical size of s: for an array, the padded element
@@ -75,15 +75,15 @@ func UnpaddedBytes(s Shape, o SizeOptions) (int64, error) {
 // ElementBits rounded up to whole bytes, plus the M(n) dynamic-shape
 // metadata prefix; tuples as in UnpaddedBytes.
 func PaddedBytes(s Shape, o SizeOptions) (int64, error) {
-	return shapeBytes(s, o, true)
+	return tilingShapeBytes(s, o, true)
 }
 
-func shapeBytes(s Shape, o SizeOptions, padded bool) (int64, error) {
+func tilingShapeBytes(s Shape, o SizeOptions, padded bool) (int64, error) {
 	switch {
 	case s.IsTuple():
 		total := o.PointerSize * int64(len(s.Tuple))
 		for i := range s.Tuple {
-			n, err := shapeBytes(s.Tuple[i], o, padded)
+			n, err := tilingShapeBytes(s.Tuple[i], o, padded)
 			if err != nil {
 				return 0, fmt.Errorf("tuple element %d: %w", i, err)
 			}
@@ -103,12 +103,12 @@ func shapeBytes(s Shape, o SizeOptions, padded bool) (int64, error) {
 		}
 		elems = ts.PaddedElements
 	} else {
-		if err := checkDims(s); err != nil {
+		if err := tilingCheckDims(s); err != nil {
 			return 0, err
 		}
 		elems = s.ElementCount()
 	}
-	n := ceilDiv(elems*o.ElementBits(s), 8)
+	n := tilingCeilDiv(elems*o.ElementBits(s), 8)
 	if padded && s.Layout != nil {
 		n += s.Layout.DynamicShapeMetadataPrefixBytes
 	}
@@ -184,7 +184,7 @@ type TiledShape struct {
 // its layout: minor_to_major must be a permutation of the dims, tile sizes
 // positive or "*", and a "*" never the last entry of a tile.
 func Tiled(s Shape) (*TiledShape, error) {
-	if err := checkDims(s); err != nil {
+	if err := tilingCheckDims(s); err != nil {
 		return nil, err
 	}
 	m2m := s.MinorToMajor()
@@ -208,11 +208,11 @@ func Tiled(s Shape) (*TiledShape, error) {
 	cur := slices.Clone(ts.Physical)
 	exprs := make([]*IndexExpr, len(cur))
 	for i, d := range m2m {
-		exprs[len(m2m)-1-i] = dimExpr(int(d), s.Dims[d])
+		exprs[len(m2m)-1-i] = ixDim(int(d), s.Dims[d])
 	}
 	if s.Layout != nil {
 		for _, t := range s.Layout.Tiles {
-			step, err := tileStep(cur, t)
+			step, err := applyTile(cur, t)
 			if err != nil {
 				return nil, fmt.Errorf("layout of %s: %w", s.StringNoLayout(), err)
 			}
@@ -228,34 +228,34 @@ func Tiled(s Shape) (*TiledShape, error) {
 		n *= d
 	}
 	if s.Layout != nil && s.Layout.TailPaddingAlignment > 1 {
-		n = ceilDiv(n, s.Layout.TailPaddingAlignment) * s.Layout.TailPaddingAlignment
+		n = tilingCeilDiv(n, s.Layout.TailPaddingAlignment) * s.Layout.TailPaddingAlignment
 	}
 	ts.PaddedElements = n
 	return ts, nil
 }
 
-func checkDims(s Shape) error {
+func tilingCheckDims(s Shape) error {
 	if !s.IsArray() {
 		return fmt.Errorf("expected an array shape, found %s", s.StringNoLayout())
 	}
 	for i, d := range s.Dims {
 		if d < 0 {
 			return fmt.Errorf("shape %s: expected a bounded size for dim %d, found %s",
-				s.StringNoLayout(), i, dimText(d))
+				s.StringNoLayout(), i, tilingDimText(d))
 		}
 	}
 	return nil
 }
 
-func dimText(d int64) string {
+func tilingDimText(d int64) string {
 	if d == UnboundedDim {
 		return "?"
 	}
 	return fmt.Sprint(d)
 }
 
-// tileStep applies tile t to the shape cur.
-func tileStep(cur []int64, t Tile) (TilingStep, error) {
+// applyTile applies tile t to the shape cur.
+func applyTile(cur []int64, t Tile) (TilingStep, error) {
 	if len(t) == 0 {
 		return TilingStep{}, fmt.Errorf("expected a tile with at least one dim, found ()")
 	}
@@ -290,7 +290,7 @@ func tileStep(cur []int64, t Tile) (TilingStep, error) {
 	step.Merged = merged
 	out := slices.Clone(merged[:step.Prefix])
 	for i, v := range step.Sizes {
-		out = append(out, ceilDiv(merged[step.Prefix+i], v))
+		out = append(out, tilingCeilDiv(merged[step.Prefix+i], v))
 	}
 	step.Out = append(out, step.Sizes...)
 	return step, nil
@@ -326,7 +326,7 @@ func (st *TilingStep) apply(idx []int64) []int64 {
 // exprs maps the index expressions of In's dims to those of Out's dims.
 func (st *TilingStep) exprs(in []*IndexExpr) []*IndexExpr {
 	for len(in) < len(st.In) {
-		in = append([]*IndexExpr{constExpr(0)}, in...)
+		in = append([]*IndexExpr{ixConst(0)}, in...)
 	}
 	merged := slices.Clone(in[:st.Prefix])
 	var acc *IndexExpr
@@ -335,7 +335,7 @@ func (st *TilingStep) exprs(in []*IndexExpr) []*IndexExpr {
 		if acc == nil {
 			acc = e
 		} else {
-			acc = addExpr(mulExpr(acc, st.In[st.Prefix+i]), e)
+			acc = ixAdd(ixMul(acc, st.In[st.Prefix+i]), e)
 		}
 		if v == CombinedDim {
 			continue
@@ -345,10 +345,10 @@ func (st *TilingStep) exprs(in []*IndexExpr) []*IndexExpr {
 	}
 	out := slices.Clone(merged[:st.Prefix])
 	for i, v := range st.Sizes {
-		out = append(out, floorDivExpr(merged[st.Prefix+i], v))
+		out = append(out, ixFloorDiv(merged[st.Prefix+i], v))
 	}
 	for i, v := range st.Sizes {
-		out = append(out, modExpr(merged[st.Prefix+i], v))
+		out = append(out, ixMod(merged[st.Prefix+i], v))
 	}
 	return out
 }
@@ -380,7 +380,7 @@ func (ts *TiledShape) LinearIndex(index []int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return rowMajor(p, ts.Final), nil
+	return tilingRowMajor(p, ts.Final), nil
 }
 
 // LinearIndex is the position in memory, in elements, of the element of the
@@ -395,7 +395,7 @@ func LinearIndex(s Shape, index []int64) (int64, error) {
 	return ts.LinearIndex(index)
 }
 
-func rowMajor(idx, dims []int64) int64 {
+func tilingRowMajor(idx, dims []int64) int64 {
 	var n int64
 	for i, e := range idx {
 		n = n*dims[i] + e
@@ -403,4 +403,4 @@ func rowMajor(idx, dims []int64) int64 {
 	return n
 }
 
-func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+func tilingCeilDiv(a, b int64) int64 { return (a + b - 1) / b }

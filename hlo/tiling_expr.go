@@ -34,19 +34,19 @@ type IndexExpr struct {
 	Bound int64
 }
 
-func constExpr(c int64) *IndexExpr { return &IndexExpr{Kind: IndexConst, Value: c, Bound: c + 1} }
+func ixConst(c int64) *IndexExpr { return &IndexExpr{Kind: IndexConst, Value: c, Bound: c + 1} }
 
-func dimExpr(d int, size int64) *IndexExpr {
+func ixDim(d int, size int64) *IndexExpr {
 	if size <= 1 {
-		return constExpr(0)
+		return ixConst(0)
 	}
 	return &IndexExpr{Kind: IndexDim, Dim: d, Bound: size}
 }
 
-func addExpr(a, b *IndexExpr) *IndexExpr {
+func ixAdd(a, b *IndexExpr) *IndexExpr {
 	switch {
 	case a.Kind == IndexConst && b.Kind == IndexConst:
-		return constExpr(a.Value + b.Value)
+		return ixConst(a.Value + b.Value)
 	case a.Kind == IndexConst && a.Value == 0:
 		return b
 	case b.Kind == IndexConst && b.Value == 0:
@@ -55,42 +55,42 @@ func addExpr(a, b *IndexExpr) *IndexExpr {
 	return &IndexExpr{Kind: IndexAdd, LHS: a, RHS: b, Bound: a.Bound + b.Bound - 1}
 }
 
-func mulExpr(a *IndexExpr, c int64) *IndexExpr {
+func ixMul(a *IndexExpr, c int64) *IndexExpr {
 	switch {
 	case a.Kind == IndexConst:
-		return constExpr(a.Value * c)
+		return ixConst(a.Value * c)
 	case c == 1:
 		return a
 	case c == 0:
-		return constExpr(0)
+		return ixConst(0)
 	case a.Kind == IndexAdd:
-		return addExpr(mulExpr(a.LHS, c), mulExpr(a.RHS, c))
+		return ixAdd(ixMul(a.LHS, c), ixMul(a.RHS, c))
 	case a.Kind == IndexMul:
-		return mulExpr(a.LHS, a.Value*c)
+		return ixMul(a.LHS, a.Value*c)
 	}
 	return &IndexExpr{Kind: IndexMul, LHS: a, Value: c, Bound: (a.Bound-1)*c + 1}
 }
 
-func floorDivExpr(a *IndexExpr, c int64) *IndexExpr {
+func ixFloorDiv(a *IndexExpr, c int64) *IndexExpr {
 	switch {
 	case a.Kind == IndexConst:
-		return constExpr(a.Value / c)
+		return ixConst(a.Value / c)
 	case c == 1:
 		return a
 	case a.Bound <= c:
-		return constExpr(0)
+		return ixConst(0)
 	case a.Kind == IndexFloorDiv:
-		return floorDivExpr(a.LHS, a.Value*c)
+		return ixFloorDiv(a.LHS, a.Value*c)
 	}
 	return &IndexExpr{Kind: IndexFloorDiv, LHS: a, Value: c, Bound: (a.Bound-1)/c + 1}
 }
 
-func modExpr(a *IndexExpr, c int64) *IndexExpr {
+func ixMod(a *IndexExpr, c int64) *IndexExpr {
 	switch {
 	case a.Kind == IndexConst:
-		return constExpr(a.Value % c)
+		return ixConst(a.Value % c)
 	case c == 1:
-		return constExpr(0)
+		return ixConst(0)
 	case a.Bound <= c:
 		return a
 	}

@@ -10,15 +10,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// tiledShapeOf builds an array shape with a minor_to_major order and tiles.
-func tiledShapeOf(t PrimitiveType, dims, m2m []int64, tiles ...Tile) Shape {
+// tilingShapeOf builds an array shape with a minor_to_major order and tiles.
+func tilingShapeOf(t PrimitiveType, dims, m2m []int64, tiles ...Tile) Shape {
 	s := MakeShapeWithLayout(t, dims, m2m)
 	s.Layout.Tiles = tiles
 	return s
 }
 
-// allIndices enumerates the logical indices of dims in row-major order.
-func allIndices(dims []int64) [][]int64 {
+// tilingAllIndices enumerates the logical indices of dims in row-major order.
+func tilingAllIndices(dims []int64) [][]int64 {
 	n := int64(1)
 	for _, d := range dims {
 		n *= d
@@ -39,7 +39,7 @@ func allIndices(dims []int64) [][]int64 {
 // Seed, "Linear index formulas": element (2,3) of F32[3,5]{1,0:T(2,2)} has
 // tile index (1,1), within-tile index (0,1) and linear index 17.
 func TestTilingSeedFigure1(t *testing.T) {
-	s := tiledShapeOf(F32, []int64{3, 5}, []int64{1, 0}, Tile{2, 2})
+	s := tilingShapeOf(F32, []int64{3, 5}, []int64{1, 0}, Tile{2, 2})
 	ts, err := Tiled(s)
 	require.NoError(t, err)
 	assert.Equal(t, []int64{2, 3, 2, 2}, ts.Final)
@@ -50,7 +50,7 @@ func TestTilingSeedFigure1(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(17), li)
 	// The seed's formula, written out for every element.
-	for _, e := range allIndices(s.Dims) {
+	for _, e := range tilingAllIndices(s.Dims) {
 		want := (e[0]/2*3+e[1]/2)*2*2 + (e[0]%2*2 + e[1]%2)
 		got, err := LinearIndex(s, e)
 		require.NoError(t, err)
@@ -64,7 +64,7 @@ func TestTilingSeedFigure1(t *testing.T) {
 	ub, err := UnpaddedBytes(s, SizeOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, int64(60), ub)
-	assert.Equal(t, []string{"d0 floordiv 2", "d1 floordiv 2", "d0 mod 2", "d1 mod 2"}, exprStrings(ts))
+	assert.Equal(t, []string{"d0 floordiv 2", "d1 floordiv 2", "d0 mod 2", "d1 mod 2"}, tilingExprStrings(ts))
 }
 
 // Seed, "Repeated tiling", Figure 2: a 4x8 array tiled (2,4)(2,1). Each 2x4
@@ -72,7 +72,7 @@ func TestTilingSeedFigure1(t *testing.T) {
 // odd-row element of a column, so a row's elements sit 2 apart and the odd
 // row interleaves with the even row above it.
 func TestTilingSeedFigure2(t *testing.T) {
-	s := tiledShapeOf(BF16, []int64{4, 8}, []int64{1, 0}, Tile{2, 4}, Tile{2, 1})
+	s := tilingShapeOf(BF16, []int64{4, 8}, []int64{1, 0}, Tile{2, 4}, Tile{2, 1})
 	want := [4][8]int64{
 		{0, 2, 4, 6, 8, 10, 12, 14},
 		{1, 3, 5, 7, 9, 11, 13, 15},
@@ -95,7 +95,7 @@ func TestTilingSeedFigure2(t *testing.T) {
 // tiled (2,4)(2,1,1,1) is at 51; the tiled shape is (4,2,2,4), then
 // (2,2,2,4,2,1,1,1). Also the seed's BF16[32,256] example shapes.
 func TestTilingSeedCrossTileDims(t *testing.T) {
-	s := tiledShapeOf(BF16, []int64{8, 8}, []int64{1, 0}, Tile{2, 4}, Tile{2, 1, 1, 1})
+	s := tilingShapeOf(BF16, []int64{8, 8}, []int64{1, 0}, Tile{2, 4}, Tile{2, 1, 1, 1})
 	ts, err := Tiled(s)
 	require.NoError(t, err)
 	require.Len(t, ts.Steps, 2)
@@ -108,7 +108,7 @@ func TestTilingSeedCrossTileDims(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(51), li)
 
-	big := tiledShapeOf(BF16, []int64{32, 256}, []int64{1, 0}, Tile{8, 128}, Tile{2, 1, 1, 1})
+	big := tilingShapeOf(BF16, []int64{32, 256}, []int64{1, 0}, Tile{8, 128}, Tile{2, 1, 1, 1})
 	bt, err := Tiled(big)
 	require.NoError(t, err)
 	assert.Equal(t, []int64{4, 2, 8, 128}, bt.Steps[0].Out)
@@ -126,8 +126,8 @@ func TestTilingSeedCrossTileDims(t *testing.T) {
 // (*,*,2,*,3) is laid out as F32[112,110]{1,0:T(2,3)}.
 func TestTilingSeedCombinedDims(t *testing.T) {
 	c := CombinedDim
-	s := tiledShapeOf(F32, []int64{2, 7, 8, 11, 10}, []int64{4, 3, 2, 1, 0}, Tile{c, c, 2, c, 3})
-	flat := tiledShapeOf(F32, []int64{112, 110}, []int64{1, 0}, Tile{2, 3})
+	s := tilingShapeOf(F32, []int64{2, 7, 8, 11, 10}, []int64{4, 3, 2, 1, 0}, Tile{c, c, 2, c, 3})
+	flat := tilingShapeOf(F32, []int64{112, 110}, []int64{1, 0}, Tile{2, 3})
 	ts, err := Tiled(s)
 	require.NoError(t, err)
 	ft, err := Tiled(flat)
@@ -135,7 +135,7 @@ func TestTilingSeedCombinedDims(t *testing.T) {
 	assert.Equal(t, []int64{112, 110}, ts.Steps[0].Merged)
 	assert.Equal(t, ft.Final, ts.Final)
 	assert.Equal(t, ft.PaddedElements, ts.PaddedElements)
-	for _, e := range allIndices(s.Dims) {
+	for _, e := range tilingAllIndices(s.Dims) {
 		got, err := ts.LinearIndex(e)
 		require.NoError(t, err)
 		want, err := ft.LinearIndex([]int64{e[0]*56 + e[1]*8 + e[2], e[3]*10 + e[4]})
@@ -145,10 +145,10 @@ func TestTilingSeedCombinedDims(t *testing.T) {
 	assert.Equal(t, []string{
 		"(d0 * 56 + d1 * 8 + d2) floordiv 2", "(d3 * 10 + d4) floordiv 3",
 		"(d0 * 56 + d1 * 8 + d2) mod 2", "(d3 * 10 + d4) mod 3",
-	}, exprStrings(ts))
+	}, tilingExprStrings(ts))
 }
 
-func exprStrings(ts *TiledShape) []string {
+func tilingExprStrings(ts *TiledShape) []string {
 	out := make([]string, len(ts.Exprs))
 	for i, e := range ts.Exprs {
 		out[i] = e.String()
@@ -166,38 +166,38 @@ func TestTilingByteSizes(t *testing.T) {
 		unpadded, physical int64
 	}{
 		// The seed's add.936: no padding, 2 bytes an element.
-		{"bf16 seed add.936", tiledShapeOf(BF16, []int64{8, 1, 1280, 16384}, []int64{3, 2, 0, 1}, Tile{8, 128}, Tile{2, 1}),
+		{"bf16 seed add.936", tilingShapeOf(BF16, []int64{8, 1, 1280, 16384}, []int64{3, 2, 0, 1}, Tile{8, 128}, Tile{2, 1}),
 			SizeOptions{}, 8 * 1280 * 16384 * 2, 8 * 1280 * 16384 * 2},
 		// bf16[3,100] in one (8,128) tile: 1024 slots of 2 bytes.
-		{"bf16 padded to one tile", tiledShapeOf(BF16, []int64{3, 100}, []int64{1, 0}, Tile{8, 128}, Tile{2, 1}),
+		{"bf16 padded to one tile", tilingShapeOf(BF16, []int64{3, 100}, []int64{1, 0}, Tile{8, 128}, Tile{2, 1}),
 			SizeOptions{}, 600, 2048},
 		// bf16[9,129]: 2x2 tiles.
-		{"bf16 2x2 tiles", tiledShapeOf(BF16, []int64{9, 129}, []int64{1, 0}, Tile{8, 128}, Tile{2, 1}),
+		{"bf16 2x2 tiles", tilingShapeOf(BF16, []int64{9, 129}, []int64{1, 0}, Tile{8, 128}, Tile{2, 1}),
 			SizeOptions{}, 9 * 129 * 2, 4 * 1024 * 2},
 		// s4 packed by E(4): 900 nibbles = 450 bytes; 3 nibbles round up to 2 bytes.
-		{"s4 E(4)", e4(tiledShapeOf(S4, []int64{100, 9}, []int64{1, 0})), SizeOptions{}, 450, 450},
-		{"s4 E(4) odd", e4(tiledShapeOf(S4, []int64{3}, []int64{0})), SizeOptions{}, 2, 2},
+		{"s4 E(4)", e4(tilingShapeOf(S4, []int64{100, 9}, []int64{1, 0})), SizeOptions{}, 450, 450},
+		{"s4 E(4) odd", e4(tilingShapeOf(S4, []int64{3}, []int64{0})), SizeOptions{}, 2, 2},
 		// s4 tiled (8,128)(8,1) E(4): 2 tiles of 1024 nibbles.
-		{"s4 tiled", e4(tiledShapeOf(S4, []int64{16, 100}, []int64{1, 0}, Tile{8, 128}, Tile{8, 1})),
+		{"s4 tiled", e4(tilingShapeOf(S4, []int64{16, 100}, []int64{1, 0}, Tile{8, 128}, Tile{8, 1})),
 			SizeOptions{}, 800, 1024},
 		// E(n) overrides the type width.
-		{"u8 E(2)", func() Shape { s := tiledShapeOf(U8, []int64{10}, []int64{0}); s.Layout.ElementSizeBits = 2; return s }(),
+		{"u8 E(2)", func() Shape { s := tilingShapeOf(U8, []int64{10}, []int64{0}); s.Layout.ElementSizeBits = 2; return s }(),
 			SizeOptions{}, 3, 3},
 		// PRED is 1 byte by default, PredBytes on request.
 		{"pred default", MakeShape(PRED, 10), SizeOptions{}, 10, 10},
 		{"pred 4 bytes", MakeShape(PRED, 10), SizeOptions{PredBytes: 4}, 40, 40},
 		// Scalars and rank-1 with TPU's linear tiles.
-		{"f32 scalar T(128)", tiledShapeOf(F32, nil, nil, Tile{128}), SizeOptions{}, 4, 512},
-		{"bf16 rank1 T(1024)(128)(2,1)", tiledShapeOf(BF16, []int64{1536}, []int64{0}, Tile{1024}, Tile{128}, Tile{2, 1}),
+		{"f32 scalar T(128)", tilingShapeOf(F32, nil, nil, Tile{128}), SizeOptions{}, 4, 512},
+		{"bf16 rank1 T(1024)(128)(2,1)", tilingShapeOf(BF16, []int64{1536}, []int64{0}, Tile{1024}, Tile{128}, Tile{2, 1}),
 			SizeOptions{}, 3072, 4096},
 		// A 2-D tile on a rank-1 array covers a leading dim of size 1.
-		{"f32[3] T(8,128)", tiledShapeOf(F32, []int64{3}, []int64{0}, Tile{8, 128}), SizeOptions{}, 12, 4096},
+		{"f32[3] T(8,128)", tilingShapeOf(F32, []int64{3}, []int64{0}, Tile{8, 128}), SizeOptions{}, 12, 4096},
 		// Tail padding: 5 elements aligned to 4 give 8 slots.
-		{"L(4)", tail(tiledShapeOf(F32, []int64{5}, []int64{0}), 4), SizeOptions{}, 20, 32},
-		{"T then L", tail(tiledShapeOf(F32, []int64{3, 5}, []int64{1, 0}, Tile{2, 2}), 10), SizeOptions{}, 60, 120},
-		{"zero elements", tiledShapeOf(F32, []int64{0, 5}, []int64{1, 0}, Tile{8, 128}), SizeOptions{}, 0, 0},
+		{"L(4)", tail(tilingShapeOf(F32, []int64{5}, []int64{0}), 4), SizeOptions{}, 20, 32},
+		{"T then L", tail(tilingShapeOf(F32, []int64{3, 5}, []int64{1, 0}, Tile{2, 2}), 10), SizeOptions{}, 60, 120},
+		{"zero elements", tilingShapeOf(F32, []int64{0, 5}, []int64{1, 0}, Tile{8, 128}), SizeOptions{}, 0, 0},
 		{"dynamic metadata", func() Shape {
-			s := tiledShapeOf(F32, []int64{4}, []int64{0})
+			s := tilingShapeOf(F32, []int64{4}, []int64{0})
 			s.Layout.DynamicShapeMetadataPrefixBytes = 8
 			return s
 		}(), SizeOptions{}, 16, 24},
@@ -216,7 +216,7 @@ func TestTilingByteSizes(t *testing.T) {
 
 func TestTilingTupleBytes(t *testing.T) {
 	inner := MakeTupleShape(MakeShape(F32, 2), MakeShape(S32, 3))
-	tup := MakeTupleShape(inner, tiledShapeOf(BF16, []int64{3, 100}, []int64{1, 0}, Tile{8, 128}, Tile{2, 1}),
+	tup := MakeTupleShape(inner, tilingShapeOf(BF16, []int64{3, 100}, []int64{1, 0}, Tile{8, 128}, Tile{2, 1}),
 		Shape{Type: TOKEN})
 	// XLA's ByteSizeOf: the index table only.
 	n, err := ByteSizeOf(tup, 8)
@@ -243,11 +243,11 @@ func TestTilingErrors(t *testing.T) {
 		shape Shape
 		want  string
 	}{
-		{"not a permutation", tiledShapeOf(F32, []int64{2, 3}, []int64{0, 0}), "expected a permutation"},
-		{"short minor_to_major", tiledShapeOf(F32, []int64{2, 3}, []int64{0}), "expected 2 minor_to_major entries"},
-		{"zero tile", tiledShapeOf(F32, []int64{2, 3}, []int64{1, 0}, Tile{0, 2}), "expected positive sizes"},
-		{"trailing star", tiledShapeOf(F32, []int64{2, 3}, []int64{1, 0}, Tile{2, CombinedDim}), "expected a size in the most minor position"},
-		{"empty tile", tiledShapeOf(F32, []int64{2, 3}, []int64{1, 0}, Tile{}), "expected a tile"},
+		{"not a permutation", tilingShapeOf(F32, []int64{2, 3}, []int64{0, 0}), "expected a permutation"},
+		{"short minor_to_major", tilingShapeOf(F32, []int64{2, 3}, []int64{0}), "expected 2 minor_to_major entries"},
+		{"zero tile", tilingShapeOf(F32, []int64{2, 3}, []int64{1, 0}, Tile{0, 2}), "expected positive sizes"},
+		{"trailing star", tilingShapeOf(F32, []int64{2, 3}, []int64{1, 0}, Tile{2, CombinedDim}), "expected a size in the most minor position"},
+		{"empty tile", tilingShapeOf(F32, []int64{2, 3}, []int64{1, 0}, Tile{}), "expected a tile"},
 		{"unbounded", MakeShape(F32, UnboundedDim, 3), "found ?"},
 		{"tuple", MakeTupleShape(MakeShape(F32, 1)), "expected an array shape"},
 	}
@@ -260,12 +260,12 @@ func TestTilingErrors(t *testing.T) {
 			assert.Error(t, err)
 		})
 	}
-	_, err := PaddedBytes(MakeTupleShape(tiledShapeOf(F32, []int64{2}, []int64{0}, Tile{0})), SizeOptions{})
+	_, err := PaddedBytes(MakeTupleShape(tilingShapeOf(F32, []int64{2}, []int64{0}, Tile{0})), SizeOptions{})
 	assert.ErrorContains(t, err, "tuple element 0")
 	_, err = UnpaddedBytes(MakeShape(F32, UnboundedDim), SizeOptions{})
 	assert.Error(t, err)
 
-	s := tiledShapeOf(F32, []int64{3, 5}, []int64{1, 0}, Tile{2, 2})
+	s := tilingShapeOf(F32, []int64{3, 5}, []int64{1, 0}, Tile{2, 2})
 	_, err = LinearIndex(s, []int64{3, 0})
 	assert.ErrorContains(t, err, "expected dim 0 in [0, 3), found 3")
 	_, err = LinearIndex(s, []int64{1})
@@ -274,7 +274,7 @@ func TestTilingErrors(t *testing.T) {
 
 func TestTilingUntiledMatchesMinorToMajor(t *testing.T) {
 	// shapes-and-layout: [2 x 3] with minor_to_major [0, 1] is "a d b e c f".
-	s := tiledShapeOf(F32, []int64{2, 3}, []int64{0, 1})
+	s := tilingShapeOf(F32, []int64{2, 3}, []int64{0, 1})
 	want := map[[2]int64]int64{{0, 0}: 0, {1, 0}: 1, {0, 1}: 2, {1, 1}: 3, {0, 2}: 4, {1, 2}: 5}
 	for e, w := range want {
 		got, err := LinearIndex(s, e[:])
@@ -290,13 +290,13 @@ func TestTilingUntiledMatchesMinorToMajor(t *testing.T) {
 
 // ---- property test: LinearIndex against a literal pad-reshape-transpose ----
 
-// ndarray is a dense row-major array of element ids (0 marks padding).
-type ndarray struct {
+// tilingArray is a dense row-major array of element ids (0 marks padding).
+type tilingArray struct {
 	dims []int64
 	data []int64
 }
 
-func (a ndarray) strides() []int64 {
+func (a tilingArray) strides() []int64 {
 	st := make([]int64, len(a.dims))
 	n := int64(1)
 	for i := len(a.dims) - 1; i >= 0; i-- {
@@ -306,19 +306,19 @@ func (a ndarray) strides() []int64 {
 	return st
 }
 
-func (a ndarray) reshape(dims []int64) ndarray {
-	return ndarray{dims: slices.Clone(dims), data: a.data}
+func (a tilingArray) reshape(dims []int64) tilingArray {
+	return tilingArray{dims: slices.Clone(dims), data: a.data}
 }
 
 // transpose returns b with b.dims[i] = a.dims[perm[i]].
-func (a ndarray) transpose(perm []int) ndarray {
+func (a tilingArray) transpose(perm []int) tilingArray {
 	dims := make([]int64, len(perm))
 	for i, p := range perm {
 		dims[i] = a.dims[p]
 	}
-	b := ndarray{dims: dims, data: make([]int64, len(a.data))}
+	b := tilingArray{dims: dims, data: make([]int64, len(a.data))}
 	ast := a.strides()
-	for k, idx := range allIndices(dims) {
+	for k, idx := range tilingAllIndices(dims) {
 		var off int64
 		for i, p := range perm {
 			off += idx[i] * ast[p]
@@ -329,15 +329,15 @@ func (a ndarray) transpose(perm []int) ndarray {
 }
 
 // pad grows every dim to dims, filling with 0.
-func (a ndarray) pad(dims []int64) ndarray {
-	b := ndarray{dims: slices.Clone(dims)}
+func (a tilingArray) pad(dims []int64) tilingArray {
+	b := tilingArray{dims: slices.Clone(dims)}
 	n := int64(1)
 	for _, d := range dims {
 		n *= d
 	}
 	b.data = make([]int64, n)
 	bst := b.strides()
-	for k, idx := range allIndices(a.dims) {
+	for k, idx := range tilingAllIndices(a.dims) {
 		var off int64
 		for i, e := range idx {
 			off += e * bst[i]
@@ -347,13 +347,13 @@ func (a ndarray) pad(dims []int64) ndarray {
 	return b
 }
 
-// naiveLayout lays out the array of shape s literally: transpose into
+// tilingNaiveLayout lays out the array of shape s literally: transpose into
 // minor_to_major order, then for each tile pad, reshape and transpose as the
 // seed describes, then tail-pad. It returns the memory contents (element ids
 // = 1 + row-major logical index, 0 for padding).
-func naiveLayout(s Shape) []int64 {
-	logical := ndarray{dims: slices.Clone(s.Dims), data: make([]int64, 0)}
-	for k := range allIndices(s.Dims) {
+func tilingNaiveLayout(s Shape) []int64 {
+	logical := tilingArray{dims: slices.Clone(s.Dims), data: make([]int64, 0)}
+	for k := range tilingAllIndices(s.Dims) {
 		logical.data = append(logical.data, int64(k)+1)
 	}
 	r := len(s.Dims)
@@ -417,10 +417,10 @@ func naiveLayout(s Shape) []int64 {
 	return mem
 }
 
-// randomTiledShape draws a small array shape with a random minor_to_major
+// tilingRandomShape draws a small array shape with a random minor_to_major
 // and 1-3 random tiles, some longer than the shape they tile (reaching the
 // tile-index dims of the level before) and some with combined dims.
-func randomTiledShape(rng *rand.Rand) Shape {
+func tilingRandomShape(rng *rand.Rand) Shape {
 	for {
 		rank := rng.IntN(5)
 		dims := make([]int64, rank)
@@ -432,7 +432,7 @@ func randomTiledShape(rng *rand.Rand) Shape {
 		for i, p := range perm {
 			m2m[i] = int64(p)
 		}
-		s := tiledShapeOf(F32, dims, m2m)
+		s := tilingShapeOf(F32, dims, m2m)
 		cur := len(dims)
 		size := s.ElementCount()
 		for range 1 + rng.IntN(3) {
@@ -463,10 +463,10 @@ func randomTiledShape(rng *rand.Rand) Shape {
 func TestTilingPropertyPadReshapeTranspose(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for iter := range 400 {
-		s := randomTiledShape(rng)
+		s := tilingRandomShape(rng)
 		ts, err := Tiled(s)
 		require.NoError(t, err, "shape %s", s)
-		mem := naiveLayout(s)
+		mem := tilingNaiveLayout(s)
 		require.Equal(t, int64(len(mem)), ts.PaddedElements, "padded size of %s", s)
 		pos := make(map[int64]int64)
 		for p, id := range mem {
@@ -476,7 +476,7 @@ func TestTilingPropertyPadReshapeTranspose(t *testing.T) {
 		}
 		require.Equal(t, int(s.ElementCount()), len(pos), "shape %s", s)
 		seen := make(map[int64]bool)
-		for k, e := range allIndices(s.Dims) {
+		for k, e := range tilingAllIndices(s.Dims) {
 			li, err := ts.LinearIndex(e)
 			require.NoError(t, err)
 			require.Equal(t, pos[int64(k)], li, "iter %d: shape %s element %v", iter, s, e)
@@ -490,13 +490,13 @@ func TestTilingPropertyPadReshapeTranspose(t *testing.T) {
 				require.Less(t, phys[i], max(x.Bound, 1), "expr %s bound", x)
 				require.Less(t, phys[i], ts.Final[i], "expr %s of dim %d", x, i)
 			}
-			require.Equal(t, li, rowMajor(phys, ts.Final), "shape %s element %v exprs %v", s, e, exprStrings(ts))
+			require.Equal(t, li, tilingRowMajor(phys, ts.Final), "shape %s element %v exprs %v", s, e, tilingExprStrings(ts))
 		}
 	}
 }
 
 func BenchmarkLinearIndex(b *testing.B) {
-	s := tiledShapeOf(BF16, []int64{64, 1024}, []int64{1, 0}, Tile{8, 128}, Tile{2, 1})
+	s := tilingShapeOf(BF16, []int64{64, 1024}, []int64{1, 0}, Tile{8, 128}, Tile{2, 1})
 	ts, err := Tiled(s)
 	require.NoError(b, err)
 	idx := []int64{37, 999}
