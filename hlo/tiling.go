@@ -127,14 +127,33 @@ func ByteSizeOf(s Shape, pointerSize int64) (int64, error) {
 }
 
 // PhysicalDims returns the dims of an array shape in physical order, most
-// major first: PhysicalDims(f32[2,3,4]{0,2,1}) = [3,4,2].
+// major first: PhysicalDims(f32[2,3,4]{0,2,1}) = [3,4,2]. It returns nil
+// when the layout's minor_to_major is not a permutation of the dims.
 func PhysicalDims(s Shape) []int64 {
 	m2m := s.MinorToMajor()
+	if !IsPermutation(m2m, len(s.Dims)) {
+		return nil
+	}
 	out := make([]int64, len(m2m))
 	for i, d := range m2m {
 		out[len(m2m)-1-i] = s.Dims[d]
 	}
 	return out
+}
+
+// IsPermutation reports whether m2m holds each of 0..rank-1 exactly once.
+func IsPermutation(m2m []int64, rank int) bool {
+	if len(m2m) != rank {
+		return false
+	}
+	seen := make([]bool, rank)
+	for _, d := range m2m {
+		if d < 0 || int(d) >= rank || seen[d] {
+			return false
+		}
+		seen[d] = true
+	}
+	return true
 }
 
 // TilingStep is one level of tiling applied to the shape produced by the
@@ -192,13 +211,9 @@ func Tiled(s Shape) (*TiledShape, error) {
 		return nil, fmt.Errorf("layout of %s: expected %d minor_to_major entries, found %d",
 			s.StringNoLayout(), len(s.Dims), len(s.Layout.MinorToMajor))
 	}
-	seen := make([]bool, len(s.Dims))
-	for _, d := range m2m {
-		if d < 0 || int(d) >= len(s.Dims) || seen[d] {
-			return nil, fmt.Errorf("layout of %s: expected a permutation of 0..%d, found minor_to_major %v",
-				s.StringNoLayout(), len(s.Dims)-1, m2m)
-		}
-		seen[d] = true
+	if !IsPermutation(m2m, len(s.Dims)) {
+		return nil, fmt.Errorf("layout of %s: expected a permutation of 0..%d, found minor_to_major %v",
+			s.StringNoLayout(), len(s.Dims)-1, m2m)
 	}
 	ts := &TiledShape{
 		Dims:         slices.Clone(s.Dims),

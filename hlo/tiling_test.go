@@ -282,6 +282,10 @@ func TestTilingUntiledMatchesMinorToMajor(t *testing.T) {
 		assert.Equal(t, w, got)
 	}
 	assert.Equal(t, []int64{3, 2}, PhysicalDims(s))
+	assert.Nil(t, PhysicalDims(tilingShapeOf(F32, []int64{2, 3}, []int64{0, 5})))
+	assert.True(t, IsPermutation([]int64{1, 2, 0}, 3))
+	assert.False(t, IsPermutation([]int64{1, 1, 0}, 3))
+	assert.False(t, IsPermutation([]int64{1, 0}, 3))
 	// No layout: the default major-to-minor order.
 	got, err := LinearIndex(MakeShape(F32, 2, 3), []int64{1, 2})
 	require.NoError(t, err)

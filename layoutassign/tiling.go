@@ -104,6 +104,8 @@ func (r Rule) String() string { return r.Name }
 var (
 	RuleUntiled = Rule{"untiled",
 		"No tiles: minor_to_major only (tiled-layout.md, \"Untiled format\"; XLA's CPU and GPU layouts)."}
+	RuleInvalidLayout = Rule{"invalid-layout",
+		"The shape's minor_to_major is not a permutation of its dims: no tiles are chosen (hlo.Tiled reports the error)."}
 	RuleUntiledSubByte = Rule{"untiled-subbyte",
 		"No tiles; a sub-byte type gets its width as E(n) so elements are packed (corpus: s4[100,9]{1,0:E(4)} in the GPU lit tests)."}
 	RuleTPUScalar = Rule{"tpu-scalar",
@@ -134,7 +136,7 @@ var (
 
 // Rules lists every rule, for documentation and reports.
 func Rules() []Rule {
-	return []Rule{RuleUntiled, RuleUntiledSubByte, RuleTPUScalar, RuleTPURank1, RuleTPURank1Packed,
+	return []Rule{RuleUntiled, RuleInvalidLayout, RuleUntiledSubByte, RuleTPUScalar, RuleTPURank1, RuleTPURank1Packed,
 		RuleTPU32Bit, RuleTPU16Bit, RuleTPU8Bit, RuleTPUSubByte, RuleTPUCompact1x128,
 		RuleTPUCompact2x128, RuleTPUCompact4x128, RuleTPUPred, RuleTPUWide}
 }
@@ -167,6 +169,9 @@ func tileRows(n, p int64) int64 {
 func ChooseTiling(shape hlo.Shape, target Target) (tiles []hlo.Tile, elementSizeBits int64, rule Rule) {
 	if !shape.IsArray() {
 		return nil, 0, RuleUntiled
+	}
+	if !hlo.IsPermutation(shape.MinorToMajor(), shape.Rank()) {
+		return nil, 0, RuleInvalidLayout
 	}
 	bits := target.elementBits(shape.Type)
 	subByte := bits < 8

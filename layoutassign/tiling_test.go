@@ -2,6 +2,7 @@ package layoutassign
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -85,6 +86,7 @@ func TestChooseTilingRules(t *testing.T) {
 		{shapeOf(hlo.PRED, []int64{3, 5}), CPU(), "", 0, RuleUntiled},
 		{shapeOf(hlo.S4, []int64{100, 9}), GPU(), "", 4, RuleUntiledSubByte},
 		{hlo.MakeTupleShape(shapeOf(hlo.F32, []int64{3})), TPU(), "", 0, RuleUntiled},
+		{shapeOf(hlo.F32, []int64{3, 4}, 0, 7), TPU(), "", 0, RuleInvalidLayout},
 	}
 	covered := map[string]bool{}
 	for _, tc := range tests {
@@ -262,5 +264,34 @@ func TestChooseTilingAgreesWithCorpus(t *testing.T) {
 	assert.Equal(t, byRank["rank>=2"].total, byRank["rank>=2"].agree, "rank >= 2 shapes must all agree")
 	for _, c := range classes {
 		assert.Equal(t, byRank[c].total, byRank[c].agree, "class %s", c)
+	}
+}
+
+// Every tiling the TPU rules choose is a valid layout whose padded size
+// covers the data, for random shapes of every array type.
+func TestChooseTilingProperty(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var types []hlo.PrimitiveType
+	for pt := hlo.PRED; pt.IsArray(); pt++ {
+		types = append(types, pt)
+	}
+	for range 2000 {
+		dims := make([]int64, rng.IntN(5))
+		for i := range dims {
+			dims[i] = rng.Int64N(300)
+		}
+		perm := rng.Perm(len(dims))
+		m2m := make([]int64, len(perm))
+		for i, p := range perm {
+			m2m[i] = int64(p)
+		}
+		s := hlo.MakeShapeWithLayout(types[rng.IntN(len(types))], dims, m2m)
+		ts := WithTiling(s, TPU())
+		_, err := hlo.Tiled(ts)
+		require.NoError(t, err, "%s", ts)
+		c, err := MemoryCost(s, TPU())
+		require.NoError(t, err, "%s", ts)
+		assert.GreaterOrEqual(t, c.Padded, c.Unpadded, "%s", ts)
+		assert.NotEqual(t, RuleUntiled.Name, c.Rule.Name, "%s", ts)
 	}
 }
