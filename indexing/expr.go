@@ -273,14 +273,14 @@ type sum struct {
 func (s *sum) add(e *Expr, coef int64) {
 	switch e.kind {
 	case KindConst:
-		s.c = checkedAdd(s.c, checkedMul(e.val, coef, "add"), "add")
+		s.c = checkedAdd(s.c, checkedMul(e.val, coef, "mul"), "add")
 	case KindAdd:
 		for _, t := range e.terms {
-			s.terms = append(s.terms, Term{t.Expr, checkedMul(t.Coef, coef, "add")})
+			s.terms = append(s.terms, Term{t.Expr, checkedMul(t.Coef, coef, "mul")})
 		}
-		s.c = checkedAdd(s.c, checkedMul(e.val, coef, "add"), "add")
+		s.c = checkedAdd(s.c, checkedMul(e.val, coef, "mul"), "add")
 	case KindMul:
-		s.terms = append(s.terms, Term{e.lhs, checkedMul(e.val, coef, "add")})
+		s.terms = append(s.terms, Term{e.lhs, checkedMul(e.val, coef, "mul")})
 	default:
 		s.terms = append(s.terms, Term{e, coef})
 	}
