@@ -52,6 +52,7 @@ type Term struct {
 // has no printable negation). The parser turns it into a parse error.
 type OverflowError struct{ Op string }
 
+// Error describes the overflowing operation.
 func (e OverflowError) Error() string { return "integer overflow in " + e.Op }
 
 func checkedMul(a, b int64, op string) int64 {

@@ -144,7 +144,7 @@ func (m *IndexingMap) Results() []*Expr { return slices.Clone(m.results) }
 // Constraints returns a copy of the constraints, ordered as they print.
 func (m *IndexingMap) Constraints() []Constraint { return slices.Clone(m.constraints) }
 
-// NumDims, NumRangeVars, NumRTVars and NumResults count the map's parts.
+// NumDims returns the number of dimension variables.
 func (m *IndexingMap) NumDims() int { return len(m.dims) }
 
 // NumRangeVars returns the number of range variables.

@@ -15,6 +15,7 @@ type ParseError struct {
 	Msg       string
 }
 
+// Error formats the error as "line:col: message".
 func (e *ParseError) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Msg) }
 
 // ParseIndexingMap parses an indexing map in either of XLA's printed forms,
