@@ -88,4 +88,3 @@ func (p *parser) errorAt(pos int, format string, args ...any) *ParseError {
 func (p *parser) errorf(format string, args ...any) *ParseError {
 	return p.errorAt(p.tok.pos, format, args...)
 }
-
