@@ -22,15 +22,15 @@ type CallKind uint8
 
 // The kinds of call.
 const (
-	CallOther              CallKind = iota // a called computation whose attribute is not recognised
-	CallFusion                             // fusion calls=
-	CallToApply                            // to_apply= of reduce, map, sort, scatter, all-reduce, ...
-	CallWhileBody                          // while body=
-	CallWhileCondition                     // while condition=
-	CallConditionalBranch                  // conditional branch_computations=, true_/false_computation=
-	CallCall                               // call to_apply= (or calls=)
-	CallAsync                              // async-start calls=
-	CallCustom                             // custom-call called_computations= or calls=
+	CallOther             CallKind = iota // a called computation whose attribute is not recognised
+	CallFusion                            // fusion calls=
+	CallToApply                           // to_apply= of reduce, map, sort, scatter, all-reduce, ...
+	CallWhileBody                         // while body=
+	CallWhileCondition                    // while condition=
+	CallConditionalBranch                 // conditional branch_computations=, true_/false_computation=
+	CallCall                              // call to_apply= (or calls=)
+	CallAsync                             // async-start calls=
+	CallCustom                            // custom-call called_computations= or calls=
 )
 
 var callKindNames = [...]string{

@@ -167,7 +167,9 @@ func TestTopoOrderNamesCycle(t *testing.T) {
 	assert.Error(t, err)
 }
 
-func names[T interface{ *hlo.Instruction | *hlo.Computation }](xs []T) []string {
+func names[T interface {
+	*hlo.Instruction | *hlo.Computation
+}](xs []T) []string {
 	out := make([]string, len(xs))
 	for i, x := range xs {
 		switch v := any(x).(type) {
