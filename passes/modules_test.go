@@ -69,7 +69,6 @@ func whileModule() (*hlo.Module, map[string]*hlo.Computation) {
 	return b.m, cs
 }
 
-
 // callModule has an entry calling n computations (each a small elementwise
 // chain with a fusion) through call instructions.
 func callModule(n, size int) *hlo.Module {
