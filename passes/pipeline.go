@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -291,6 +292,13 @@ func (r *run) fanOut(ctx context.Context, p *Pass, flag *atomic.Bool) (Computati
 	if err != nil {
 		return nil, nil, err
 	}
+	if !p.CalleesFirst {
+		// Independent computations start largest first (longest processing
+		// time first), so that a big entry computation does not start last
+		// and leave the other workers idle. Slots keep the output in module
+		// order whatever the start order.
+		comps = largestFirst(cg, comps)
+	}
 	n := len(r.mod.Computations)
 	parts := make(ComputationResults, n)
 	diags := make([][]*Error, n)
@@ -376,4 +384,22 @@ func asErrors(m *hlo.Module, c *hlo.Computation, err error) []*Error {
 		return []*Error{e}
 	}
 	return []*Error{newError(m, c, nil, err.Error())}
+}
+
+// largestFirst orders computations by decreasing size, counting the
+// instructions of the fused computations they call; ties keep their order.
+func largestFirst(cg *graph.CallGraph, comps []*hlo.Computation) []*hlo.Computation {
+	size := make(map[*hlo.Computation]int, len(comps))
+	for _, c := range comps {
+		n := len(c.Instructions)
+		for _, s := range cg.Sites(c) {
+			if s.Kind == graph.CallFusion {
+				n += len(s.Callee.Instructions)
+			}
+		}
+		size[c] = n
+	}
+	out := slices.Clone(comps)
+	slices.SortStableFunc(out, func(a, b *hlo.Computation) int { return size[b] - size[a] })
+	return out
 }
