@@ -80,7 +80,8 @@ func Main(ctx context.Context, args []string, env *Env) int {
 	}
 	var o options
 	fs := newFlagSet(env, &o)
-	if err := fs.Parse(args); err != nil {
+	args, err := parseInterspersed(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
@@ -103,8 +104,8 @@ func Main(ctx context.Context, args []string, env *Env) int {
 		return 2
 	}
 	switch {
-	case fs.NArg() != 1:
-		return usage("want exactly one input file (or -), got %d arguments", fs.NArg())
+	case len(args) != 1:
+		return usage("want exactly one input file (or -), got %d arguments", len(args))
 	case o.format != "text" && o.format != "json" && o.format != "dot":
 		return usage("--format=%s: want text, json or dot", o.format)
 	case o.emit != "" && o.emit != "module" && o.emit != "report" && o.emit != "both":
@@ -136,7 +137,7 @@ func Main(ctx context.Context, args []string, env *Env) int {
 		}
 	}
 
-	filename := fs.Arg(0)
+	filename := args[0]
 	src, err := readInput(env, filename)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "hlo-opt: %v\n", err)
