@@ -485,7 +485,13 @@ func (p *chunkParser) parseSignature() bool {
 	p.off++ // '('
 	if !p.accept(')') {
 		for {
-			if p.scanName() == "" {
+			p.skipSpace()
+			if p.peek() == '%' {
+				p.off++
+			}
+			if e := p.identEnd(p.off); e > p.off {
+				p.off = e
+			} else {
 				p.expected("parameter name")
 				return false
 			}
