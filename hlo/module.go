@@ -1,0 +1,121 @@
+package hlo
+
+// Opcode is an HLO opcode as XLA spells it in text: "add", "fusion",
+// "get-tuple-element", "all-reduce-start".
+type Opcode string
+
+// Attribute is one "name=value" attribute of an instruction, computation or
+// module, with its value kept verbatim as it appeared in the text (after
+// normalisation of names). Typed views of the attributes analyses read are
+// provided by accessor methods.
+type Attribute struct {
+	Name  string
+	Value string
+}
+
+// Module is a parsed HLO module.
+type Module struct {
+	Name string
+	// Attrs are the header attributes after the module name, in order
+	// (is_scheduled, input_output_alias, entry_computation_layout, ...),
+	// kept verbatim.
+	Attrs []Attribute
+	// Computations in text order; callees may come after their callers.
+	Computations []*Computation
+	// Entry is the ENTRY computation (the last one when none is marked).
+	Entry *Computation
+	// Source is the file name the module was parsed from, for messages.
+	Source string
+}
+
+// Attr returns the value of the module header attribute name.
+func (m *Module) Attr(name string) (string, bool) { return lookupAttr(m.Attrs, name) }
+
+// IsScheduled reports whether the module header says is_scheduled=true, in
+// which case each computation's instruction order is its schedule.
+func (m *Module) IsScheduled() bool {
+	v, ok := m.Attr("is_scheduled")
+	return ok && v == "true"
+}
+
+// Computation returns the computation called name, or nil.
+func (m *Module) Computation(name string) *Computation {
+	for _, c := range m.Computations {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// Computation is a named list of instructions with one root.
+type Computation struct {
+	Name string
+	// Instructions in program (text) order.
+	Instructions []*Instruction
+	// Params are the parameter instructions indexed by parameter number.
+	Params []*Instruction
+	Root   *Instruction
+	// IsEntry marks the module's entry computation.
+	IsEntry bool
+	// Attrs are attributes written after the computation's closing brace or
+	// header (execution_thread=...), verbatim.
+	Attrs []Attribute
+	// Pos is where the computation's name appears in the source.
+	Pos Pos
+}
+
+// Instruction is one HLO instruction.
+type Instruction struct {
+	Name   string
+	Opcode Opcode
+	Shape  Shape
+	// Operands in order; an operand may repeat (add(x, x)).
+	Operands []*Instruction
+	// Called are the computations the instruction calls, in the order of the
+	// attributes naming them (calls=, to_apply=, condition=, body=,
+	// branch_computations=, ...).
+	Called []*Computation
+	// Attrs are the attributes after the operand list, in text order,
+	// verbatim (computation names without '%').
+	Attrs []Attribute
+	// ControlPredecessors are the instructions named in
+	// control-predecessors={...}.
+	ControlPredecessors []*Instruction
+	// ParameterNumber is N of parameter(N); -1 for other opcodes.
+	ParameterNumber int
+	// Literal is the text inside constant(...), verbatim.
+	Literal string
+	// Parent is the computation holding the instruction.
+	Parent *Computation
+	// Index is the instruction's position in Parent.Instructions.
+	Index int
+	// Typed is the parsed form of the attributes analyses read.
+	Typed TypedAttrs
+	// Pos is where the instruction's name appears in the source.
+	Pos Pos
+}
+
+// Attr returns the verbatim value of attribute name.
+func (in *Instruction) Attr(name string) (string, bool) { return lookupAttr(in.Attrs, name) }
+
+// IsRoot reports whether in is its computation's root.
+func (in *Instruction) IsRoot() bool { return in.Parent != nil && in.Parent.Root == in }
+
+func lookupAttr(attrs []Attribute, name string) (string, bool) {
+	for _, a := range attrs {
+		if a.Name == name {
+			return a.Value, true
+		}
+	}
+	return "", false
+}
+
+// Pos is a 1-based line and column in a source file; the zero Pos is
+// unknown.
+type Pos struct {
+	Line, Col int
+}
+
+// IsValid reports whether p is a known position.
+func (p Pos) IsValid() bool { return p.Line > 0 }

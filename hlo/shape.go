@@ -1,0 +1,235 @@
+package hlo
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// UnboundedDim is the size recorded for an unbounded dynamic dimension,
+// printed as "?".
+const UnboundedDim int64 = math.MinInt64
+
+// Shape is an array shape (element type, dimensions, optional layout) or a
+// tuple of shapes. Token and opaque shapes have no dimensions.
+type Shape struct {
+	Type PrimitiveType
+	// Dims are the dimension sizes, dimension 0 first. For a bounded dynamic
+	// dimension ("<=N") the size is the bound N; an unbounded one is
+	// UnboundedDim.
+	Dims []int64
+	// Dynamic marks dynamic dimensions; nil when none is dynamic.
+	Dynamic []bool
+	// Layout is nil when the text gave none; it then prints as the default
+	// major-to-minor layout.
+	Layout *Layout
+	// Tuple holds the element shapes when Type is TUPLE.
+	Tuple []Shape
+}
+
+// MakeShape returns an array shape with the default (absent) layout.
+func MakeShape(t PrimitiveType, dims ...int64) Shape {
+	return Shape{Type: t, Dims: slices.Clone(dims)}
+}
+
+// MakeShapeWithLayout returns an array shape whose layout has the given
+// minor_to_major order.
+func MakeShapeWithLayout(t PrimitiveType, dims []int64, minorToMajor []int64) Shape {
+	return Shape{Type: t, Dims: slices.Clone(dims), Layout: &Layout{MinorToMajor: slices.Clone(minorToMajor)}}
+}
+
+// MakeTupleShape returns a tuple of the given shapes.
+func MakeTupleShape(elems ...Shape) Shape {
+	return Shape{Type: TUPLE, Tuple: slices.Clone(elems)}
+}
+
+// IsTuple reports whether s is a tuple shape.
+func (s Shape) IsTuple() bool { return s.Type == TUPLE }
+
+// IsArray reports whether s is an array shape.
+func (s Shape) IsArray() bool { return s.Type.IsArray() }
+
+// Rank is the number of dimensions of an array shape.
+func (s Shape) Rank() int { return len(s.Dims) }
+
+// IsScalar reports whether s is an array of rank 0.
+func (s Shape) IsScalar() bool { return s.IsArray() && len(s.Dims) == 0 }
+
+// IsDynamicDim reports whether dimension i is dynamic.
+func (s Shape) IsDynamicDim(i int) bool { return i < len(s.Dynamic) && s.Dynamic[i] }
+
+// ElementCount is the number of elements of an array shape (the product of
+// its dimensions, bounds for dynamic ones); 0 for tuples.
+func (s Shape) ElementCount() int64 {
+	if !s.IsArray() {
+		return 0
+	}
+	n := int64(1)
+	for _, d := range s.Dims {
+		if d == UnboundedDim {
+			return 0
+		}
+		n *= d
+	}
+	return n
+}
+
+// MinorToMajor returns the layout's minor_to_major order, or the default
+// major-to-minor order {rank-1, ..., 0} when s has no layout.
+func (s Shape) MinorToMajor() []int64 {
+	if s.Layout != nil && (len(s.Layout.MinorToMajor) == len(s.Dims)) {
+		return s.Layout.MinorToMajor
+	}
+	return DefaultMinorToMajor(len(s.Dims))
+}
+
+// DefaultMinorToMajor returns {rank-1, ..., 1, 0}.
+func DefaultMinorToMajor(rank int) []int64 {
+	m := make([]int64, rank)
+	for i := range m {
+		m[i] = int64(rank - 1 - i)
+	}
+	return m
+}
+
+// Leaves returns the array (and token) leaves of a shape in order, with their
+// shape index (the path of tuple indices). An array shape is its own single
+// leaf with an empty index.
+func (s Shape) Leaves() []ShapeLeaf {
+	var out []ShapeLeaf
+	var walk func(sh *Shape, idx []int64)
+	walk = func(sh *Shape, idx []int64) {
+		if sh.IsTuple() {
+			for i := range sh.Tuple {
+				walk(&sh.Tuple[i], append(slices.Clone(idx), int64(i)))
+			}
+			return
+		}
+		out = append(out, ShapeLeaf{Index: idx, Shape: sh})
+	}
+	walk(&s, nil)
+	return out
+}
+
+// ShapeLeaf is a non-tuple sub-shape and its tuple index path.
+type ShapeLeaf struct {
+	Index []int64
+	Shape *Shape
+}
+
+// Subshape returns the sub-shape at a tuple index path, or false.
+func (s *Shape) Subshape(index []int64) (*Shape, bool) {
+	cur := s
+	for _, i := range index {
+		if !cur.IsTuple() || i < 0 || int(i) >= len(cur.Tuple) {
+			return nil, false
+		}
+		cur = &cur.Tuple[i]
+	}
+	return cur, true
+}
+
+// Clone returns a deep copy of s.
+func (s Shape) Clone() Shape {
+	c := s
+	c.Dims = slices.Clone(s.Dims)
+	c.Dynamic = slices.Clone(s.Dynamic)
+	if s.Layout != nil {
+		l := s.Layout.Clone()
+		c.Layout = &l
+	}
+	if s.Tuple != nil {
+		c.Tuple = make([]Shape, len(s.Tuple))
+		for i := range s.Tuple {
+			c.Tuple[i] = s.Tuple[i].Clone()
+		}
+	}
+	return c
+}
+
+// Equal reports whether two shapes print identically.
+func (s Shape) Equal(o Shape) bool { return s.String() == o.String() }
+
+// EqualIgnoringLayout reports whether two shapes have the same types and
+// dimensions, whatever their layouts.
+func (s Shape) EqualIgnoringLayout(o Shape) bool {
+	if s.Type != o.Type || len(s.Tuple) != len(o.Tuple) || !slices.Equal(s.Dims, o.Dims) {
+		return false
+	}
+	for i := range s.Dims {
+		if s.IsDynamicDim(i) != o.IsDynamicDim(i) {
+			return false
+		}
+	}
+	for i := range s.Tuple {
+		if !s.Tuple[i].EqualIgnoringLayout(o.Tuple[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// String prints the shape as XLA does, with its layout:
+// "f32[3,5]{1,0:T(2,2)}", "(f32[2]{0}, s32[])", "bf16[<=8,?]{1,0}".
+func (s Shape) String() string {
+	var b strings.Builder
+	s.write(&b, true)
+	return b.String()
+}
+
+// StringNoLayout prints the shape without layouts: "f32[3,5]".
+func (s Shape) StringNoLayout() string {
+	var b strings.Builder
+	s.write(&b, false)
+	return b.String()
+}
+
+func (s Shape) write(b *strings.Builder, withLayout bool) {
+	if s.IsTuple() {
+		b.WriteByte('(')
+		for i := range s.Tuple {
+			if i > 0 {
+				b.WriteString(", ")
+				if i%5 == 0 {
+					b.WriteString("/*index=")
+					b.WriteString(strconv.Itoa(i))
+					b.WriteString("*/")
+				}
+			}
+			s.Tuple[i].write(b, withLayout)
+		}
+		b.WriteByte(')')
+		return
+	}
+	b.WriteString(s.Type.String())
+	b.WriteByte('[')
+	for i, d := range s.Dims {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		switch {
+		case d == UnboundedDim:
+			b.WriteByte('?')
+		case s.IsDynamicDim(i):
+			b.WriteString("<=")
+			b.WriteString(strconv.FormatInt(d, 10))
+		default:
+			b.WriteString(strconv.FormatInt(d, 10))
+		}
+	}
+	b.WriteByte(']')
+	if !withLayout || !s.IsArray() {
+		return
+	}
+	if s.Layout == nil {
+		if len(s.Dims) > 0 {
+			(&Layout{MinorToMajor: DefaultMinorToMajor(len(s.Dims))}).write(b)
+		}
+		return
+	}
+	if len(s.Dims) == 0 && s.Layout.isPlain() {
+		return // XLA does not print "{}" for scalars
+	}
+	s.Layout.write(b)
+}
