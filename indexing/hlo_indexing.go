@@ -119,15 +119,25 @@ func outputShape(in *hlo.Instruction, k int) (hlo.Shape, error) {
 	return in.Shape.Tuple[k], nil
 }
 
-// instrError formats an error about the instruction, as
-// "line:col: name: message" when its position is known ("name: message"
-// otherwise); the pass prefixes the module's file name.
-func instrError(in *hlo.Instruction, format string, args ...any) error {
-	msg := fmt.Sprintf(format, args...)
-	if in.Pos.IsValid() {
-		return fmt.Errorf("%d:%d: %s: %s", in.Pos.Line, in.Pos.Col, in.Name, msg)
+// InstructionError is an error about one instruction: an attribute or an
+// operand shape that contradicts the op's semantics.
+type InstructionError struct {
+	Instr *hlo.Instruction
+	Msg   string
+}
+
+// Error prints "line:col: name: message" when the instruction's position is
+// known, "name: message" otherwise.
+func (e *InstructionError) Error() string {
+	if e.Instr.Pos.IsValid() {
+		return fmt.Sprintf("%d:%d: %s: %s", e.Instr.Pos.Line, e.Instr.Pos.Col, e.Instr.Name, e.Msg)
 	}
-	return fmt.Errorf("%s: %s", in.Name, msg)
+	return e.Instr.Name + ": " + e.Msg
+}
+
+// instrError returns an *InstructionError about in.
+func instrError(in *hlo.Instruction, format string, args ...any) error {
+	return &InstructionError{Instr: in, Msg: fmt.Sprintf(format, args...)}
 }
 
 // dimVars returns the variables [0, size-1] of a tensor's indices.
