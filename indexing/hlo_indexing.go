@@ -181,3 +181,25 @@ func inRange(xs []int64, n int) bool {
 	}
 	return true
 }
+
+// hasUnboundedDims reports whether the instruction's shape or an operand's
+// has an unbounded dynamic dim ("?"), whose indexing is not defined.
+func hasUnboundedDims(in *hlo.Instruction) bool {
+	unbounded := func(s hlo.Shape) bool {
+		for _, l := range s.Leaves() {
+			if slices.Contains(l.Shape.Dims, hlo.UnboundedDim) {
+				return true
+			}
+		}
+		return false
+	}
+	if unbounded(in.Shape) {
+		return true
+	}
+	for _, op := range in.Operands {
+		if unbounded(op.Shape) {
+			return true
+		}
+	}
+	return false
+}

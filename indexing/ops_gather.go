@@ -301,7 +301,14 @@ func convOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 		batch = Add(Mul(g, out[cd.OutputBatch]), batch)
 	}
 	inRes[cd.InputBatch] = batch
-	inMap, err := NewIndexingMap(dimVars(out), inSyms, nil, inRes, inCons...)
+	// The window map may have narrowed the bounds of output spatial dims
+	// (padding that is never read); they carry over to the input map.
+	inDimVars := dimVars(out)
+	for i, v := range win.Dims() {
+		d := cd.OutputSpatial[i]
+		inDimVars[d].Bounds = inDimVars[d].Bounds.Intersect(v.Bounds)
+	}
+	inMap, err := NewIndexingMap(inDimVars, inSyms, nil, inRes, inCons...)
 	if err != nil {
 		return nil, instrError(in, "%v", err)
 	}

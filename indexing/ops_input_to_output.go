@@ -27,6 +27,9 @@ func ComputeInputToOutput(instr *hlo.Instruction, operandIndex int) (*HloInstruc
 	if operandIndex < 0 || operandIndex >= len(instr.Operands) {
 		return nil, instrError(instr, "expected an operand index in [0, %d), found %d", len(instr.Operands), operandIndex)
 	}
+	if hasUnboundedDims(instr) {
+		return undefinedIndexing(numResults(instr)), nil
+	}
 	if IsElementwise(instr) {
 		out, err := arrayDims(instr, instr.Shape, "result")
 		if err != nil {
@@ -93,7 +96,7 @@ func broadcastInputToOutput(in *hlo.Instruction) (*HloInstructionIndexing, error
 	res := make([]*Expr, len(out))
 	var added []int64
 	for d := range int64(len(out)) {
-		if p := slices.Index(bdims, d); p >= 0 {
+		if p := slices.Index(bdims, d); p >= 0 && opDims[p] == out[d] {
 			res[d] = Dim(p)
 			continue
 		}

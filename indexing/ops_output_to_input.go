@@ -44,6 +44,9 @@ func IsElementwise(in *hlo.Instruction) bool {
 // The error reports an instruction whose attributes or operand shapes are
 // inconsistent (never a panic).
 func ComputeOutputToInput(instr *hlo.Instruction, outputIndex int) (*HloInstructionIndexing, error) {
+	if hasUnboundedDims(instr) {
+		return undefinedIndexing(len(instr.Operands)), nil
+	}
 	if IsElementwise(instr) {
 		return cwiseOutputToInput(instr)
 	}
@@ -135,6 +138,9 @@ func broadcastOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error
 	res := make([]*Expr, len(opDims))
 	for i, d := range bdims {
 		res[i] = Dim(int(d))
+		if opDims[i] != out[d] { // a degenerate dim of size 1
+			res[i] = Const(0)
+		}
 	}
 	return fromMaps(MustNewIndexingMap(dimVars(out), nil, nil, res)), nil
 }
@@ -155,7 +161,7 @@ func broadcastArgs(in *hlo.Instruction) (out, opDims, bdims []int64, err error) 
 		return
 	}
 	for i, d := range bdims {
-		if opDims[i] != out[d] {
+		if opDims[i] != out[d] && opDims[i] != 1 {
 			err = instrError(in, "expected operand dim %d to equal result dim %d (%d), found %d", i, d, out[d], opDims[i])
 			return
 		}
