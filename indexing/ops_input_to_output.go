@@ -202,7 +202,11 @@ func padInputToOutput(in *hlo.Instruction, k int) (*HloInstructionIndexing, erro
 			cons = append(cons, Constraint{res[i], Interval{0, out[i] - 1}})
 		}
 	}
-	return fromMaps(MustNewIndexingMap(dimVars(opDims), nil, nil, res, cons...)), nil
+	m := MustNewIndexingMap(dimVars(opDims), nil, nil, res, cons...)
+	if len(cons) > 0 {
+		m = m.Simplify()
+	}
+	return fromMaps(m), nil
 }
 
 func reduceInputToOutput(in *hlo.Instruction, k int) (*HloInstructionIndexing, error) {
