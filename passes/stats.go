@@ -145,19 +145,21 @@ func FormatBytes(n int64) string {
 // ShapeBytes is the unpadded size of a shape: for each array leaf, elements
 // times the element width (the layout's E(n) if set), rounded up to bytes.
 func ShapeBytes(s hlo.Shape) int64 {
-	var total int64
-	for _, l := range s.Leaves() {
-		sh := l.Shape
-		if !sh.IsArray() {
-			continue
+	if s.IsTuple() {
+		var total int64
+		for i := range s.Tuple {
+			total += ShapeBytes(s.Tuple[i])
 		}
-		bits := int64(sh.Type.BitWidth())
-		if sh.Layout != nil && sh.Layout.ElementSizeBits > 0 {
-			bits = sh.Layout.ElementSizeBits
-		}
-		total += (sh.ElementCount()*bits + 7) / 8
+		return total
 	}
-	return total
+	if !s.IsArray() {
+		return 0
+	}
+	bits := int64(s.Type.BitWidth())
+	if s.Layout != nil && s.Layout.ElementSizeBits > 0 {
+		bits = s.Layout.ElementSizeBits
+	}
+	return (s.ElementCount()*bits + 7) / 8
 }
 
 func fusionKind(in *hlo.Instruction) string {
