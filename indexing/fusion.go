@@ -55,7 +55,7 @@ func fusedComputation(fusion *hlo.Instruction) (*hlo.Computation, error) {
 // instruction's maps with its own operand maps, simplifying each composed
 // map and removing its unused symbols. The result holds, for every
 // instruction reached (target included), the deduplicated maps from
-// target's result to it, sorted by text.
+// target's result to it, sorted by [CompareMaps].
 func GroupedOutputToInput(target *hlo.Instruction, outputIndex int) (map[*hlo.Instruction][]*IndexingMap, error) {
 	s, err := outputShape(target, outputIndex)
 	if err != nil {
@@ -96,7 +96,7 @@ func GroupedOutputToInput(target *hlo.Instruction, outputIndex int) (map[*hlo.In
 						if err != nil {
 							return nil, instrError(in, "%v", err)
 						}
-						grouped[key] = insertMap(grouped[key], m, m.String())
+						grouped[key] = insertMap(grouped[key], m)
 					}
 				}
 			}
@@ -105,7 +105,7 @@ func GroupedOutputToInput(target *hlo.Instruction, outputIndex int) (map[*hlo.In
 	result := make(map[*hlo.Instruction][]*IndexingMap, len(grouped))
 	for k, set := range grouped {
 		for _, m := range set {
-			result[k.in] = insertMap(result[k.in], m, m.String())
+			result[k.in] = insertMap(result[k.in], m)
 		}
 	}
 	return result, nil
@@ -114,6 +114,13 @@ func GroupedOutputToInput(target *hlo.Instruction, outputIndex int) (map[*hlo.In
 // composeSimplified composes consumer then producer, simplifies the result
 // and removes its unused symbols.
 func composeSimplified(consumer, producer *IndexingMap) (*IndexingMap, error) {
+	if consumer.state == stateNormal && isIdentity(producer) && len(consumer.results) == len(producer.dims) &&
+		consumer.resultsWithin(producer.dims) {
+		// Composing with an identity (an elementwise producer) only adds
+		// constraints that always hold: the consumer, already simplified,
+		// is the result.
+		return consumer, nil
+	}
 	m, err := Compose(consumer, producer)
 	if err != nil {
 		return nil, err
@@ -187,6 +194,12 @@ func ComputeFusionInputToOutput(fusion *hlo.Instruction, operandIndex int) (*Hlo
 	if operandIndex < 0 || operandIndex >= len(comp.Params) || comp.Params[operandIndex] == nil {
 		return nil, instrError(fusion, "expected a parameter number in [0, %d), found %d", len(comp.Params), operandIndex)
 	}
+	return fusionInputToOutput(fusion, comp, postOrder(comp.Root), operandIndex)
+}
+
+// fusionInputToOutput is ComputeFusionInputToOutput with the post-order of
+// the fused computation given, so that the maps of every operand share it.
+func fusionInputToOutput(fusion *hlo.Instruction, comp *hlo.Computation, order []*hlo.Instruction, operandIndex int) (*HloInstructionIndexing, error) {
 	param := comp.Params[operandIndex]
 	h := newIndexing(numResults(fusion))
 	start := Undefined()
@@ -198,7 +211,7 @@ func ComputeFusionInputToOutput(fusion *hlo.Instruction, operandIndex int) (*Hlo
 		start = IdentityMap(d)
 	}
 	grouped := map[resultKey][]*IndexingMap{{param, 0}: {start}}
-	for _, in := range postOrder(comp.Root) {
+	for _, in := range order {
 		for j, op := range in.Operands {
 			key := resultKey{op, 0}
 			if in.Opcode == "get-tuple-element" {
@@ -220,7 +233,7 @@ func ComputeFusionInputToOutput(fusion *hlo.Instruction, operandIndex int) (*Hlo
 							return nil, instrError(in, "%v", err)
 						}
 						k := resultKey{in, r}
-						grouped[k] = insertMap(grouped[k], m, m.String())
+						grouped[k] = insertMap(grouped[k], m)
 					}
 				}
 			}
@@ -231,4 +244,35 @@ func ComputeFusionInputToOutput(fusion *hlo.Instruction, operandIndex int) (*Hlo
 		h.Maps[r] = grouped[resultKey{root, r}]
 	}
 	return h, nil
+}
+
+// isIdentity reports whether m is (d0, ..., dn) -> (d0, ..., dn) with no
+// symbols or constraints.
+func isIdentity(m *IndexingMap) bool {
+	if m.state != stateNormal || len(m.ranges)+len(m.rts)+len(m.constraints) != 0 || len(m.results) != len(m.dims) {
+		return false
+	}
+	for i, r := range m.results {
+		if r.kind != KindDim || r.val != int64(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// resultsWithin reports whether every result of m ranges, over m's
+// variable bounds, within the bounds of the corresponding variable.
+func (m *IndexingMap) resultsWithin(vars []Variable) bool {
+	for i, r := range m.results {
+		var rng Interval
+		if r.isVar() {
+			rng = m.bound(r)
+		} else {
+			rng = r.Range(m.bound)
+		}
+		if !vars[i].Bounds.ContainsInterval(rng) {
+			return false
+		}
+	}
+	return true
 }

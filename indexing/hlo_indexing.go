@@ -1,6 +1,7 @@
 package indexing
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -12,8 +13,8 @@ import (
 // HloInstructionIndexing is the indexing of one HLO instruction, as XLA's
 // HloInstructionIndexing: Maps[i] is the set of maps for operand i (output to
 // input) or for result i (input to output). Each set is deduplicated
-// (structurally equal maps are kept once) and sorted by the maps' one-line
-// text, so it prints deterministically. An empty set means the operand is
+// (structurally equal maps are kept once) and sorted by [CompareMaps], so
+// it prints deterministically. An empty set means the operand is
 // not read for that output (a tuple's other elements, a parameter's nothing);
 // a set holding the undefined map means the access cannot be expressed.
 type HloInstructionIndexing struct {
@@ -44,21 +45,70 @@ func undefinedIndexing(n int) *HloInstructionIndexing {
 }
 
 // Add inserts m into set i unless an equal map is already there, keeping
-// the set sorted by text.
+// the set sorted by [CompareMaps].
 func (h *HloInstructionIndexing) Add(i int, m *IndexingMap) {
-	h.Maps[i] = insertMap(h.Maps[i], m, m.String())
+	h.Maps[i] = insertMap(h.Maps[i], m)
 }
 
-// insertMap inserts m (whose text is key) into the sorted set, unless an
-// equal map is already there.
-func insertMap(set []*IndexingMap, m *IndexingMap, key string) []*IndexingMap {
-	i, found := slices.BinarySearchFunc(set, key, func(x *IndexingMap, k string) int {
-		return strings.Compare(x.String(), k)
-	})
+// insertMap inserts m into the sorted set, unless an equal map is already
+// there.
+func insertMap(set []*IndexingMap, m *IndexingMap) []*IndexingMap {
+	i, found := slices.BinarySearchFunc(set, m, CompareMaps)
 	if found {
 		return set
 	}
 	return slices.Insert(set, i, m)
+}
+
+// CompareMaps orders indexing maps totally and structurally (variable
+// names ignored): by state, then variables (count, then bounds), results
+// and constraints. It returns 0 exactly when the maps are [IndexingMap.Equal].
+// Sets of maps are kept in this order, which is deterministic and cheap:
+// it never prints a map.
+func CompareMaps(a, b *IndexingMap) int {
+	if c := int(a.state) - int(b.state); c != 0 || a.state == stateUndefined {
+		return c
+	}
+	for _, vs := range [][2][]Variable{{a.dims, b.dims}, {a.ranges, b.ranges}, {a.rts, b.rts}} {
+		if c := len(vs[0]) - len(vs[1]); c != 0 {
+			return c
+		}
+	}
+	for _, vs := range [][2][]Variable{{a.dims, b.dims}, {a.ranges, b.ranges}, {a.rts, b.rts}} {
+		for i := range vs[0] {
+			x, y := vs[0][i].Bounds, vs[1][i].Bounds
+			if c := cmpInt(x.Lower, y.Lower); c != 0 {
+				return c
+			}
+			if c := cmpInt(x.Upper, y.Upper); c != 0 {
+				return c
+			}
+		}
+	}
+	if c := len(a.results) - len(b.results); c != 0 {
+		return c
+	}
+	for i := range a.results {
+		if c := Compare(a.results[i], b.results[i]); c != 0 {
+			return c
+		}
+	}
+	if c := len(a.constraints) - len(b.constraints); c != 0 {
+		return c
+	}
+	for i := range a.constraints {
+		x, y := a.constraints[i], b.constraints[i]
+		if c := Compare(x.Expr, y.Expr); c != 0 {
+			return c
+		}
+		if c := cmpInt(x.Bounds.Lower, y.Bounds.Lower); c != 0 {
+			return c
+		}
+		if c := cmpInt(x.Bounds.Upper, y.Bounds.Upper); c != 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 // String prints the indexing as XLA's HloInstructionIndexing::ToString does,
@@ -87,7 +137,7 @@ func (h *HloInstructionIndexing) Simplify() {
 		var out []*IndexingMap
 		for _, m := range set {
 			s, _ := m.Simplify().RemoveUnusedSymbols()
-			out = insertMap(out, s, s.String())
+			out = insertMap(out, s)
 		}
 		h.Maps[i] = out
 	}
@@ -100,12 +150,19 @@ func arrayDims(in *hlo.Instruction, s hlo.Shape, what string) ([]int64, error) {
 		return nil, instrError(in, "expected an array %s, found %s", what, s.StringNoLayout())
 	}
 	for _, d := range s.Dims {
+		if d == hlo.UnboundedDim {
+			return nil, errUnbounded
+		}
 		if d < 0 {
 			return nil, instrError(in, "expected a bounded %s, found %s", what, s.StringNoLayout())
 		}
 	}
 	return s.Dims, nil
 }
+
+// errUnbounded is returned by arrayDims for a shape with an unbounded
+// dynamic dim ("?"); the public entry points turn it into undefined maps.
+var errUnbounded = errors.New("unbounded dynamic dimension")
 
 // outputShape returns the shape of result k of in: the tuple element for a
 // tuple-shaped instruction, the shape itself otherwise.
@@ -185,21 +242,22 @@ func inRange(xs []int64, n int) bool {
 // hasUnboundedDims reports whether the instruction's shape or an operand's
 // has an unbounded dynamic dim ("?"), whose indexing is not defined.
 func hasUnboundedDims(in *hlo.Instruction) bool {
-	unbounded := func(s hlo.Shape) bool {
-		for _, l := range s.Leaves() {
-			if slices.Contains(l.Shape.Dims, hlo.UnboundedDim) {
-				return true
-			}
-		}
-		return false
-	}
-	if unbounded(in.Shape) {
+	if unboundedShape(&in.Shape) {
 		return true
 	}
 	for _, op := range in.Operands {
-		if unbounded(op.Shape) {
+		if unboundedShape(&op.Shape) {
 			return true
 		}
 	}
 	return false
+}
+
+func unboundedShape(s *hlo.Shape) bool {
+	for i := range s.Tuple {
+		if unboundedShape(&s.Tuple[i]) {
+			return true
+		}
+	}
+	return slices.Contains(s.Dims, hlo.UnboundedDim)
 }

@@ -1,6 +1,7 @@
 package indexing
 
 import (
+	"errors"
 	"slices"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
@@ -27,9 +28,14 @@ func ComputeInputToOutput(instr *hlo.Instruction, operandIndex int) (*HloInstruc
 	if operandIndex < 0 || operandIndex >= len(instr.Operands) {
 		return nil, instrError(instr, "expected an operand index in [0, %d), found %d", len(instr.Operands), operandIndex)
 	}
-	if hasUnboundedDims(instr) {
+	h, err := inputToOutput(instr, operandIndex)
+	if errors.Is(err, errUnbounded) {
 		return undefinedIndexing(numResults(instr)), nil
 	}
+	return h, err
+}
+
+func inputToOutput(instr *hlo.Instruction, operandIndex int) (*HloInstructionIndexing, error) {
 	if IsElementwise(instr) {
 		out, err := arrayDims(instr, instr.Shape, "result")
 		if err != nil {

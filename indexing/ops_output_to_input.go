@@ -1,6 +1,7 @@
 package indexing
 
 import (
+	"errors"
 	"slices"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
@@ -44,9 +45,14 @@ func IsElementwise(in *hlo.Instruction) bool {
 // The error reports an instruction whose attributes or operand shapes are
 // inconsistent (never a panic).
 func ComputeOutputToInput(instr *hlo.Instruction, outputIndex int) (*HloInstructionIndexing, error) {
-	if hasUnboundedDims(instr) {
+	h, err := outputToInput(instr, outputIndex)
+	if errors.Is(err, errUnbounded) {
 		return undefinedIndexing(len(instr.Operands)), nil
 	}
+	return h, err
+}
+
+func outputToInput(instr *hlo.Instruction, outputIndex int) (*HloInstructionIndexing, error) {
 	if IsElementwise(instr) {
 		return cwiseOutputToInput(instr)
 	}

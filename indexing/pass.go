@@ -84,8 +84,26 @@ func ComputeInstructionMaps(in *hlo.Instruction) (*InstructionMaps, error) {
 			}
 		}
 	}
+	// A fusion's maps from each operand share the fused computation's
+	// post-order.
+	var fusedOrder []*hlo.Instruction
+	var comp *hlo.Computation
+	fused := false
+	if in.Opcode == "fusion" {
+		c, err := fusedComputation(in)
+		fused = err == nil && !hasUnboundedDims(in) && len(c.Params) == len(in.Operands)
+		if fused {
+			comp, fusedOrder = c, postOrder(c.Root)
+		}
+	}
 	for j := range in.Operands {
-		h, err := ComputeInputToOutput(in, j)
+		var h *HloInstructionIndexing
+		var err error
+		if fused && comp.Params[j] != nil {
+			h, err = fusionInputToOutput(in, comp, fusedOrder, j)
+		} else {
+			h, err = ComputeInputToOutput(in, j)
+		}
 		if err != nil {
 			return nil, err
 		}
