@@ -73,6 +73,26 @@ func ComputeInstructionMaps(in *hlo.Instruction) (*InstructionMaps, error) {
 		results = 1
 	}
 	im := &InstructionMaps{}
+	if in.Opcode == "tuple" {
+		// Result k is operand k; asking for every result through
+		// ComputeOutputToInput would be quadratic in the tuple's size.
+		for k, op := range in.Operands {
+			m := Undefined()
+			if op.Shape.IsArray() {
+				d, err := arrayDims(in, op.Shape, "operand")
+				if err != nil && !errors.Is(err, errUnbounded) {
+					return nil, err
+				}
+				if err == nil {
+					m = IdentityMap(d)
+				}
+			}
+			set := []*IndexingMap{m}
+			im.OutputToInput = append(im.OutputToInput, OperandMaps{Output: k, Operand: k, Maps: set})
+			im.InputToOutput = append(im.InputToOutput, OperandMaps{Output: k, Operand: k, Maps: set})
+		}
+		return im, nil
+	}
 	for k := range results {
 		h, err := ComputeOutputToInput(in, k)
 		if err != nil {
