@@ -16,5 +16,22 @@
 // ([ParseIndexingMap], [IndexingMap.String], [IndexingMap.MultiLineString]),
 // compose along a chain of operations ([Compose]) and simplify using the
 // bounds of their variables ([IndexingMap.Simplify], [SimplifyLine]).
-// This package is pure arithmetic: it does not depend on the HLO IR.
+//
+// On top of that arithmetic, the package gives HLO semantics (XLA's
+// indexing_analysis): [ComputeOutputToInput] and [ComputeInputToOutput]
+// return, for one instruction, a deduplicated set of maps per operand or
+// result ([HloInstructionIndexing]) for every op with a defined indexing
+// (elementwise, broadcast, bitcast, concatenate, convolution, dot,
+// dynamic-slice, dynamic-update-slice, gather, scatter, pad, reduce,
+// reduce-window, reshape, reverse, slice, transpose, tuple,
+// get-tuple-element) and the undefined map for the others. Fusions compose
+// the maps of their fused computation in reverse post-order from the root
+// ([ComputeFusionOutputToInput], [ComputeFusedOutputToInputFrom],
+// [ComputeFusionInputToOutput]). [PhysicalMap] and [LinearOffsetMap] map a
+// logical index to its position in memory under a layout (with and
+// without tiles), to compose with logical maps for coalescing.
+//
+// [Pass] is the "indexing" pass of hlo-opt: it attaches the maps of every
+// instruction to the module and reports them as text (the document's
+// notation, in "operand id = N" blocks) and JSON.
 package indexing

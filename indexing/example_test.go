@@ -3,6 +3,7 @@ package indexing_test
 import (
 	"fmt"
 
+	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/indexing"
 )
 
@@ -46,4 +47,40 @@ func ExampleNewIndexingMap() {
 	}
 	fmt.Println(m)
 	// Output: (d0) -> (d0 floordiv 8, d0 mod 8), domain: d0 in [0, 31]
+}
+
+func ExampleComputeOutputToInput() {
+	m, err := hlo.ParseString(`HloModule m
+ENTRY e {
+  p0 = f32[10, 20, 50] parameter(0)
+  ROOT slice = f32[5, 3, 25] slice(p0), slice={[5:10:1], [3:20:7], [0:50:2]}
+}`)
+	if err != nil {
+		panic(err)
+	}
+	h, err := indexing.ComputeOutputToInput(m.Entry.Root, 0)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Print(h)
+	// Output:
+	// operand id = 0
+	// (d0, d1, d2) -> (d0 + 5, d1 * 7 + 3, d2 * 2),
+	// domain:
+	// d0 in [0, 4],
+	// d1 in [0, 2],
+	// d2 in [0, 24]
+}
+
+func ExamplePhysicalMap() {
+	s, err := hlo.ParseShape("f32[3,5]{1,0:T(2,2)}")
+	if err != nil {
+		panic(err)
+	}
+	pm := indexing.PhysicalMap(s)
+	fmt.Println(pm.Evaluate([]int64{2, 3}, nil, nil))
+	fmt.Println(indexing.LinearOffsetMap(s))
+	// Output:
+	// [17]
+	// (d0, d1) -> (d0 * 5 + d1), domain: d0 in [0, 2], d1 in [0, 4]
 }

@@ -48,7 +48,7 @@ const (
 type IndexingMap struct {
 	dims, ranges, rts []Variable
 	results           []*Expr
-	constraints       []Constraint // sorted by printed expression, unique
+	constraints       []Constraint // sorted by Compare of the expressions, unique (printed sorted by text)
 	state             mapState
 }
 
@@ -295,9 +295,8 @@ func (m *IndexingMap) addConstraint(e *Expr, bounds Interval) {
 		}
 		return
 	}
-	key := e.String()
-	i, found := slices.BinarySearchFunc(m.constraints, key, func(c Constraint, k string) int {
-		return cmpString(c.Expr.String(), k)
+	i, found := slices.BinarySearchFunc(m.constraints, e, func(c Constraint, k *Expr) int {
+		return Compare(c.Expr, k)
 	})
 	if found {
 		m.constraints[i].Bounds = m.constraints[i].Bounds.Intersect(bounds)
@@ -307,16 +306,6 @@ func (m *IndexingMap) addConstraint(e *Expr, bounds Interval) {
 		return
 	}
 	m.constraints = slices.Insert(m.constraints, i, Constraint{e, bounds})
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // resetToKnownEmpty turns the map into the canonical known-empty form,

@@ -23,11 +23,11 @@ func (m *IndexingMap) Simplify() *IndexingMap {
 	}
 	out := m.clone()
 	for range maxSimplifyRounds {
-		before := out.String()
+		before := out.clone()
 		out.simplifyConstraints()
 		out.tightenModBounds()
 		out.tightenSumBounds()
-		if out.state != stateNormal || out.String() == before {
+		if out.state != stateNormal || out.Equal(before) {
 			break
 		}
 	}

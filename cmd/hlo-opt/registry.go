@@ -1,6 +1,9 @@
 package main
 
-import "github.com/hlo-opt/hlo-opt/passes"
+import (
+	"github.com/hlo-opt/hlo-opt/indexing"
+	"github.com/hlo-opt/hlo-opt/passes"
+)
 
 // allPasses is every pass hlo-opt offers, one line per pass, kept sorted by
 // name. A new pass package adds its pass value here (and nothing else in
@@ -9,6 +12,7 @@ import "github.com/hlo-opt/hlo-opt/passes"
 func allPasses() []*passes.Pass {
 	return []*passes.Pass{
 		// keep-sorted start
+		indexing.Pass,
 		passes.Stats,
 		passes.Verify,
 		// keep-sorted end
