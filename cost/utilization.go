@@ -109,6 +109,13 @@ func (c *Costs) single(in *hlo.Instruction) *InstructionCost {
 		r.Operands[i] = OperandCost{Operand: i, Utilization: 1, BytesAccessed: ShapeBytes(&op.Shape)}
 	}
 	outElems := float64(in.Shape.ElementCount())
+	// broadcast and reduce-window change their operands' bytes but, in XLA,
+	// not the instruction's total, which keeps Preprocess's default.
+	keepDefaultTotal := false
+	defaultTotal := r.OutputBytes
+	for _, o := range r.Operands {
+		defaultTotal += o.BytesAccessed
+	}
 	setOp := func(i int, util float64, bytes int64) {
 		if i < len(r.Operands) {
 			r.Operands[i].Utilization = util
@@ -175,6 +182,7 @@ func (c *Costs) single(in *hlo.Instruction) *InstructionCost {
 		if c.CountMultipleInputAccesses {
 			// XLA's quirk: the operand "bytes" are the output element count.
 			setOp(0, ratio(in.Shape.ElementCount(), in.Operands[0].Shape.ElementCount()), in.Shape.ElementCount())
+			keepDefaultTotal = true
 		}
 	case "reduce-window":
 		win := int64(1)
@@ -188,6 +196,7 @@ func (c *Costs) single(in *hlo.Instruction) *InstructionCost {
 				op := &in.Operands[i].Shape
 				setOp(i, ratio(out*win, op.ElementCount()), out*win*bitsOf(op)/8)
 			}
+			keepDefaultTotal = true
 		}
 		if comp := calledComp(in); comp != nil {
 			r.Flops = float64(out) * float64(win-1) * c.computationFlops(comp)
@@ -235,6 +244,9 @@ func (c *Costs) single(in *hlo.Instruction) *InstructionCost {
 		r.Flops = float64(FlopsPerElement * elementsRecursive(&in.Shape))
 	}
 	r.total()
+	if keepDefaultTotal {
+		r.BytesAccessed = defaultTotal
+	}
 	return r
 }
 
@@ -272,25 +284,60 @@ func dotFlops(in *hlo.Instruction) float64 {
 	return 2 * float64(firstArray(&in.Shape).ElementCount()) * float64(k)
 }
 
-// convFlops is 2 * output elements * kernel spatial window * input
-// features per group. XLA counts only the taps that hit the unpadded,
-// undilated input; this upper bound counts every tap.
+// convFlops is XLA's HloCostAnalysis::GetConvolutionFlops: 2 (FMA) *
+// batch * output features * input features per group * the product over
+// spatial dims of the kernel taps that land on real (unpadded, undilated)
+// input elements, summed over output positions.
 func convFlops(in *hlo.Instruction, out *hlo.Shape) float64 {
 	if len(in.Operands) < 2 || in.Typed.Conv == nil {
 		return 0
 	}
-	k := &in.Operands[1].Shape
+	lhs, k := &in.Operands[0].Shape, &in.Operands[1].Shape
 	cd := in.Typed.Conv
-	taps := int64(1)
-	for _, d := range cd.KernelSpatial {
-		if int(d) < k.Rank() {
-			taps *= k.Dims[d]
+	dim := func(s *hlo.Shape, d int64) int64 {
+		if d >= 0 && int(d) < s.Rank() {
+			return s.Dims[d]
+		}
+		return 1
+	}
+	flops := 2 * float64(dim(out, cd.OutputBatch)) * float64(dim(out, cd.OutputFeature)) * float64(dim(k, cd.KernelInputFeature))
+	if bgc := in.Typed.BatchGroupCount; bgc > 1 {
+		flops /= float64(bgc)
+	}
+	for i, ks := range cd.KernelSpatial {
+		kSize := dim(k, ks)
+		var inSize, outSize int64 = 1, 1
+		if i < len(cd.InputSpatial) {
+			inSize = dim(lhs, cd.InputSpatial[i])
+		}
+		if i < len(cd.OutputSpatial) {
+			outSize = dim(out, cd.OutputSpatial[i])
+		}
+		w := hlo.WindowDim{Size: kSize, Stride: 1, BaseDilation: 1, WindowDilation: 1}
+		if i < len(in.Typed.Window) {
+			w = in.Typed.Window[i]
+		}
+		flops *= float64(validTaps(inSize, outSize, kSize, w))
+	}
+	return flops
+}
+
+// validTaps counts (output position, kernel tap) pairs of one spatial
+// dimension that read a real input element.
+func validTaps(inSize, outSize, kSize int64, w hlo.WindowDim) int64 {
+	stride, ld, rd := max(w.Stride, 1), max(w.BaseDilation, 1), max(w.WindowDilation, 1)
+	dilatedIn := (inSize-1)*ld + 1
+	n := int64(0)
+	for o := range outSize {
+		for t := range kSize {
+			pos := o*stride + t*rd - w.PadLow
+			if pos < 0 || pos >= dilatedIn || pos%ld != 0 {
+				continue
+			}
+			n++
 		}
 	}
-	if int(cd.KernelInputFeature) < k.Rank() {
-		taps *= k.Dims[cd.KernelInputFeature]
-	}
-	return 2 * float64(firstArray(out).ElementCount()) * float64(taps)
+	return n
 }
 
 // customCallFlops handles cuBLAS gemms (dot formula from the backend
