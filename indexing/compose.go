@@ -1,0 +1,150 @@
+package indexing
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Compose returns the map that applies consumer, then producer, as XLA's
+// ComposeIndexingMaps(consumer, producer): consumer maps the indices of a
+// consumer's output to the indices of its operand, which is the producer's
+// output, and producer maps those to the producer's operand. The result is
+// defined on consumer's dimensions; its range variables are producer's then
+// consumer's, and so are its runtime variables. It carries both maps'
+// constraints, plus the constraint that each consumer result lies within the
+// bounds of the producer dimension it feeds.
+//
+// It returns an error if consumer's number of results differs from
+// producer's number of dimensions.
+func Compose(consumer, producer *IndexingMap) (*IndexingMap, error) {
+	if consumer.IsUndefined() || producer.IsUndefined() {
+		return Undefined(), nil
+	}
+	if len(consumer.results) != len(producer.dims) {
+		return nil, fmt.Errorf("compose: consumer has %d results, producer has %d dimensions",
+			len(consumer.results), len(producer.dims))
+	}
+	ranges := slices.Concat(producer.ranges, consumer.ranges)
+	rts := slices.Concat(producer.rts, consumer.rts)
+	if consumer.IsKnownEmpty() || producer.IsKnownEmpty() {
+		return KnownEmpty(len(consumer.dims), len(ranges), len(rts), len(producer.results)), nil
+	}
+	// Renumber the consumer's symbols behind the producer's.
+	consumerSyms := shiftedVars(Sym, len(producer.ranges), len(consumer.ranges))
+	consumerRTs := shiftedVars(RT, len(producer.rts), len(consumer.rts))
+	consumerResults := make([]*Expr, len(consumer.results))
+	for i, r := range consumer.results {
+		consumerResults[i] = r.Replace(nil, consumerSyms, consumerRTs)
+	}
+	// The producer's dimensions become the consumer's results; its symbols
+	// keep their numbers.
+	results := make([]*Expr, len(producer.results))
+	for i, r := range producer.results {
+		results[i] = r.Replace(consumerResults, nil, nil)
+	}
+	out := &IndexingMap{
+		dims:    slices.Clone(consumer.dims),
+		ranges:  ranges,
+		rts:     rts,
+		results: results,
+	}
+	for _, c := range producer.constraints {
+		out.addConstraint(c.Expr.Replace(consumerResults, nil, nil), c.Bounds)
+	}
+	for _, c := range consumer.constraints {
+		out.addConstraint(c.Expr.Replace(nil, consumerSyms, consumerRTs), c.Bounds)
+	}
+	for i, r := range consumerResults {
+		out.addConstraint(r, producer.dims[i].Bounds)
+	}
+	return out, nil
+}
+
+// shiftedVars returns n variables built by mk, numbered from offset.
+func shiftedVars(mk func(int) *Expr, offset, n int) []*Expr {
+	out := make([]*Expr, n)
+	for i := range out {
+		out[i] = mk(offset + i)
+	}
+	return out
+}
+
+// RemoveUnusedSymbols returns the map without the range and runtime
+// variables that no result uses, renumbering the others. Constraints that
+// mention only removed symbols are dropped; a symbol that appears in a
+// constraint together with a kept variable is kept. The second result
+// reports which range variables, then which runtime variables, were removed.
+func (m *IndexingMap) RemoveUnusedSymbols() (*IndexingMap, []bool) {
+	if m.state == stateUndefined {
+		return m, nil
+	}
+	nr := len(m.ranges)
+	used := make([]bool, nr+len(m.rts))
+	mark := func(e *Expr) {
+		e.Walk(func(x *Expr) {
+			switch x.kind {
+			case KindSymbol:
+				used[x.val] = true
+			case KindRuntime:
+				used[nr+int(x.val)] = true
+			}
+		})
+	}
+	for _, r := range m.results {
+		mark(r)
+	}
+	// A constraint that uses a dimension or a used symbol keeps all its
+	// symbols; repeat until no constraint adds a symbol.
+	kept := make([]bool, len(m.constraints))
+	for changed := true; changed; {
+		changed = false
+		for i, c := range m.constraints {
+			if kept[i] || !m.constraintTouchesUsed(c.Expr, used, nr) {
+				continue
+			}
+			kept[i], changed = true, true
+			mark(c.Expr)
+		}
+	}
+	syms := make([]*Expr, nr)
+	rts := make([]*Expr, len(m.rts))
+	out := &IndexingMap{dims: slices.Clone(m.dims), state: m.state}
+	removed := make([]bool, len(used))
+	for i := range used {
+		removed[i] = !used[i]
+		switch {
+		case !used[i]:
+		case i < nr:
+			syms[i] = Sym(len(out.ranges))
+			out.ranges = append(out.ranges, m.ranges[i])
+		default:
+			rts[i-nr] = RT(len(out.rts))
+			out.rts = append(out.rts, m.rts[i-nr])
+		}
+	}
+	for _, r := range m.results {
+		out.results = append(out.results, r.Replace(nil, syms, rts))
+	}
+	for i, c := range m.constraints {
+		if kept[i] {
+			out.addConstraint(c.Expr.Replace(nil, syms, rts), c.Bounds)
+		}
+	}
+	return out, removed
+}
+
+// constraintTouchesUsed reports whether e uses a dimension or a used symbol.
+func (m *IndexingMap) constraintTouchesUsed(e *Expr, used []bool, nr int) bool {
+	touches := false
+	e.Walk(func(x *Expr) {
+		switch x.kind {
+		case KindDim:
+			touches = true
+		case KindSymbol:
+			touches = touches || used[x.val]
+		case KindRuntime:
+			touches = touches || used[nr+int(x.val)]
+		}
+	})
+	return touches
+}
