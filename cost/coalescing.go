@@ -2,8 +2,10 @@ package cost
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/indexing"
 )
 
 // CoalescingMode selects how reads are judged.
@@ -163,16 +165,166 @@ func isReductionHeroInstr(in *hlo.Instruction) bool {
 }
 
 // Coalescing returns the verdict for every operand of the analysed fusion
-// (or unfused instruction). In Heuristic mode every operand gets the
-// fusion-wide verdict. Rank-0 operands are coalesced in Indexing mode.
-func (a *FusionAnalysis) Coalescing(mode CoalescingMode) []OperandCoalescing {
+// (or unfused instruction) on device d. In Heuristic mode every operand
+// gets the fusion-wide verdict. In Indexing mode the emitter's thread-id
+// map is composed with each operand's indexing and layout and one warp is
+// sampled (IsIndexingCoalesced); rank-0 and unread operands are coalesced.
+func (a *FusionAnalysis) Coalescing(mode CoalescingMode, d *Device) []OperandCoalescing {
 	ok, why := HeuristicCoalesced(a.Emitter, a.Fusion, nil)
-	if mode == Indexing {
-		why += " (no thread-id indexing maps for the " + a.Emitter.String() + " emitter: heuristic fallback)"
-	}
 	out := make([]OperandCoalescing, len(a.Fusion.Operands))
 	for i := range out {
 		out[i] = OperandCoalescing{Operand: i, Coalesced: ok, Reason: why}
 	}
+	if mode != Indexing || d == nil || !d.IsGPU() {
+		return out
+	}
+	m, has, err := a.ThreadMap(d)
+	if err != nil || !has {
+		for i := range out {
+			out[i].Reason += " (no thread-id indexing for the " + a.Emitter.String() + " emitter: heuristic fallback)"
+		}
+		return out
+	}
+	// The instructions the thread map indexes, and the shape whose physical
+	// offsets it yields.
+	var froms []*hlo.Instruction
+	var fromShape *hlo.Shape
+	if a.Emitter == EmitterLoop {
+		fromShape = firstArray(&a.Roots[0].Shape)
+		for _, r := range a.Roots {
+			froms = append(froms, r)
+		}
+	} else {
+		hero := a.Reduce
+		if a.Emitter == EmitterTranspose {
+			hero = a.Transpose.Hero
+		}
+		fromShape = &hero.Operands[0].Shape
+		n := len(hero.Operands)
+		if hero.Opcode == "reduce" {
+			n /= 2
+		}
+		froms = append(froms, hero.Operands[:n]...)
+		for i, r := range a.Roots {
+			if a.Heroes[i] != a.Reduce && a.Heroes[i] != a.Transpose.Hero {
+				froms = append(froms, r) // side outputs follow the hero's input indexing
+			}
+		}
+	}
+	leaves := map[*hlo.Instruction][]int{}
+	if a.Fused != nil {
+		for k, p := range a.Fused.Params {
+			if p != nil {
+				leaves[p] = append(leaves[p], k)
+			}
+		}
+	} else {
+		for k, op := range a.Fusion.Operands {
+			leaves[op] = append(leaves[op], k)
+		}
+	}
+	ident := map[int][]*hlo.Instruction{} // operand -> froms reaching it elementwise
+	other := map[int]bool{}
+	for _, f := range froms {
+		if !f.Shape.IsArray() || !equalDims(&f.Shape, fromShape) {
+			for _, ks := range leavesBelow(f, leaves) {
+				other[ks] = true
+			}
+			continue
+		}
+		reach(f, f, true, leaves, ident, other, map[reachKey]bool{})
+	}
+	for k := range out {
+		op := &a.Fusion.Operands[k].Shape
+		switch {
+		case op.IsArray() && op.Rank() == 0:
+			out[k] = OperandCoalescing{Operand: k, Coalesced: true, Reason: "scalar operand"}
+		case other[k]:
+			out[k].Reason = "read through non-elementwise ops, whose per-op indexing maps are not available yet: " + why
+		case len(ident[k]) == 0:
+			out[k] = OperandCoalescing{Operand: k, Coalesced: true, Reason: "not read through the hero's indexing (epilogue or unused)"}
+		default:
+			out[k] = a.judge(k, m, fromShape, op)
+		}
+	}
+	return out
+}
+
+func equalDims(a, b *hlo.Shape) bool {
+	if len(a.Dims) != len(b.Dims) {
+		return false
+	}
+	for i := range a.Dims {
+		if a.Dims[i] != b.Dims[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// judge composes the thread map (offsets of fromShape) with the identity
+// logical map to operand k and its layout, and samples one warp.
+func (a *FusionAnalysis) judge(k int, m *indexing.IndexingMap, fromShape, op *hlo.Shape) OperandCoalescing {
+	mm := m
+	if !slices.Equal(physicalStrides(fromShape), physicalStrides(op)) {
+		lin := Linearize(op, Delinearize(fromShape, m.Results()[0]))
+		var err error
+		mm, err = indexing.NewIndexingMap(m.Dims(), m.RangeVars(), nil, []*indexing.Expr{lin}, m.Constraints()...)
+		if err != nil {
+			return OperandCoalescing{Operand: k, Coalesced: false, Reason: err.Error()}
+		}
+	}
+	ok, why := IsIndexingCoalesced(mm, max(bitsOf(op)/8, 1))
+	return OperandCoalescing{Operand: k, Coalesced: ok, Reason: "indexing: " + why}
+}
+
+type reachKey struct {
+	in    *hlo.Instruction
+	ident bool
+}
+
+// reach walks from an indexed instruction down to the leaves, recording
+// per leaf whether it is reached through elementwise ops of the same
+// dimensions only (identity logical indexing) or through anything else.
+func reach(from, n *hlo.Instruction, id bool, leaves map[*hlo.Instruction][]int, ident map[int][]*hlo.Instruction, other map[int]bool, seen map[reachKey]bool) {
+	if seen[reachKey{n, id}] {
+		return
+	}
+	seen[reachKey{n, id}] = true
+	if ks, ok := leaves[n]; ok {
+		for _, k := range ks {
+			if id {
+				ident[k] = append(ident[k], from)
+			} else {
+				other[k] = true
+			}
+		}
+		return
+	}
+	next := id && IsElementwise(n) && equalDims(&n.Shape, &from.Shape)
+	for _, op := range n.Operands {
+		reach(from, op, next, leaves, ident, other, seen)
+	}
+}
+
+// leavesBelow lists the leaf indices reachable from n.
+func leavesBelow(n *hlo.Instruction, leaves map[*hlo.Instruction][]int) []int {
+	var out []int
+	seen := map[*hlo.Instruction]bool{}
+	var walk func(*hlo.Instruction)
+	walk = func(x *hlo.Instruction) {
+		if seen[x] {
+			return
+		}
+		seen[x] = true
+		if ks, ok := leaves[x]; ok {
+			out = append(out, ks...)
+			return
+		}
+		for _, op := range x.Operands {
+			walk(op)
+		}
+	}
+	walk(n)
 	return out
 }

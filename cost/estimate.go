@@ -134,7 +134,7 @@ func (m *Model) Estimate(in *hlo.Instruction) *Estimate {
 	c := m.Costs.Of(in)
 	e := &Estimate{Instr: in, Emitter: a.Emitter, Cost: c, Flops: c.Flops, BytesOutput: c.OutputBytes}
 	e.Launch = a.Launch(d)
-	e.Coalescing = a.Coalescing(m.Mode)
+	e.Coalescing = a.Coalescing(m.Mode, d)
 	e.MatrixUnit = usesMatrixUnit(in)
 	if e.MatrixUnit || !d.IsGPU() {
 		e.ComputeUS = c.Flops / d.PeakFlops * 1e6
