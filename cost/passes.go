@@ -1,0 +1,362 @@
+package cost
+
+import (
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/passes"
+)
+
+// Config is what the cost passes read: the device model, the coalescing
+// mode and how many kernels the cost report lists.
+type Config struct {
+	Device Device
+	// Mode is the coalescing pass's mode (default Indexing).
+	Mode CoalescingMode
+	// CostMode is the coalescing mode behind the cost estimate (default
+	// Heuristic, as XLA's GPU performance model).
+	CostMode CoalescingMode
+	// Top is the number of most expensive kernels the cost report lists.
+	Top int
+}
+
+// DefaultConfig is an H100, indexing-based coalescing for the coalescing
+// pass, heuristic coalescing for the estimate (as XLA's GPU performance
+// model) and a top-10 report.
+func DefaultConfig() Config {
+	d, _ := Preset("h100")
+	return Config{Device: d, Mode: Indexing, CostMode: Heuristic, Top: 10}
+}
+
+// Passes are the three cost passes built for one Config.
+type Passes struct {
+	Coalescing  *passes.Pass
+	Utilization *passes.Pass
+	Cost        *passes.Pass
+}
+
+// All returns the three passes in the order coalescing, utilization, cost.
+func (p *Passes) All() []*passes.Pass { return []*passes.Pass{p.Coalescing, p.Utilization, p.Cost} }
+
+// NewPasses builds the coalescing, utilization and cost passes for cfg.
+// Each runs once per non-fusion computation that launches kernels (the
+// entry and the bodies of while, conditional, call and async ops) and
+// reports every kernel of it: each fusion and each unfused instruction that
+// moves data.
+func NewPasses(cfg Config) *Passes {
+	if cfg.Top <= 0 {
+		cfg.Top = 10
+	}
+	return &Passes{
+		Coalescing: &passes.Pass{
+			Name:           "coalescing",
+			Doc:            "decide per fusion operand whether its GPU reads are coalesced, and why",
+			ResultType:     reflect.TypeFor[*CoalescingResult](),
+			RunComputation: func(u *passes.Unit) (any, error) { return kernelsOf(u, cfg, kindCoalescing), nil },
+			Run:            func(u *passes.Unit) (any, error) { return &CoalescingResult{merge(u), cfg}, nil },
+		},
+		Utilization: &passes.Pass{
+			Name:           "utilization",
+			Doc:            "operand utilization, bytes accessed and flops per kernel (GPU cost analysis)",
+			ResultType:     reflect.TypeFor[*UtilizationResult](),
+			RunComputation: func(u *passes.Unit) (any, error) { return kernelsOf(u, cfg, kindUtilization), nil },
+			Run:            func(u *passes.Unit) (any, error) { return &UtilizationResult{merge(u)}, nil },
+		},
+		Cost: &passes.Pass{
+			Name:           "cost",
+			Doc:            "roofline time estimate per kernel and for the module on a device model",
+			ResultType:     reflect.TypeFor[*CostResult](),
+			RunComputation: func(u *passes.Unit) (any, error) { return kernelsOf(u, cfg, kindCost), nil },
+			Run:            func(u *passes.Unit) (any, error) { return newCostResult(merge(u), cfg), nil },
+		},
+	}
+}
+
+var defaults = NewPasses(DefaultConfig())
+
+// The cost passes with DefaultConfig, for registries that take no options.
+var (
+	CoalescingPass  = defaults.Coalescing
+	UtilizationPass = defaults.Utilization
+	CostPass        = defaults.Cost
+)
+
+type reportKind int
+
+const (
+	kindCoalescing reportKind = iota
+	kindUtilization
+	kindCost
+)
+
+// kernel is what the passes found for one kernel instruction.
+type kernel struct {
+	in         *hlo.Instruction
+	emitter    EmitterKind
+	coalescing []OperandCoalescing
+	cost       *InstructionCost
+	est        *Estimate
+}
+
+// kernelSet is the kernels in module order.
+type kernelSet struct {
+	list []*kernel
+	by   map[*hlo.Instruction]*kernel
+}
+
+// isKernelComputation reports whether c's instructions launch kernels:
+// the entry, or a computation called by while, conditional, call or
+// async-start from one that does.
+func isKernelComputation(u *passes.Unit, c *hlo.Computation, depth int) bool {
+	if c.IsEntry || (u.Module.Entry == c) {
+		return true
+	}
+	if depth > 64 || u.CallGraph == nil {
+		return false
+	}
+	for _, s := range u.CallGraph.Callers(c) {
+		switch s.Caller.Opcode {
+		case "while", "conditional", "call", "async-start":
+			if s.Caller.Parent != nil && isKernelComputation(u, s.Caller.Parent, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func kernelsOf(u *passes.Unit, cfg Config, kind reportKind) []*kernel {
+	c := u.Computation
+	if c == nil || !isKernelComputation(u, c, 0) {
+		return nil
+	}
+	m := &Model{Device: cfg.Device, Mode: cfg.CostMode, Costs: NewCosts()}
+	var out []*kernel
+	for _, in := range c.Instructions {
+		if u.Context().Err() != nil {
+			return out
+		}
+		if !isKernel(in) {
+			continue
+		}
+		k := &kernel{in: in}
+		switch kind {
+		case kindCoalescing:
+			a := AnalyzeFusion(in)
+			k.emitter = a.Emitter
+			k.coalescing = a.Coalescing(cfg.Mode, &cfg.Device)
+		case kindUtilization:
+			k.emitter = AnalyzeFusion(in).Emitter
+			k.cost = m.Costs.Of(in)
+		case kindCost:
+			k.est = m.Estimate(in)
+			k.emitter, k.cost, k.coalescing = k.est.Emitter, k.est.Cost, k.est.Coalescing
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+func merge(u *passes.Unit) *kernelSet {
+	ks := &kernelSet{by: map[*hlo.Instruction]*kernel{}}
+	for _, c := range u.Module.Computations {
+		part, _ := u.Part(c).([]*kernel)
+		for _, k := range part {
+			ks.list = append(ks.list, k)
+			ks.by[k.in] = k
+		}
+	}
+	return ks
+}
+
+// CoalescingResult is the result of the coalescing pass.
+type CoalescingResult struct {
+	ks  *kernelSet
+	cfg Config
+}
+
+// Of returns the verdicts for the operands of kernel in, or nil.
+func (r *CoalescingResult) Of(in *hlo.Instruction) []OperandCoalescing {
+	if k := r.ks.by[in]; k != nil {
+		return k.coalescing
+	}
+	return nil
+}
+
+// InstructionReport is the per-instruction JSON value:
+// [{"operand": J, "coalesced": BOOL, "reason": "..."}].
+func (r *CoalescingResult) InstructionReport(in *hlo.Instruction) any {
+	if k := r.ks.by[in]; k != nil {
+		return k.coalescing
+	}
+	return nil
+}
+
+// ModuleReport is the module-level JSON value.
+func (r *CoalescingResult) ModuleReport() any {
+	n := 0
+	for _, k := range r.ks.list {
+		for _, o := range k.coalescing {
+			if !o.Coalesced {
+				n++
+			}
+		}
+	}
+	return map[string]any{"device": r.cfg.Device.Name, "mode": r.cfg.Mode.String(), "kernels": len(r.ks.list), "uncoalesced_operands": n}
+}
+
+// WriteText lists every kernel's emitter and its operands' verdicts.
+func (r *CoalescingResult) WriteText(w io.Writer, _ *hlo.Module) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "coalescing (%s, %s): %d kernels\n", r.cfg.Mode, r.cfg.Device.Name, len(r.ks.list))
+	for _, k := range r.ks.list {
+		fmt.Fprintf(&b, "%s/%s (%s)\n", k.in.Parent.Name, k.in.Name, k.emitter)
+		for _, o := range k.coalescing {
+			verdict := "coalesced"
+			if !o.Coalesced {
+				verdict = "UNCOALESCED"
+			}
+			fmt.Fprintf(&b, "  operand %d %s: %s: %s\n", o.Operand, k.in.Operands[o.Operand].Name, verdict, o.Reason)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// UtilizationResult is the result of the utilization pass.
+type UtilizationResult struct{ ks *kernelSet }
+
+// Of returns the cost analysis of kernel in, or nil.
+func (r *UtilizationResult) Of(in *hlo.Instruction) *InstructionCost {
+	if k := r.ks.by[in]; k != nil {
+		return k.cost
+	}
+	return nil
+}
+
+// utilizationJSON is one operand's entry in the JSON report.
+type utilizationJSON struct {
+	Operand       int     `json:"operand"`
+	Utilization   float64 `json:"utilization"`
+	BytesAccessed int64   `json:"bytes_accessed"`
+}
+
+// InstructionReport is the per-instruction JSON value:
+// [{"operand": J, "utilization": F, "bytes_accessed": N}].
+func (r *UtilizationResult) InstructionReport(in *hlo.Instruction) any {
+	k := r.ks.by[in]
+	if k == nil {
+		return nil
+	}
+	out := make([]utilizationJSON, len(k.cost.Operands))
+	for i, o := range k.cost.Operands {
+		out[i] = utilizationJSON{Operand: o.Operand, Utilization: roundSig(o.Utilization), BytesAccessed: o.BytesAccessed}
+	}
+	return out
+}
+
+// roundSig keeps 9 significant digits so that JSON output is stable.
+func roundSig(v float64) float64 {
+	var f float64
+	fmt.Sscanf(fmt.Sprintf("%.9g", v), "%g", &f)
+	return f
+}
+
+// ModuleReport is the module-level JSON value: total bytes and flops.
+func (r *UtilizationResult) ModuleReport() any {
+	var bytes int64
+	var flops float64
+	for _, k := range r.ks.list {
+		bytes += k.cost.BytesAccessed
+		flops += k.cost.Flops
+	}
+	return map[string]any{"kernels": len(r.ks.list), "bytes_accessed": bytes, "flops": roundSig(flops)}
+}
+
+// WriteText lists every kernel's flops, output bytes and per-operand
+// utilization and bytes.
+func (r *UtilizationResult) WriteText(w io.Writer, _ *hlo.Module) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "utilization: %d kernels\n", len(r.ks.list))
+	for _, k := range r.ks.list {
+		c := k.cost
+		fmt.Fprintf(&b, "%s/%s (%s): flops %.6g, bytes %d (output %d", k.in.Parent.Name, k.in.Name, k.emitter, c.Flops, c.BytesAccessed, c.OutputBytes)
+		if c.ConstantBytes > 0 {
+			fmt.Fprintf(&b, ", constants %d", c.ConstantBytes)
+		}
+		b.WriteString(")\n")
+		for _, o := range c.Operands {
+			fmt.Fprintf(&b, "  operand %d %s: utilization %.6g, %d bytes\n", o.Operand, k.in.Operands[o.Operand].Name, o.Utilization, o.BytesAccessed)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// CostResult is the result of the cost pass.
+type CostResult struct {
+	ks  *kernelSet
+	cfg Config
+	me  *ModuleEstimate
+}
+
+func newCostResult(ks *kernelSet, cfg Config) *CostResult {
+	me := &ModuleEstimate{Device: cfg.Device.Name}
+	for _, k := range ks.list {
+		me.Kernels = append(me.Kernels, k.est)
+		me.TimeUS += k.est.TimeUS
+		me.Flops += k.est.Flops
+		me.Bytes += k.est.Bytes()
+	}
+	return &CostResult{ks: ks, cfg: cfg, me: me}
+}
+
+// Estimate returns the module estimate.
+func (r *CostResult) Estimate() *ModuleEstimate { return r.me }
+
+// costJSON is one instruction's entry in the JSON report.
+type costJSON struct {
+	Flops   float64 `json:"flops"`
+	Bytes   int64   `json:"bytes"`
+	TimeUS  float64 `json:"time_us"`
+	Bound   string  `json:"bound"`
+	Emitter string  `json:"emitter"`
+}
+
+// InstructionReport is the per-instruction JSON value:
+// {"flops": N, "bytes": N, "time_us": F, "bound": "memory|compute"}.
+func (r *CostResult) InstructionReport(in *hlo.Instruction) any {
+	k := r.ks.by[in]
+	if k == nil {
+		return nil
+	}
+	e := k.est
+	return &costJSON{Flops: roundSig(e.Flops), Bytes: e.Bytes(), TimeUS: roundSig(e.TimeUS), Bound: e.Bound, Emitter: e.Emitter.String()}
+}
+
+// topJSON is one of the most expensive kernels in the module report.
+type topJSON struct {
+	Name    string   `json:"name"`
+	TimeUS  float64  `json:"time_us"`
+	Reasons []string `json:"reasons"`
+}
+
+// ModuleReport is the module-level JSON value: totals and the most
+// expensive kernels with their reasons.
+func (r *CostResult) ModuleReport() any {
+	var top []topJSON
+	for _, e := range r.me.Top(r.cfg.Top) {
+		top = append(top, topJSON{Name: e.Instr.Name, TimeUS: roundSig(e.TimeUS), Reasons: e.Reasons()})
+	}
+	return map[string]any{"device": r.cfg.Device.Name, "kernels": len(r.me.Kernels), "time_us": roundSig(r.me.TimeUS),
+		"flops": roundSig(r.me.Flops), "bytes": r.me.Bytes, "top": top}
+}
+
+// WriteText prints the module estimate and its most expensive kernels.
+func (r *CostResult) WriteText(w io.Writer, _ *hlo.Module) error {
+	_, err := io.WriteString(w, "cost: "+r.me.Report(r.cfg.Top))
+	return err
+}
