@@ -23,6 +23,9 @@ const (
 	EmitterCustom
 	EmitterTriton
 	EmitterCuDNN
+	// EmitterLibrary is an unfused dot, convolution or custom call: a
+	// library call (cuBLAS, cuDNN) or a custom kernel, not a fusion emitter.
+	EmitterLibrary
 )
 
 var emitterNames = [...]string{
@@ -36,6 +39,7 @@ var emitterNames = [...]string{
 	EmitterCustom:             "custom",
 	EmitterTriton:             "triton",
 	EmitterCuDNN:              "cudnn",
+	EmitterLibrary:            "library",
 }
 
 // String returns the emitter's short name ("loop", "reduction", ...).
@@ -417,6 +421,11 @@ func AnalyzeFusion(fusion *hlo.Instruction) *FusionAnalysis {
 
 func analyzeSingle(in *hlo.Instruction) *FusionAnalysis {
 	a := &FusionAnalysis{Fusion: in, Roots: []*hlo.Instruction{in}, Heroes: []*hlo.Instruction{in}, users: map[*hlo.Instruction][]*hlo.Instruction{}}
+	switch in.Opcode {
+	case "dot", "convolution", "custom-call", "fft", "cholesky", "triangular-solve":
+		a.Emitter, a.Reason = EmitterLibrary, "unfused "+string(in.Opcode)
+		return a
+	}
 	a.Emitter, a.Reason = a.pickEmitter()
 	return a
 }
