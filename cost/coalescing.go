@@ -3,6 +3,7 @@ package cost
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/indexing"
@@ -170,6 +171,20 @@ func isReductionHeroInstr(in *hlo.Instruction) bool {
 // map is composed with each operand's indexing and layout and one warp is
 // sampled (IsIndexingCoalesced); rank-0 and unread operands are coalesced.
 func (a *FusionAnalysis) Coalescing(mode CoalescingMode, d *Device) []OperandCoalescing {
+	return a.CoalescingCached(mode, d, nil)
+}
+
+// VerdictCache memoizes indexing-based verdicts, which depend only on the
+// emitter's configuration and the shapes and layouts involved; kernels of
+// one model repeat them. It is not safe for concurrent use.
+type VerdictCache struct{ m map[string]OperandCoalescing }
+
+// NewVerdictCache returns an empty cache.
+func NewVerdictCache() *VerdictCache { return &VerdictCache{m: map[string]OperandCoalescing{}} }
+
+// CoalescingCached is Coalescing with verdicts memoized in cache (nil for
+// none).
+func (a *FusionAnalysis) CoalescingCached(mode CoalescingMode, d *Device, cache *VerdictCache) []OperandCoalescing {
 	ok, why := HeuristicCoalesced(a.Emitter, a.Fusion, nil)
 	out := make([]OperandCoalescing, len(a.Fusion.Operands))
 	for i := range out {
@@ -178,8 +193,29 @@ func (a *FusionAnalysis) Coalescing(mode CoalescingMode, d *Device) []OperandCoa
 	if mode != Indexing || d == nil || !d.IsGPU() {
 		return out
 	}
-	m, has, err := a.ThreadMap(d)
-	if err != nil || !has {
+	var m *indexing.IndexingMap
+	var has bool
+	var err error
+	var keyBase []byte
+	if cache != nil {
+		l := a.Launch(d)
+		keyBase = appendInts(nil, int64(a.Emitter), l.Blocks, l.ThreadsPerBlock, l.Unroll, l.Vector)
+		keyBase = append(keyBase, l.Note...)
+		keyBase = appendInts(keyBase, a.Reduction.Dims[:]...)
+		keyBase = appendInts(keyBase, a.Transpose.Dims[:]...)
+		keyBase = appendInts(keyBase, int64(a.Transpose.Permutation[0]), int64(a.Transpose.Permutation[1]))
+	}
+	lazyMap := func() (*indexing.IndexingMap, error) {
+		if m == nil {
+			m, has, err = a.ThreadMap(d)
+		}
+		return m, err
+	}
+	switch a.Emitter {
+	case EmitterLoop, EmitterReduction, EmitterTranspose:
+		has = true
+	}
+	if !has {
 		for i := range out {
 			out[i].Reason += " (no thread-id indexing for the " + a.Emitter.String() + " emitter: heuristic fallback)"
 		}
@@ -244,10 +280,52 @@ func (a *FusionAnalysis) Coalescing(mode CoalescingMode, d *Device) []OperandCoa
 		case len(ident[k]) == 0:
 			out[k] = OperandCoalescing{Operand: k, Coalesced: true, Reason: "not read through the hero's indexing (epilogue or unused)"}
 		default:
-			out[k] = a.judge(k, m, fromShape, op)
+			var key string
+			if cache != nil {
+				if a.Emitter == EmitterLoop && slices.Equal(physicalStrides(fromShape), physicalStrides(op)) {
+					// The operand is read in the output's own order: one
+					// warp's map depends only on the unroll factor, the
+					// threads of the warp, the element size and (for tiny
+					// outputs) the element count.
+					l := a.Launch(d)
+					n := fromShape.ElementCount()
+					key = string(appendInts([]byte("loop-identity,"), l.Unroll, min(l.ThreadsPerBlock, warpSize), min(n, warpSize*l.Unroll+1), bitsOf(op)))
+				} else {
+					kb := appendInts(keyBase, -1)
+					kb = appendInts(kb, fromShape.Dims...)
+					kb = appendInts(kb, fromShape.MinorToMajor()...)
+					kb = appendInts(kb, -2)
+					kb = appendInts(kb, op.Dims...)
+					kb = appendInts(kb, op.MinorToMajor()...)
+					key = string(appendInts(kb, bitsOf(op)))
+				}
+				if v, ok := cache.m[key]; ok {
+					v.Operand = k
+					out[k] = v
+					continue
+				}
+			}
+			mm, err := lazyMap()
+			if err != nil {
+				out[k] = OperandCoalescing{Operand: k, Coalesced: false, Reason: err.Error()}
+				continue
+			}
+			out[k] = a.judge(k, mm, fromShape, op)
+			if cache != nil {
+				cache.m[key] = out[k]
+			}
 		}
 	}
 	return out
+}
+
+// appendInts appends a compact encoding of vs to b.
+func appendInts(b []byte, vs ...int64) []byte {
+	for _, v := range vs {
+		b = strconv.AppendInt(b, v, 36)
+		b = append(b, ',')
+	}
+	return b
 }
 
 func equalDims(a, b *hlo.Shape) bool {

@@ -129,12 +129,17 @@ func (m *Model) readTime(blocks, net, total int64, rate float64) float64 {
 // roofline: exec = compute + memory - min(compute, memory) (they overlap
 // fully), plus the launch overhead.
 func (m *Model) Estimate(in *hlo.Instruction) *Estimate {
-	d := &m.Device
 	a := AnalyzeFusion(in)
-	c := m.Costs.Of(in)
+	return m.estimate(a, m.Costs.Of(in), a.Coalescing(m.Mode, &m.Device))
+}
+
+// estimate models a kernel from its analysis, cost and coalescing.
+func (m *Model) estimate(a *FusionAnalysis, c *InstructionCost, coal []OperandCoalescing) *Estimate {
+	d := &m.Device
+	in := a.Fusion
 	e := &Estimate{Instr: in, Emitter: a.Emitter, Cost: c, Flops: c.Flops, BytesOutput: c.OutputBytes}
 	e.Launch = a.Launch(d)
-	e.Coalescing = a.Coalescing(m.Mode, d)
+	e.Coalescing = coal
 	e.MatrixUnit = usesMatrixUnit(in)
 	if e.MatrixUnit || !d.IsGPU() {
 		e.ComputeUS = c.Flops / d.PeakFlops * 1e6

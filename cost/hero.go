@@ -360,20 +360,15 @@ type FusionAnalysis struct {
 // parameters and root outputs.
 func smallestBits(fused *hlo.Computation, roots []*hlo.Instruction) int64 {
 	best := int64(1 << 30)
-	visit := func(s *hlo.Shape) {
-		for _, l := range s.Leaves() {
-			if l.Shape.IsArray() {
-				if b := bitsOf(l.Shape); b > 0 && b < best {
-					best = b
-				}
-			}
+	for _, p := range fused.Params {
+		if lo, _ := bitsRange(&p.Shape); lo < best {
+			best = lo
 		}
 	}
-	for _, p := range fused.Params {
-		visit(&p.Shape)
-	}
 	for _, r := range roots {
-		visit(&r.Shape)
+		if lo, _ := bitsRange(&r.Shape); lo < best {
+			best = lo
+		}
 	}
 	return best
 }
@@ -420,7 +415,8 @@ func AnalyzeFusion(fusion *hlo.Instruction) *FusionAnalysis {
 }
 
 func analyzeSingle(in *hlo.Instruction) *FusionAnalysis {
-	a := &FusionAnalysis{Fusion: in, Roots: []*hlo.Instruction{in}, Heroes: []*hlo.Instruction{in}, users: map[*hlo.Instruction][]*hlo.Instruction{}}
+	one := []*hlo.Instruction{in}
+	a := &FusionAnalysis{Fusion: in, Roots: one, Heroes: one}
 	switch in.Opcode {
 	case "dot", "convolution", "custom-call", "fft", "cholesky", "triangular-solve":
 		a.Emitter, a.Reason = EmitterLibrary, "unfused "+string(in.Opcode)

@@ -55,13 +55,21 @@ func vectorizationPreventer(c *hlo.Computation) bool {
 // given shapes' array leaves.
 func bitsRange(shapes ...*hlo.Shape) (lo, hi int64) {
 	lo = 1 << 30
-	for _, s := range shapes {
-		for _, l := range s.Leaves() {
-			if l.Shape.IsArray() {
-				b := bitsOf(l.Shape)
-				lo, hi = min(lo, b), max(hi, b)
+	var walk func(s *hlo.Shape)
+	walk = func(s *hlo.Shape) {
+		if s.IsTuple() {
+			for i := range s.Tuple {
+				walk(&s.Tuple[i])
 			}
+			return
 		}
+		if s.IsArray() {
+			b := bitsOf(s)
+			lo, hi = min(lo, b), max(hi, b)
+		}
+	}
+	for _, s := range shapes {
+		walk(s)
 	}
 	if hi == 0 {
 		lo = 8

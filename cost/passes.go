@@ -42,35 +42,80 @@ type Passes struct {
 func (p *Passes) All() []*passes.Pass { return []*passes.Pass{p.Coalescing, p.Utilization, p.Cost} }
 
 // NewPasses builds the coalescing, utilization and cost passes for cfg.
-// Each runs once per non-fusion computation that launches kernels (the
-// entry and the bodies of while, conditional, call and async ops) and
-// reports every kernel of it: each fusion and each unfused instruction that
-// moves data.
+// Each reports every kernel of the computations that launch kernels (the
+// entry and the bodies of while, conditional, call and async ops): each
+// fusion and each unfused instruction that moves data. They share one
+// analysis of the kernels (emitter, cost analysis), a required pass of its
+// own ("gpu-kernels") that hlo-opt does not list.
 func NewPasses(cfg Config) *Passes {
 	if cfg.Top <= 0 {
 		cfg.Top = 10
 	}
+	kernels := &passes.Pass{
+		Name:           "gpu-kernels",
+		Doc:            "find the kernels of a module, their emitters and GPU cost analysis",
+		ResultType:     reflect.TypeFor[*kernelSet](),
+		RunComputation: func(u *passes.Unit) (any, error) { return kernelsOf(u), nil },
+		Run:            func(u *passes.Unit) (any, error) { return merge(u), nil },
+	}
+	ksOf := func(u *passes.Unit) *kernelSet { return u.ResultOf(kernels).(*kernelSet) }
 	return &Passes{
 		Coalescing: &passes.Pass{
-			Name:           "coalescing",
-			Doc:            "decide per fusion operand whether its GPU reads are coalesced, and why",
-			ResultType:     reflect.TypeFor[*CoalescingResult](),
-			RunComputation: func(u *passes.Unit) (any, error) { return kernelsOf(u, cfg, kindCoalescing), nil },
-			Run:            func(u *passes.Unit) (any, error) { return &CoalescingResult{merge(u), cfg}, nil },
+			Name:       "coalescing",
+			Doc:        "decide per fusion operand whether its GPU reads are coalesced, and why",
+			Requires:   []*passes.Pass{kernels},
+			ResultType: reflect.TypeFor[*CoalescingResult](),
+			RunComputation: func(u *passes.Unit) (any, error) {
+				cache := NewVerdictCache()
+				var out [][]OperandCoalescing
+				for _, k := range ksOf(u).byComp[u.Computation] {
+					out = append(out, k.analysis.CoalescingCached(cfg.Mode, &cfg.Device, cache))
+				}
+				return out, nil
+			},
+			Run: func(u *passes.Unit) (any, error) {
+				ks := ksOf(u)
+				r := &CoalescingResult{ks: ks, cfg: cfg, by: map[*hlo.Instruction][]OperandCoalescing{}}
+				for _, c := range u.Module.Computations {
+					part, _ := u.Part(c).([][]OperandCoalescing)
+					for i, k := range ks.byComp[c] {
+						if i < len(part) {
+							r.by[k.in] = part[i]
+						}
+					}
+				}
+				return r, nil
+			},
 		},
 		Utilization: &passes.Pass{
-			Name:           "utilization",
-			Doc:            "operand utilization, bytes accessed and flops per kernel (GPU cost analysis)",
-			ResultType:     reflect.TypeFor[*UtilizationResult](),
-			RunComputation: func(u *passes.Unit) (any, error) { return kernelsOf(u, cfg, kindUtilization), nil },
-			Run:            func(u *passes.Unit) (any, error) { return &UtilizationResult{merge(u)}, nil },
+			Name:       "utilization",
+			Doc:        "operand utilization, bytes accessed and flops per kernel (GPU cost analysis)",
+			Requires:   []*passes.Pass{kernels},
+			ResultType: reflect.TypeFor[*UtilizationResult](),
+			Run:        func(u *passes.Unit) (any, error) { return &UtilizationResult{ksOf(u)}, nil },
 		},
 		Cost: &passes.Pass{
-			Name:           "cost",
-			Doc:            "roofline time estimate per kernel and for the module on a device model",
-			ResultType:     reflect.TypeFor[*CostResult](),
-			RunComputation: func(u *passes.Unit) (any, error) { return kernelsOf(u, cfg, kindCost), nil },
-			Run:            func(u *passes.Unit) (any, error) { return newCostResult(merge(u), cfg), nil },
+			Name:       "cost",
+			Doc:        "roofline time estimate per kernel and for the module on a device model",
+			Requires:   []*passes.Pass{kernels},
+			ResultType: reflect.TypeFor[*CostResult](),
+			RunComputation: func(u *passes.Unit) (any, error) {
+				m := &Model{Device: cfg.Device, Mode: cfg.CostMode}
+				cache := NewVerdictCache()
+				var out []*Estimate
+				for _, k := range ksOf(u).byComp[u.Computation] {
+					out = append(out, m.estimate(k.analysis, k.cost, k.analysis.CoalescingCached(cfg.CostMode, &cfg.Device, cache)))
+				}
+				return out, nil
+			},
+			Run: func(u *passes.Unit) (any, error) {
+				var ests []*Estimate
+				for _, c := range u.Module.Computations {
+					part, _ := u.Part(c).([]*Estimate)
+					ests = append(ests, part...)
+				}
+				return newCostResult(ksOf(u), ests, cfg), nil
+			},
 		},
 	}
 }
@@ -84,27 +129,19 @@ var (
 	CostPass        = defaults.Cost
 )
 
-type reportKind int
-
-const (
-	kindCoalescing reportKind = iota
-	kindUtilization
-	kindCost
-)
-
-// kernel is what the passes found for one kernel instruction.
+// kernel is one kernel instruction with its emitter and cost analysis.
 type kernel struct {
-	in         *hlo.Instruction
-	emitter    EmitterKind
-	coalescing []OperandCoalescing
-	cost       *InstructionCost
-	est        *Estimate
+	in       *hlo.Instruction
+	analysis *FusionAnalysis
+	cost     *InstructionCost
 }
 
-// kernelSet is the kernels in module order.
+// kernelSet is the kernels in module order, by instruction and by
+// computation.
 type kernelSet struct {
-	list []*kernel
-	by   map[*hlo.Instruction]*kernel
+	list   []*kernel
+	by     map[*hlo.Instruction]*kernel
+	byComp map[*hlo.Computation][]*kernel
 }
 
 // isKernelComputation reports whether c's instructions launch kernels:
@@ -128,12 +165,12 @@ func isKernelComputation(u *passes.Unit, c *hlo.Computation, depth int) bool {
 	return false
 }
 
-func kernelsOf(u *passes.Unit, cfg Config, kind reportKind) []*kernel {
+func kernelsOf(u *passes.Unit) []*kernel {
 	c := u.Computation
 	if c == nil || !isKernelComputation(u, c, 0) {
 		return nil
 	}
-	m := &Model{Device: cfg.Device, Mode: cfg.CostMode, Costs: NewCosts()}
+	costs := NewCosts()
 	var out []*kernel
 	for _, in := range c.Instructions {
 		if u.Context().Err() != nil {
@@ -142,28 +179,16 @@ func kernelsOf(u *passes.Unit, cfg Config, kind reportKind) []*kernel {
 		if !isKernel(in) {
 			continue
 		}
-		k := &kernel{in: in}
-		switch kind {
-		case kindCoalescing:
-			a := AnalyzeFusion(in)
-			k.emitter = a.Emitter
-			k.coalescing = a.Coalescing(cfg.Mode, &cfg.Device)
-		case kindUtilization:
-			k.emitter = AnalyzeFusion(in).Emitter
-			k.cost = m.Costs.Of(in)
-		case kindCost:
-			k.est = m.Estimate(in)
-			k.emitter, k.cost, k.coalescing = k.est.Emitter, k.est.Cost, k.est.Coalescing
-		}
-		out = append(out, k)
+		out = append(out, &kernel{in: in, analysis: AnalyzeFusion(in), cost: costs.Of(in)})
 	}
 	return out
 }
 
 func merge(u *passes.Unit) *kernelSet {
-	ks := &kernelSet{by: map[*hlo.Instruction]*kernel{}}
+	ks := &kernelSet{by: map[*hlo.Instruction]*kernel{}, byComp: map[*hlo.Computation][]*kernel{}}
 	for _, c := range u.Module.Computations {
 		part, _ := u.Part(c).([]*kernel)
+		ks.byComp[c] = part
 		for _, k := range part {
 			ks.list = append(ks.list, k)
 			ks.by[k.in] = k
@@ -176,21 +201,17 @@ func merge(u *passes.Unit) *kernelSet {
 type CoalescingResult struct {
 	ks  *kernelSet
 	cfg Config
+	by  map[*hlo.Instruction][]OperandCoalescing
 }
 
 // Of returns the verdicts for the operands of kernel in, or nil.
-func (r *CoalescingResult) Of(in *hlo.Instruction) []OperandCoalescing {
-	if k := r.ks.by[in]; k != nil {
-		return k.coalescing
-	}
-	return nil
-}
+func (r *CoalescingResult) Of(in *hlo.Instruction) []OperandCoalescing { return r.by[in] }
 
 // InstructionReport is the per-instruction JSON value:
 // [{"operand": J, "coalesced": BOOL, "reason": "..."}].
 func (r *CoalescingResult) InstructionReport(in *hlo.Instruction) any {
-	if k := r.ks.by[in]; k != nil {
-		return k.coalescing
+	if v, ok := r.by[in]; ok {
+		return v
 	}
 	return nil
 }
@@ -199,7 +220,7 @@ func (r *CoalescingResult) InstructionReport(in *hlo.Instruction) any {
 func (r *CoalescingResult) ModuleReport() any {
 	n := 0
 	for _, k := range r.ks.list {
-		for _, o := range k.coalescing {
+		for _, o := range r.by[k.in] {
 			if !o.Coalesced {
 				n++
 			}
@@ -213,8 +234,8 @@ func (r *CoalescingResult) WriteText(w io.Writer, _ *hlo.Module) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "coalescing (%s, %s): %d kernels\n", r.cfg.Mode, r.cfg.Device.Name, len(r.ks.list))
 	for _, k := range r.ks.list {
-		fmt.Fprintf(&b, "%s/%s (%s)\n", k.in.Parent.Name, k.in.Name, k.emitter)
-		for _, o := range k.coalescing {
+		fmt.Fprintf(&b, "%s/%s (%s)\n", k.in.Parent.Name, k.in.Name, k.analysis.Emitter)
+		for _, o := range r.by[k.in] {
 			verdict := "coalesced"
 			if !o.Coalesced {
 				verdict = "UNCOALESCED"
@@ -283,7 +304,7 @@ func (r *UtilizationResult) WriteText(w io.Writer, _ *hlo.Module) error {
 	fmt.Fprintf(&b, "utilization: %d kernels\n", len(r.ks.list))
 	for _, k := range r.ks.list {
 		c := k.cost
-		fmt.Fprintf(&b, "%s/%s (%s): flops %.6g, bytes %d (output %d", k.in.Parent.Name, k.in.Name, k.emitter, c.Flops, c.BytesAccessed, c.OutputBytes)
+		fmt.Fprintf(&b, "%s/%s (%s): flops %.6g, bytes %d (output %d", k.in.Parent.Name, k.in.Name, k.analysis.Emitter, c.Flops, c.BytesAccessed, c.OutputBytes)
 		if c.ConstantBytes > 0 {
 			fmt.Fprintf(&b, ", constants %d", c.ConstantBytes)
 		}
@@ -298,21 +319,26 @@ func (r *UtilizationResult) WriteText(w io.Writer, _ *hlo.Module) error {
 
 // CostResult is the result of the cost pass.
 type CostResult struct {
-	ks  *kernelSet
 	cfg Config
 	me  *ModuleEstimate
+	by  map[*hlo.Instruction]*Estimate
 }
 
-func newCostResult(ks *kernelSet, cfg Config) *CostResult {
+func newCostResult(ks *kernelSet, ests []*Estimate, cfg Config) *CostResult {
 	me := &ModuleEstimate{Device: cfg.Device.Name}
-	for _, k := range ks.list {
-		me.Kernels = append(me.Kernels, k.est)
-		me.TimeUS += k.est.TimeUS
-		me.Flops += k.est.Flops
-		me.Bytes += k.est.Bytes()
+	r := &CostResult{cfg: cfg, me: me, by: map[*hlo.Instruction]*Estimate{}}
+	for _, e := range ests {
+		me.Kernels = append(me.Kernels, e)
+		me.TimeUS += e.TimeUS
+		me.Flops += e.Flops
+		me.Bytes += e.Bytes()
+		r.by[e.Instr] = e
 	}
-	return &CostResult{ks: ks, cfg: cfg, me: me}
+	return r
 }
+
+// Of returns the estimate of kernel in, or nil.
+func (r *CostResult) Of(in *hlo.Instruction) *Estimate { return r.by[in] }
 
 // Estimate returns the module estimate.
 func (r *CostResult) Estimate() *ModuleEstimate { return r.me }
@@ -329,11 +355,10 @@ type costJSON struct {
 // InstructionReport is the per-instruction JSON value:
 // {"flops": N, "bytes": N, "time_us": F, "bound": "memory|compute"}.
 func (r *CostResult) InstructionReport(in *hlo.Instruction) any {
-	k := r.ks.by[in]
-	if k == nil {
+	e := r.by[in]
+	if e == nil {
 		return nil
 	}
-	e := k.est
 	return &costJSON{Flops: roundSig(e.Flops), Bytes: e.Bytes(), TimeUS: roundSig(e.TimeUS), Bound: e.Bound, Emitter: e.Emitter.String()}
 }
 
