@@ -1,7 +1,5 @@
 package hlo
 
-
-
 // ProgramShape is the signature of a computation: parameter shapes and the
 // result shape, with layouts.
 type ProgramShape struct {
@@ -148,4 +146,3 @@ func parseIOAliases(s *scanner) ([]InputOutputAlias, *Error) {
 	}
 	return out, nil
 }
-

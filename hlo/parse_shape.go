@@ -148,12 +148,13 @@ func (p *shapeParser) parseShape() (Shape, bool) {
 				dynamic = markDynamic(dynamic, len(dims))
 				dims = append(dims, d)
 			default:
+				dpos := p.pos()
 				d, ok := p.scanInt("dimension size")
 				if !ok {
 					return Shape{}, false
 				}
 				if d < 0 {
-					p.errorAt(p.pos(), "expected non-negative dimension size, found "+itoa(d))
+					p.errorAt(dpos, "expected non-negative dimension size, found "+itoa(d))
 					return Shape{}, false
 				}
 				dims = append(dims, d)

@@ -542,7 +542,8 @@ func (p *chunkParser) parseStatement() bool {
 	p.skipSpace()
 	opPos := p.pos()
 	opName := p.scanIdent()
-	if infer && opName == "" {
+	if infer && (opName == "" || p.peek() == '[') {
+		p.off = p.lineStart + opPos.Col - 1
 		p.expected("shape")
 		return false
 	}

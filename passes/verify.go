@@ -152,13 +152,31 @@ func (v *verifier) computation(c *hlo.Computation) {
 	if nparams != len(c.Params) {
 		v.errorf(nil, c, "computation has %d parameter instructions, %d parameter slots", nparams, len(c.Params))
 	}
-	if operandsOK {
+	// Operands defined before their users cannot form a cycle; only
+	// otherwise is the dependence graph built and sorted.
+	if operandsOK && !definedBeforeUse(c) {
 		if d, err := graph.NewDAG(c); err != nil {
 			v.errorf(nil, c, "%v", err)
 		} else if _, err := d.TopoOrder(); err != nil {
 			v.errorf(nil, c, "%v", err)
 		}
 	}
+}
+
+func definedBeforeUse(c *hlo.Computation) bool {
+	for i, in := range c.Instructions {
+		for _, op := range in.Operands {
+			if op.Index >= i {
+				return false
+			}
+		}
+		for _, op := range in.ControlPredecessors {
+			if op.Index >= i {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func inComp(c *hlo.Computation, in *hlo.Instruction) bool {

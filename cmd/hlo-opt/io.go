@@ -1,13 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
 )
 
 // readInput reads the named file, or stdin for "-".
@@ -60,28 +61,13 @@ type chunk struct {
 	line int
 }
 
-// splitInput splits src at lines that are exactly "// -----" (surrounding
-// blanks ignored), as mlir-opt and XLA's hlo-opt do.
+// splitInput splits src with hlo.SplitInputFile.
 func splitInput(src []byte) []chunk {
 	var out []chunk
-	start, startLine, line := 0, 0, 0
-	for off := 0; off <= len(src); {
-		end := bytes.IndexByte(src[off:], '\n')
-		next := len(src) + 1
-		if end >= 0 {
-			end += off
-			next = end + 1
-		} else {
-			end = len(src)
-		}
-		if string(bytes.TrimSpace(src[off:end])) == splitSeparator {
-			out = append(out, chunk{src: src[start:off], line: startLine})
-			start, startLine = min(next, len(src)), line+1
-		}
-		off = next
-		line++
+	for _, c := range hlo.SplitInputFile(src) {
+		out = append(out, chunk{src: c.Src, line: c.Line - 1})
 	}
-	return append(out, chunk{src: src[start:], line: startLine})
+	return out
 }
 
 // progress draws "hlo-opt: stats 12/40" on a terminal, at most every

@@ -20,10 +20,6 @@ import (
 	"github.com/hlo-opt/hlo-opt/passes"
 )
 
-// splitSeparator separates the chunks of --split-input-file, in the input
-// and in the output.
-const splitSeparator = "// -----"
-
 type options struct {
 	passes       string
 	listPasses   bool
@@ -190,7 +186,16 @@ func Main(ctx context.Context, args []string, env *Env) int {
 		}
 		all = append(all, "\n]\n"...)
 	} else {
-		all = bytes.Join(outs, []byte(splitSeparator+"\n"))
+		// Outputs are joined as XLA's hlo-opt joins them.
+		for i, out := range outs {
+			if i > 0 {
+				all = append(all, hlo.OutputSeparator...)
+			}
+			all = append(all, bytes.TrimRight(out, "\n")...)
+		}
+		if len(all) > 0 {
+			all = append(all, '\n')
+		}
 	}
 	if err := writeOutput(env, o.output, all); err != nil {
 		fmt.Fprintf(env.Stderr, "hlo-opt: %v\n", err)

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/hlo-opt/hlo-opt/cost"
+	"github.com/hlo-opt/hlo-opt/indexing"
 	"github.com/hlo-opt/hlo-opt/passes"
 )
 
@@ -19,6 +20,7 @@ func allPasses(costCfg cost.Config) []*passes.Pass {
 		// keep-sorted start
 		cp.Coalescing,
 		cp.Cost,
+		indexing.Pass,
 		passes.Stats,
 		cp.Utilization,
 		passes.Verify,

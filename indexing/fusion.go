@@ -1,0 +1,234 @@
+package indexing
+
+import (
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+// resultKey names result Out of an instruction (Out is 0 unless the
+// instruction has a tuple shape).
+type resultKey struct {
+	in  *hlo.Instruction
+	out int
+}
+
+// postOrder returns the instructions reachable from root through operands,
+// every operand before its users (XLA's MakeInstructionPostOrder restricted
+// to root's operand tree), in a deterministic order.
+func postOrder(root *hlo.Instruction) []*hlo.Instruction {
+	type frame struct {
+		in   *hlo.Instruction
+		next int
+	}
+	visited := map[*hlo.Instruction]bool{root: true}
+	var order []*hlo.Instruction
+	stack := []frame{{in: root}}
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.next < len(top.in.Operands) {
+			op := top.in.Operands[top.next]
+			top.next++
+			if !visited[op] {
+				visited[op] = true
+				stack = append(stack, frame{in: op})
+			}
+			continue
+		}
+		order = append(order, top.in)
+		stack = stack[:len(stack)-1]
+	}
+	return order
+}
+
+// fusedComputation returns the computation a fusion calls.
+func fusedComputation(fusion *hlo.Instruction) (*hlo.Computation, error) {
+	if fusion.Opcode != "fusion" || len(fusion.Called) == 0 || fusion.Called[0] == nil || fusion.Called[0].Root == nil {
+		return nil, instrError(fusion, "expected a fusion calling a computation with a root")
+	}
+	return fusion.Called[0], nil
+}
+
+// GroupedOutputToInput composes the output-to-input maps from result
+// outputIndex of target back through every instruction it reads, in its
+// computation, as XLA's ComputeGroupedOutputToInputIndexing: it starts with
+// the identity on target's result and visits the instructions in reverse
+// post-order (users before the instructions they read), composing each
+// instruction's maps with its own operand maps, simplifying each composed
+// map and removing its unused symbols. The result holds, for every
+// instruction reached (target included), the deduplicated maps from
+// target's result to it, sorted by text.
+func GroupedOutputToInput(target *hlo.Instruction, outputIndex int) (map[*hlo.Instruction][]*IndexingMap, error) {
+	s, err := outputShape(target, outputIndex)
+	if err != nil {
+		return nil, err
+	}
+	start := Undefined()
+	if s.IsArray() {
+		d, err := arrayDims(target, s, "result")
+		if err != nil {
+			return nil, err
+		}
+		start = IdentityMap(d)
+	}
+	grouped := map[resultKey][]*IndexingMap{{target, outputIndex}: {start}}
+	order := postOrder(target)
+	for i := len(order) - 1; i >= 0; i-- {
+		in := order[i]
+		for out := range numResults(in) {
+			consumers := grouped[resultKey{in, out}]
+			if len(consumers) == 0 || len(in.Operands) == 0 {
+				continue
+			}
+			producer, err := ComputeOutputToInput(in, out)
+			if err != nil {
+				return nil, err
+			}
+			for j, set := range producer.Maps {
+				if j >= len(in.Operands) {
+					break
+				}
+				key := resultKey{in.Operands[j], 0}
+				if in.Opcode == "get-tuple-element" {
+					key.out = int(in.Typed.TupleIndex)
+				}
+				for _, p := range set {
+					for _, c := range consumers {
+						m, err := composeSimplified(c, p)
+						if err != nil {
+							return nil, instrError(in, "%v", err)
+						}
+						grouped[key] = insertMap(grouped[key], m, m.String())
+					}
+				}
+			}
+		}
+	}
+	result := make(map[*hlo.Instruction][]*IndexingMap, len(grouped))
+	for k, set := range grouped {
+		for _, m := range set {
+			result[k.in] = insertMap(result[k.in], m, m.String())
+		}
+	}
+	return result, nil
+}
+
+// composeSimplified composes consumer then producer, simplifies the result
+// and removes its unused symbols.
+func composeSimplified(consumer, producer *IndexingMap) (*IndexingMap, error) {
+	m, err := Compose(consumer, producer)
+	if err != nil {
+		return nil, err
+	}
+	m, _ = m.Simplify().RemoveUnusedSymbols()
+	return m, nil
+}
+
+// ComputeFusionOutputToInput returns, for result root of a fusion (the
+// root's tuple element root of a multi-output fusion, 0 otherwise), the
+// maps to each fusion operand composed through the fused computation: one
+// deduplicated set per fusion parameter. A parameter read with several
+// access patterns has several maps (p0 + transpose(p0) gives two); patterns
+// that simplify to the same map are one.
+func ComputeFusionOutputToInput(fusion *hlo.Instruction, root int) (*HloInstructionIndexing, error) {
+	comp, err := fusedComputation(fusion)
+	if err != nil {
+		return nil, err
+	}
+	target, out := comp.Root, root
+	if target.Opcode == "tuple" {
+		if root < 0 || root >= len(target.Operands) {
+			return nil, instrError(fusion, "expected a fusion result in [0, %d), found %d", len(target.Operands), root)
+		}
+		target, out = target.Operands[root], 0
+	}
+	return fusedToParameters(len(fusion.Operands), comp, target, out)
+}
+
+// ComputeFusedOutputToInputFrom composes from operand operand of hero, an
+// instruction inside a fused computation (the hero of a reduction or
+// transpose fusion), back to the parameters of that computation: one set of
+// maps per parameter (by parameter number), from the indices of the hero's
+// operand.
+func ComputeFusedOutputToInputFrom(hero *hlo.Instruction, operand int) (*HloInstructionIndexing, error) {
+	comp := hero.Parent
+	if comp == nil {
+		return nil, instrError(hero, "expected an instruction inside a computation")
+	}
+	if operand < 0 || operand >= len(hero.Operands) {
+		return nil, instrError(hero, "expected an operand index in [0, %d), found %d", len(hero.Operands), operand)
+	}
+	return fusedToParameters(len(comp.Params), comp, hero.Operands[operand], 0)
+}
+
+func fusedToParameters(n int, comp *hlo.Computation, target *hlo.Instruction, out int) (*HloInstructionIndexing, error) {
+	grouped, err := GroupedOutputToInput(target, out)
+	if err != nil {
+		return nil, err
+	}
+	h := newIndexing(n)
+	for _, p := range comp.Params {
+		if p == nil || p.ParameterNumber < 0 || p.ParameterNumber >= len(h.Maps) {
+			continue
+		}
+		h.Maps[p.ParameterNumber] = grouped[p]
+	}
+	return h, nil
+}
+
+// ComputeFusionInputToOutput returns the maps from the indices of fusion
+// operand operandIndex to the indices of each fusion result, composed
+// forward through the fused computation from the parameter to the root
+// (in post-order, with each instruction's input-to-output maps): one set
+// per fusion result. A parameter the root does not read has empty sets.
+func ComputeFusionInputToOutput(fusion *hlo.Instruction, operandIndex int) (*HloInstructionIndexing, error) {
+	comp, err := fusedComputation(fusion)
+	if err != nil {
+		return nil, err
+	}
+	if operandIndex < 0 || operandIndex >= len(comp.Params) || comp.Params[operandIndex] == nil {
+		return nil, instrError(fusion, "expected a parameter number in [0, %d), found %d", len(comp.Params), operandIndex)
+	}
+	param := comp.Params[operandIndex]
+	h := newIndexing(numResults(fusion))
+	start := Undefined()
+	if param.Shape.IsArray() {
+		d, err := arrayDims(param, param.Shape, "parameter")
+		if err != nil {
+			return nil, err
+		}
+		start = IdentityMap(d)
+	}
+	grouped := map[resultKey][]*IndexingMap{{param, 0}: {start}}
+	for _, in := range postOrder(comp.Root) {
+		for j, op := range in.Operands {
+			key := resultKey{op, 0}
+			if in.Opcode == "get-tuple-element" {
+				key.out = int(in.Typed.TupleIndex)
+			}
+			consumers := grouped[key]
+			if len(consumers) == 0 {
+				continue
+			}
+			io, err := ComputeInputToOutput(in, j)
+			if err != nil {
+				return nil, err
+			}
+			for r, set := range io.Maps {
+				for _, p := range set {
+					for _, c := range consumers {
+						m, err := composeSimplified(c, p)
+						if err != nil {
+							return nil, instrError(in, "%v", err)
+						}
+						k := resultKey{in, r}
+						grouped[k] = insertMap(grouped[k], m, m.String())
+					}
+				}
+			}
+		}
+	}
+	root := comp.Root
+	for r := range h.Maps {
+		h.Maps[r] = grouped[resultKey{root, r}]
+	}
+	return h, nil
+}

@@ -1,0 +1,287 @@
+package indexing
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"runtime"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/passes"
+)
+
+// Pass is the "indexing" analysis: it attaches to every instruction of the
+// module (fused computations included) its output-to-input and
+// input-to-output indexing maps; a fusion's maps are composed through its
+// fused computation. Work runs per non-fusion computation (in parallel,
+// through the pipeline), and the fused computations a computation owns are
+// indexed in parallel inside it.
+var Pass = &passes.Pass{
+	Name:           "indexing",
+	Doc:            "attach output-to-input and input-to-output indexing maps to every instruction",
+	ResultType:     reflect.TypeFor[*Result](),
+	RunComputation: runComputation,
+	Run:            combine,
+}
+
+// OperandMaps is one set of maps of an instruction: from result Output to
+// operand Operand (output to input) or from operand Operand to result
+// Output (input to output).
+type OperandMaps struct {
+	Output  int
+	Operand int
+	Maps    []*IndexingMap
+}
+
+// InstructionMaps are the maps of one instruction. Sets that are empty (an
+// operand a result does not read) are left out. An op whose indexing is not
+// defined has the undefined map for result 0 only, since it does not depend
+// on the result.
+type InstructionMaps struct {
+	OutputToInput []OperandMaps
+	InputToOutput []OperandMaps
+}
+
+// Result is the result of Pass: the maps of every instruction.
+type Result struct {
+	byInstr map[*hlo.Instruction]*InstructionMaps
+}
+
+// Of returns the maps of an instruction, or nil.
+func (r *Result) Of(in *hlo.Instruction) *InstructionMaps { return r.byInstr[in] }
+
+// definedOps are the opcodes besides the elementwise ones whose maps
+// depend on the result index.
+var definedOps = map[hlo.Opcode]bool{
+	"bitcast": true, "broadcast": true, "concatenate": true, "constant": true, "convolution": true,
+	"dot": true, "dynamic-slice": true, "dynamic-update-slice": true, "fusion": true, "gather": true,
+	"get-tuple-element": true, "iota": true, "pad": true, "parameter": true, "reduce": true,
+	"reduce-window": true, "reshape": true, "reverse": true, "scatter": true, "slice": true,
+	"transpose": true, "tuple": true,
+}
+
+// ComputeInstructionMaps computes every map of one instruction: for each
+// result its output-to-input sets, for each operand its input-to-output
+// sets.
+func ComputeInstructionMaps(in *hlo.Instruction) (*InstructionMaps, error) {
+	results := numResults(in)
+	if !IsElementwise(in) && !definedOps[in.Opcode] {
+		results = 1
+	}
+	im := &InstructionMaps{}
+	for k := range results {
+		h, err := ComputeOutputToInput(in, k)
+		if err != nil {
+			return nil, err
+		}
+		for j, set := range h.Maps {
+			if len(set) > 0 {
+				im.OutputToInput = append(im.OutputToInput, OperandMaps{Output: k, Operand: j, Maps: set})
+			}
+		}
+	}
+	for j := range in.Operands {
+		h, err := ComputeInputToOutput(in, j)
+		if err != nil {
+			return nil, err
+		}
+		for k, set := range h.Maps {
+			if k >= results {
+				break
+			}
+			if len(set) > 0 {
+				im.InputToOutput = append(im.InputToOutput, OperandMaps{Output: k, Operand: j, Maps: set})
+			}
+		}
+	}
+	return im, nil
+}
+
+// computationMaps computes the maps of every instruction of c.
+func computationMaps(c *hlo.Computation, into map[*hlo.Instruction]*InstructionMaps) error {
+	for _, in := range c.Instructions {
+		im, err := ComputeInstructionMaps(in)
+		if err != nil {
+			return err
+		}
+		into[in] = im
+	}
+	return nil
+}
+
+// part is the per-computation result: the maps of its instructions and of
+// the fused computations it owns.
+type part map[*hlo.Instruction]*InstructionMaps
+
+func runComputation(u *passes.Unit) (any, error) {
+	c := u.Computation
+	out := part{}
+	report := func(err error) {
+		var ie *InstructionError
+		if errors.As(err, &ie) {
+			u.Errorf(ie.Instr, "%s", ie.Msg)
+			return
+		}
+		u.Errorf(nil, "%v", err)
+	}
+	if err := computationMaps(c, out); err != nil {
+		report(err)
+		return out, nil
+	}
+	// The fused computations this computation owns (their first caller is
+	// here, or in a fused computation owned here), indexed in parallel.
+	var owned []*hlo.Computation
+	seen := map[*hlo.Computation]bool{}
+	queue := []*hlo.Computation{c}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, in := range cur.Instructions {
+			if in.Opcode != "fusion" {
+				continue
+			}
+			for _, fc := range in.Called {
+				if fc == nil || seen[fc] {
+					continue
+				}
+				if callers := u.CallGraph.Callers(fc); len(callers) == 0 || callers[0].Caller != in {
+					continue
+				}
+				seen[fc] = true
+				owned = append(owned, fc)
+				queue = append(queue, fc)
+			}
+		}
+	}
+	parts := make([]part, len(owned))
+	errs := make([]error, len(owned))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, fc := range owned {
+		g.Go(func() error {
+			if err := u.Context().Err(); err != nil {
+				return err
+			}
+			parts[i] = part{}
+			errs[i] = computationMaps(fc, parts[i])
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for i := range owned {
+		if errs[i] != nil {
+			report(errs[i])
+		}
+		for in, im := range parts[i] {
+			out[in] = im
+		}
+	}
+	return out, nil
+}
+
+func combine(u *passes.Unit) (any, error) {
+	r := &Result{byInstr: map[*hlo.Instruction]*InstructionMaps{}}
+	for _, c := range u.Module.Computations {
+		p, _ := u.Part(c).(part)
+		for in, im := range p {
+			r.byInstr[in] = im
+		}
+	}
+	return r, nil
+}
+
+// jsonMaps is the JSON form of one set.
+type jsonMaps struct {
+	Output  int      `json:"output"`
+	Operand int      `json:"operand"`
+	Maps    []string `json:"maps"`
+}
+
+// jsonInstruction is the JSON value of "indexing" in an instruction.
+type jsonInstruction struct {
+	OutputToInput []jsonMaps `json:"output_to_input"`
+	InputToOutput []jsonMaps `json:"input_to_output"`
+}
+
+func toJSON(sets []OperandMaps) []jsonMaps {
+	out := make([]jsonMaps, 0, len(sets))
+	for _, s := range sets {
+		j := jsonMaps{Output: s.Output, Operand: s.Operand}
+		for _, m := range s.Maps {
+			j.Maps = append(j.Maps, m.String())
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+// InstructionReport is the JSON value of "indexing" for an instruction:
+// {"output_to_input": [{"output": K, "operand": J, "maps": [MAP, ...]}],
+// "input_to_output": [...]}, each map on one line.
+func (r *Result) InstructionReport(in *hlo.Instruction) any {
+	im := r.byInstr[in]
+	if im == nil {
+		return nil
+	}
+	return &jsonInstruction{OutputToInput: toJSON(im.OutputToInput), InputToOutput: toJSON(im.InputToOutput)}
+}
+
+// WriteText writes, per computation and instruction that has maps, one
+// block per set in the notation of the indexing analysis document, like
+// XLA's "operand id = N" blocks:
+//
+//	computation main
+//	  add = f32[10,20]{1,0} add(p0, p1)
+//	    output 0 -> operand id = 0 (p0):
+//	      (d0, d1) -> (d0, d1),
+//	      domain:
+//	      d0 in [0, 9],
+//	      d1 in [0, 19]
+//	    operand id = 0 (p0) -> output 0:
+//	      ...
+func (r *Result) WriteText(w io.Writer, m *hlo.Module) error {
+	var b strings.Builder
+	b.WriteString("indexing: module " + m.Name + "\n")
+	for _, c := range m.Computations {
+		b.WriteString("computation " + c.Name + "\n")
+		for _, in := range c.Instructions {
+			im := r.byInstr[in]
+			if im == nil || len(im.OutputToInput)+len(im.InputToOutput) == 0 {
+				continue
+			}
+			names := make([]string, len(in.Operands))
+			for i, op := range in.Operands {
+				names[i] = op.Name
+			}
+			fmt.Fprintf(&b, "  %s = %s %s(%s)\n", in.Name, in.Shape, in.Opcode, strings.Join(names, ", "))
+			for _, s := range im.OutputToInput {
+				fmt.Fprintf(&b, "    output %d -> operand id = %d (%s):\n", s.Output, s.Operand, names[s.Operand])
+				writeSet(&b, s.Maps)
+			}
+			for _, s := range im.InputToOutput {
+				fmt.Fprintf(&b, "    operand id = %d (%s) -> output %d:\n", s.Operand, names[s.Operand], s.Output)
+				writeSet(&b, s.Maps)
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeSet(b *strings.Builder, maps []*IndexingMap) {
+	for _, m := range maps {
+		text := "unknown indexing"
+		if !m.IsUndefined() {
+			text = m.MultiLineString()
+		}
+		for _, line := range strings.Split(text, "\n") {
+			b.WriteString("      " + line + "\n")
+		}
+	}
+}
