@@ -260,11 +260,12 @@ func (a *FusionAnalysis) CoalescingCached(mode CoalescingMode, d *Device, cache 
 		}
 	}
 	ident := map[int][]*hlo.Instruction{} // operand -> froms reaching it elementwise
-	other := map[int]bool{}
+	other := map[int][]*hlo.Instruction{} // operand -> froms reaching it otherwise
+	mismatch := map[int]bool{}            // reached from a root of another shape
 	for _, f := range froms {
-		if !f.Shape.IsArray() || !equalDims(&f.Shape, fromShape) {
+		if fs := firstArray(&f.Shape); !fs.IsArray() || !equalDims(fs, fromShape) {
 			for _, ks := range leavesBelow(f, leaves) {
-				other[ks] = true
+				mismatch[ks] = true
 			}
 			continue
 		}
@@ -275,48 +276,153 @@ func (a *FusionAnalysis) CoalescingCached(mode CoalescingMode, d *Device, cache 
 		switch {
 		case op.IsArray() && op.Rank() == 0:
 			out[k] = OperandCoalescing{Operand: k, Coalesced: true, Reason: "scalar operand"}
-		case other[k]:
-			out[k].Reason = "read through non-elementwise ops, whose per-op indexing maps are not available yet: " + why
-		case len(ident[k]) == 0:
+			continue
+		case mismatch[k]:
+			out[k].Reason = "read by a root whose shape differs from the indexed one: " + why
+			continue
+		case len(ident[k]) == 0 && len(other[k]) == 0:
 			out[k] = OperandCoalescing{Operand: k, Coalesced: true, Reason: "not read through the hero's indexing (epilogue or unused)"}
-		default:
-			var key string
-			if cache != nil {
-				if a.Emitter == EmitterLoop && slices.Equal(physicalStrides(fromShape), physicalStrides(op)) {
-					// The operand is read in the output's own order: one
-					// warp's map depends only on the unroll factor, the
-					// threads of the warp, the element size and (for tiny
-					// outputs) the element count.
-					l := a.Launch(d)
-					n := fromShape.ElementCount()
-					key = string(appendInts([]byte("loop-identity,"), l.Unroll, min(l.ThreadsPerBlock, warpSize), min(n, warpSize*l.Unroll+1), bitsOf(op)))
-				} else {
-					kb := appendInts(keyBase, -1)
-					kb = appendInts(kb, fromShape.Dims...)
-					kb = appendInts(kb, fromShape.MinorToMajor()...)
-					kb = appendInts(kb, -2)
-					kb = appendInts(kb, op.Dims...)
-					kb = appendInts(kb, op.MinorToMajor()...)
-					key = string(appendInts(kb, bitsOf(op)))
-				}
-				if v, ok := cache.m[key]; ok {
-					v.Operand = k
-					out[k] = v
-					continue
-				}
-			}
-			mm, err := lazyMap()
-			if err != nil {
-				out[k] = OperandCoalescing{Operand: k, Coalesced: false, Reason: err.Error()}
+			continue
+		}
+		mm, err := lazyMap()
+		if err != nil {
+			out[k] = OperandCoalescing{Operand: k, Coalesced: false, Reason: err.Error()}
+			continue
+		}
+		if len(ident[k]) > 0 {
+			out[k] = a.identityVerdict(k, mm, fromShape, op, d, cache, keyBase)
+			if !out[k].Coalesced {
 				continue
 			}
-			out[k] = a.judge(k, mm, fromShape, op)
-			if cache != nil {
-				cache.m[key] = out[k]
-			}
+		}
+		if len(other[k]) > 0 {
+			out[k] = a.indexedVerdict(k, mm, fromShape, other[k])
 		}
 	}
 	return out
+}
+
+// identityVerdict judges operand k when it is read at the same logical
+// index as the indexed instruction (elementwise paths only): the thread
+// map relinearized for the operand's layout. Verdicts are memoized.
+func (a *FusionAnalysis) identityVerdict(k int, m *indexing.IndexingMap, fromShape, op *hlo.Shape, d *Device, cache *VerdictCache, keyBase []byte) OperandCoalescing {
+	var key string
+	if cache != nil {
+		if a.Emitter == EmitterLoop && slices.Equal(physicalStrides(fromShape), physicalStrides(op)) {
+			// The operand is read in the output's own order: one warp's
+			// map depends only on the unroll factor, the threads of the
+			// warp, the element size and (for tiny outputs) the count.
+			l := a.Launch(d)
+			n := fromShape.ElementCount()
+			key = string(appendInts([]byte("loop-identity,"), l.Unroll, min(l.ThreadsPerBlock, warpSize), min(n, warpSize*l.Unroll+1), bitsOf(op)))
+		} else {
+			kb := appendInts(keyBase, -1)
+			kb = appendInts(kb, fromShape.Dims...)
+			kb = appendInts(kb, fromShape.MinorToMajor()...)
+			kb = appendInts(kb, -2)
+			kb = appendInts(kb, op.Dims...)
+			kb = appendInts(kb, op.MinorToMajor()...)
+			key = string(appendInts(kb, bitsOf(op)))
+		}
+		if v, ok := cache.m[key]; ok {
+			v.Operand = k
+			return v
+		}
+	}
+	v := a.judge(k, m, fromShape, op)
+	if cache != nil {
+		cache.m[key] = v
+	}
+	return v
+}
+
+// indexedVerdict judges operand k read through non-elementwise ops: the
+// thread -> logical index map of each indexed instruction in froms is
+// composed with its output-to-input maps down to the operand (indexing's
+// per-op maps composed through the fused computation), then with the
+// operand's linear offset map, and every resulting map must be coalesced.
+func (a *FusionAnalysis) indexedVerdict(k int, m *indexing.IndexingMap, fromShape *hlo.Shape, froms []*hlo.Instruction) OperandCoalescing {
+	op := a.Fusion.Operands[k].Shape
+	thread, err := indexing.NewIndexingMap(m.Dims(), m.RangeVars(), nil, Delinearize(fromShape, m.Results()[0]), m.Constraints()...)
+	if err != nil {
+		return OperandCoalescing{Operand: k, Coalesced: false, Reason: err.Error()}
+	}
+	var maps []*indexing.IndexingMap
+	for _, f := range froms {
+		set, err := a.mapsTo(f, k)
+		if err != nil {
+			return OperandCoalescing{Operand: k, Coalesced: false, Reason: "indexing: " + err.Error()}
+		}
+		maps = append(maps, set...)
+	}
+	if len(maps) == 0 {
+		return OperandCoalescing{Operand: k, Coalesced: true, Reason: "not read through the hero's indexing (epilogue or unused)"}
+	}
+	last := OperandCoalescing{Operand: k, Coalesced: true}
+	for _, mp := range maps {
+		if mp.IsUndefined() {
+			return OperandCoalescing{Operand: k, Coalesced: false, Reason: "indexing: undefined indexing map"}
+		}
+		composed, err := indexing.Compose(thread, mp)
+		if err != nil {
+			return OperandCoalescing{Operand: k, Coalesced: false, Reason: "indexing: " + err.Error()}
+		}
+		phys, err := indexing.ComposePhysical(composed, op, false)
+		if err != nil {
+			return OperandCoalescing{Operand: k, Coalesced: false, Reason: "indexing: " + err.Error()}
+		}
+		ok, why := IsIndexingCoalesced(indexing.AssignRTVarsToMidpoint(phys), max(bitsOf(&op)/8, 1))
+		last = OperandCoalescing{Operand: k, Coalesced: ok, Reason: "indexing: " + why}
+		if !ok {
+			return last
+		}
+	}
+	return last
+}
+
+// mapsTo returns the output-to-input maps from the indices of f (a root
+// of the fusion, an operand of its hero, or the unfused instruction
+// itself) to operand k.
+func (a *FusionAnalysis) mapsTo(f *hlo.Instruction, k int) ([]*indexing.IndexingMap, error) {
+	if a.Fused == nil {
+		idx, err := indexing.ComputeOutputToInput(f, 0)
+		if err != nil {
+			return nil, err
+		}
+		if k < len(idx.Maps) {
+			return idx.Maps[k], nil
+		}
+		return nil, nil
+	}
+	if i := slices.Index(a.Roots, f); i >= 0 {
+		idx, err := indexing.ComputeFusionOutputToInput(a.Fusion, i)
+		if err != nil {
+			return nil, err
+		}
+		if k < len(idx.Maps) {
+			return idx.Maps[k], nil
+		}
+		return nil, nil
+	}
+	hero := a.Reduce
+	if a.Emitter == EmitterTranspose {
+		hero = a.Transpose.Hero
+	}
+	if hero == nil {
+		return nil, fmt.Errorf("no hero for %s", f.Name)
+	}
+	j := slices.Index(hero.Operands, f)
+	if j < 0 {
+		return nil, fmt.Errorf("%s is not an operand of the hero %s", f.Name, hero.Name)
+	}
+	idx, err := indexing.ComputeFusedOutputToInputFrom(hero, j)
+	if err != nil {
+		return nil, err
+	}
+	if k < len(idx.Maps) {
+		return idx.Maps[k], nil
+	}
+	return nil, nil
 }
 
 // appendInts appends a compact encoding of vs to b.
@@ -364,7 +470,7 @@ type reachKey struct {
 // reach walks from an indexed instruction down to the leaves, recording
 // per leaf whether it is reached through elementwise ops of the same
 // dimensions only (identity logical indexing) or through anything else.
-func reach(from, n *hlo.Instruction, id bool, leaves map[*hlo.Instruction][]int, ident map[int][]*hlo.Instruction, other map[int]bool, seen map[reachKey]bool) {
+func reach(from, n *hlo.Instruction, id bool, leaves map[*hlo.Instruction][]int, ident, other map[int][]*hlo.Instruction, seen map[reachKey]bool) {
 	if seen[reachKey{n, id}] {
 		return
 	}
@@ -373,8 +479,8 @@ func reach(from, n *hlo.Instruction, id bool, leaves map[*hlo.Instruction][]int,
 		for _, k := range ks {
 			if id {
 				ident[k] = append(ident[k], from)
-			} else {
-				other[k] = true
+			} else if !slices.Contains(other[k], from) {
+				other[k] = append(other[k], from)
 			}
 		}
 		return

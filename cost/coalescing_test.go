@@ -156,11 +156,21 @@ func TestIndexingCoalescingTranspose(t *testing.T) {
 	assert.Contains(t, got[0].Reason, "thread stride 1")
 }
 
-func TestIndexingCoalescingFallsBack(t *testing.T) {
+func TestIndexingCoalescingThroughSlice(t *testing.T) {
 	f := newComp(t, "fused")
 	p := f.param(0, "p", "f32[100]")
 	f.slice(f.op("s", "slice", "f32[50]", p), hlo.SliceDim{Start: 0, Limit: 50, Stride: 1})
 	got, _ := indexingVerdicts(t, f)
 	assert.True(t, got[0].Coalesced)
-	assert.Contains(t, got[0].Reason, "not available yet")
+	assert.Contains(t, got[0].Reason, "indexing: thread stride 1")
+}
+
+func TestIndexingCoalescingFallsBackWithoutThreadMaps(t *testing.T) {
+	f := newComp(t, "fused")
+	a, b := f.param(0, "a", "f32[100]"), f.param(1, "b", "f32[200]")
+	f.dims(f.op("c", "concatenate", "f32[300]", a, b), 0)
+	got, an := indexingVerdicts(t, f)
+	require.Equal(t, EmitterConcatenate, an.Emitter)
+	assert.True(t, got[0].Coalesced)
+	assert.Contains(t, got[0].Reason, "heuristic fallback")
 }
