@@ -344,16 +344,25 @@ func findUniqueHero(start *hlo.Instruction, us map[*hlo.Instruction][]*hlo.Instr
 // FusionAnalysis is what the GPU backend decides about one fusion before
 // emitting it: its roots, their heroes and the emitter.
 type FusionAnalysis struct {
-	Fusion    *hlo.Instruction
-	Fused     *hlo.Computation
-	Roots     []*hlo.Instruction
-	Heroes    []*hlo.Instruction
-	Emitter   EmitterKind
-	Reason    string
-	users     map[*hlo.Instruction][]*hlo.Instruction
-	Reduce    *hlo.Instruction // first real reduction hero (EmitterReduction)
+	// Fusion is the analysed instruction (a fusion, or an unfused
+	// instruction analysed as a one-instruction fusion).
+	Fusion *hlo.Instruction
+	// Fused is the fused computation, nil for an unfused instruction.
+	Fused *hlo.Computation
+	// Roots are the outputs (the operands of a root tuple) and Heroes
+	// their heroes, index for index.
+	Roots  []*hlo.Instruction
+	Heroes []*hlo.Instruction
+	// Emitter is the chosen emitter and Reason the rule that chose it.
+	Emitter EmitterKind
+	Reason  string
+	users   map[*hlo.Instruction][]*hlo.Instruction
+	// Reduce is the first real reduction hero and Reduction its
+	// classification (EmitterReduction only).
+	Reduce    *hlo.Instruction
 	Reduction ReductionDims
-	Transpose TransposeDesc // EmitterTranspose
+	// Transpose is the consistent tiled transpose (EmitterTranspose only).
+	Transpose TransposeDesc
 }
 
 // smallestBits returns the smallest element width among the fusion's
