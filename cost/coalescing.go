@@ -177,14 +177,34 @@ func (a *FusionAnalysis) Coalescing(mode CoalescingMode, d *Device) []OperandCoa
 // VerdictCache memoizes indexing-based verdicts, which depend only on the
 // emitter's configuration and the shapes and layouts involved; kernels of
 // one model repeat them. It is not safe for concurrent use.
-type VerdictCache struct{ m map[string]OperandCoalescing }
+type VerdictCache struct {
+	m       map[string]OperandCoalescing
+	threads map[string]*indexing.IndexingMap
+	whole   map[string][]OperandCoalescing
+}
 
 // NewVerdictCache returns an empty cache.
-func NewVerdictCache() *VerdictCache { return &VerdictCache{m: map[string]OperandCoalescing{}} }
+func NewVerdictCache() *VerdictCache {
+	return &VerdictCache{m: map[string]OperandCoalescing{}, threads: map[string]*indexing.IndexingMap{}, whole: map[string][]OperandCoalescing{}}
+}
 
 // CoalescingCached is Coalescing with verdicts memoized in cache (nil for
 // none).
 func (a *FusionAnalysis) CoalescingCached(mode CoalescingMode, d *Device, cache *VerdictCache) []OperandCoalescing {
+	// An unfused instruction's verdicts follow from its signature alone.
+	if cache != nil && a.Fused == nil && mode == Indexing {
+		key := instrSignature(a.Fusion)
+		if v, ok := cache.whole[key]; ok {
+			return slices.Clone(v)
+		}
+		out := a.coalescing(mode, d, cache)
+		cache.whole[key] = slices.Clone(out)
+		return out
+	}
+	return a.coalescing(mode, d, cache)
+}
+
+func (a *FusionAnalysis) coalescing(mode CoalescingMode, d *Device, cache *VerdictCache) []OperandCoalescing {
 	ok, why := HeuristicCoalesced(a.Emitter, a.Fusion, nil)
 	out := make([]OperandCoalescing, len(a.Fusion.Operands))
 	for i := range out {
@@ -197,6 +217,7 @@ func (a *FusionAnalysis) CoalescingCached(mode CoalescingMode, d *Device, cache 
 	var has bool
 	var err error
 	var keyBase []byte
+	var fromShape *hlo.Shape
 	if cache != nil {
 		l := a.Launch(d)
 		keyBase = appendInts(nil, int64(a.Emitter), l.Blocks, l.ThreadsPerBlock, l.Unroll, l.Vector)
@@ -206,8 +227,22 @@ func (a *FusionAnalysis) CoalescingCached(mode CoalescingMode, d *Device, cache 
 		keyBase = appendInts(keyBase, int64(a.Transpose.Permutation[0]), int64(a.Transpose.Permutation[1]))
 	}
 	lazyMap := func() (*indexing.IndexingMap, error) {
-		if m == nil {
+		if m == nil && err == nil {
+			var tkey string
+			if cache != nil {
+				tkey = string(appendInts(appendInts(appendInts(keyBase, -4), fromShape.Dims...), fromShape.MinorToMajor()...))
+				if c, ok := cache.threads[tkey]; ok {
+					m = c
+					return m, nil
+				}
+			}
 			m, has, err = a.ThreadMap(d)
+			if err == nil && m != nil {
+				m, err = firstWarp(m)
+			}
+			if cache != nil && err == nil && m != nil {
+				cache.threads[tkey] = m
+			}
 		}
 		return m, err
 	}
@@ -224,7 +259,6 @@ func (a *FusionAnalysis) CoalescingCached(mode CoalescingMode, d *Device, cache 
 	// The instructions the thread map indexes, and the shape whose physical
 	// offsets it yields.
 	var froms []*hlo.Instruction
-	var fromShape *hlo.Shape
 	if a.Emitter == EmitterLoop {
 		fromShape = firstArray(&a.Roots[0].Shape)
 		for _, r := range a.Roots {
@@ -284,19 +318,32 @@ func (a *FusionAnalysis) CoalescingCached(mode CoalescingMode, d *Device, cache 
 			out[k] = OperandCoalescing{Operand: k, Coalesced: true, Reason: "not read through the hero's indexing (epilogue or unused)"}
 			continue
 		}
-		mm, err := lazyMap()
-		if err != nil {
-			out[k] = OperandCoalescing{Operand: k, Coalesced: false, Reason: err.Error()}
-			continue
-		}
 		if len(ident[k]) > 0 {
-			out[k] = a.identityVerdict(k, mm, fromShape, op, d, cache, keyBase)
+			out[k] = a.identityVerdict(k, lazyMap, fromShape, op, d, cache, keyBase)
 			if !out[k].Coalesced {
 				continue
 			}
 		}
 		if len(other[k]) > 0 {
+			var key string
+			if cache != nil && a.Fused == nil {
+				// An unfused instruction's maps follow from its opcode,
+				// attributes and shapes.
+				key = string(appendInts(keyBase, -3, int64(k))) + instrSignature(a.Fusion)
+				if v, ok := cache.m[key]; ok {
+					out[k] = v
+					continue
+				}
+			}
+			mm, err := lazyMap()
+			if err != nil {
+				out[k] = OperandCoalescing{Operand: k, Coalesced: false, Reason: err.Error()}
+				continue
+			}
 			out[k] = a.indexedVerdict(k, mm, fromShape, other[k])
+			if key != "" {
+				cache.m[key] = out[k]
+			}
 		}
 	}
 	return out
@@ -305,7 +352,7 @@ func (a *FusionAnalysis) CoalescingCached(mode CoalescingMode, d *Device, cache 
 // identityVerdict judges operand k when it is read at the same logical
 // index as the indexed instruction (elementwise paths only): the thread
 // map relinearized for the operand's layout. Verdicts are memoized.
-func (a *FusionAnalysis) identityVerdict(k int, m *indexing.IndexingMap, fromShape, op *hlo.Shape, d *Device, cache *VerdictCache, keyBase []byte) OperandCoalescing {
+func (a *FusionAnalysis) identityVerdict(k int, lazyMap func() (*indexing.IndexingMap, error), fromShape, op *hlo.Shape, d *Device, cache *VerdictCache, keyBase []byte) OperandCoalescing {
 	var key string
 	if cache != nil {
 		if a.Emitter == EmitterLoop && slices.Equal(physicalStrides(fromShape), physicalStrides(op)) {
@@ -328,6 +375,10 @@ func (a *FusionAnalysis) identityVerdict(k int, m *indexing.IndexingMap, fromSha
 			v.Operand = k
 			return v
 		}
+	}
+	m, err := lazyMap()
+	if err != nil {
+		return OperandCoalescing{Operand: k, Coalesced: false, Reason: err.Error()}
 	}
 	v := a.judge(k, m, fromShape, op)
 	if cache != nil {
@@ -423,6 +474,65 @@ func (a *FusionAnalysis) mapsTo(f *hlo.Instruction, k int) ([]*indexing.Indexing
 		return idx.Maps[k], nil
 	}
 	return nil, nil
+}
+
+// firstWarp restricts a thread-id map to the warp IsIndexingCoalesced
+// samples (thread x in [0, 31], every other grid dim 0) before it is
+// composed with operand maps, so that the compositions stay small; the
+// sampling that follows is unchanged by it.
+func firstWarp(m *indexing.IndexingMap) (*indexing.IndexingMap, error) {
+	dims := m.Dims()
+	for i := range dims {
+		if i == 0 {
+			dims[i].Bounds.Upper = min(dims[i].Bounds.Upper, warpSize-1)
+		} else {
+			dims[i].Bounds = indexing.Interval{Lower: 0, Upper: 0}
+		}
+	}
+	r, err := indexing.NewIndexingMap(dims, m.RangeVars(), m.RTVars(), m.Results(), m.Constraints()...)
+	if err != nil {
+		return nil, err
+	}
+	return r.Simplify(), nil
+}
+
+// instrSignature is what an unfused instruction's indexing depends on:
+// opcode, result and operand shapes and the attributes analyses read.
+func instrSignature(in *hlo.Instruction) string {
+	b := make([]byte, 0, 128)
+	b = append(b, in.Opcode...)
+	b = appendShape(b, &in.Shape)
+	for _, op := range in.Operands {
+		b = appendShape(b, &op.Shape)
+	}
+	for _, at := range in.Attrs {
+		switch at.Name {
+		case "metadata", "frontend_attributes", "sharding", "backend_config", "statistics":
+			continue
+		}
+		b = append(b, '|')
+		b = append(b, at.Name...)
+		b = append(b, '=')
+		b = append(b, at.Value...)
+	}
+	return string(b)
+}
+
+// appendShape appends a compact encoding of a shape's type, dims and
+// minor_to_major (tuples element by element).
+func appendShape(b []byte, s *hlo.Shape) []byte {
+	b = append(b, '|')
+	if s.IsTuple() {
+		b = append(b, '(')
+		for i := range s.Tuple {
+			b = appendShape(b, &s.Tuple[i])
+		}
+		return append(b, ')')
+	}
+	b = appendInts(b, int64(s.Type), bitsOf(s))
+	b = appendInts(b, s.Dims...)
+	b = append(b, ':')
+	return appendInts(b, s.MinorToMajor()...)
 }
 
 // appendInts appends a compact encoding of vs to b.

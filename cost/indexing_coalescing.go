@@ -69,17 +69,41 @@ func IsIndexingCoalesced(m *indexing.IndexingMap, elemBytes int64) (bool, string
 	if err != nil {
 		return false, err.Error()
 	}
-	sampled, err := indexing.Compose(warp, noRT)
-	if err != nil {
-		return false, err.Error()
+	var sampled *indexing.IndexingMap
+	if isFirstWarp(noRT) {
+		// Already restricted to the first warp (firstWarp): composing
+		// with the warp again would change nothing.
+		sampled, _ = noRT.Simplify().RemoveUnusedSymbols()
+	} else {
+		sampled, err = indexing.Compose(warp, noRT)
+		if err != nil {
+			return false, err.Error()
+		}
+		sampled = sampled.Simplify()
+		sampled, _ = sampled.RemoveUnusedSymbols()
 	}
-	sampled = sampled.Simplify()
-	sampled, _ = sampled.RemoveUnusedSymbols()
 	if sampled.IsKnownEmpty() {
 		return true, "not read by the first warp"
 	}
 	// Keep only the last range variable (the innermost loop); the others
 	// take their lower bounds.
+	ranges := sampled.RangeVars()
+	inner := sampled
+	if len(ranges) > 1 {
+		var err error
+		if inner, err = keepLastRange(sampled); err != nil {
+			return false, err.Error()
+		}
+	}
+	if inner.IsKnownEmpty() {
+		return true, "not read by the first warp"
+	}
+	return decide(inner, elemBytes)
+}
+
+// keepLastRange keeps only the last range variable of m (the innermost
+// loop) and gives every other one its lower bound, then simplifies.
+func keepLastRange(sampled *indexing.IndexingMap) (*indexing.IndexingMap, error) {
 	ranges := sampled.RangeVars()
 	symRepl := make([]*indexing.Expr, len(ranges))
 	var keep []indexing.Variable
@@ -98,13 +122,15 @@ func IsIndexingCoalesced(m *indexing.IndexingMap, elemBytes int64) (bool, string
 	}
 	inner, err := indexing.NewIndexingMap(sampled.Dims(), keep, nil, []*indexing.Expr{res}, cons...)
 	if err != nil {
-		return false, err.Error()
+		return nil, err
 	}
-	inner = inner.Simplify()
-	if inner.IsKnownEmpty() {
-		return true, "not read by the first warp"
-	}
-	res = inner.Results()[0]
+	return inner.Simplify(), nil
+}
+
+// decide splits the sampled offset into thread and loop parts, checks the
+// constraints and counts the warp's transactions (steps 6 to 9).
+func decide(inner *indexing.IndexingMap, elemBytes int64) (bool, string) {
+	res := inner.Results()[0]
 	// Split into f(d0) + g(s0); mixed summands are not coalesced.
 	var fTerms, gTerms []*indexing.Expr
 	summands := []*indexing.Expr{res}
@@ -147,6 +173,17 @@ func IsIndexingCoalesced(m *indexing.IndexingMap, elemBytes int64) (bool, string
 	return transactionVerdict(ivs, elemBytes, stride)
 }
 
+// isFirstWarp reports whether m's grid dims are already those of the
+// sampled warp: thread x within [0, 31], every other grid dim 0.
+func isFirstWarp(m *indexing.IndexingMap) bool {
+	for i, v := range m.Dims() {
+		if v.Bounds.Lower != 0 || (i == 0 && v.Bounds.Upper > warpSize-1) || (i > 0 && v.Bounds.Upper != 0) {
+			return false
+		}
+	}
+	return true
+}
+
 // substituteRT replaces runtime variables by constants.
 func substituteRT(m *indexing.IndexingMap, rts []*indexing.Expr) (*indexing.IndexingMap, error) {
 	if len(rts) == 0 {
@@ -168,7 +205,11 @@ func substituteRT(m *indexing.IndexingMap, rts []*indexing.Expr) (*indexing.Inde
 // (0 when f is not linear).
 func contiguousIntervals(f, g *indexing.Expr, d0, s indexing.Interval, hasSym bool) ([]interval, int64) {
 	w := min(d0.Upper, warpSize-1)
-	at := func(e *indexing.Expr, d, sv int64) int64 { return e.Eval([]int64{d}, []int64{sv}, nil) }
+	dims := make([]int64, numGridDims)
+	at := func(e *indexing.Expr, d, sv int64) int64 {
+		dims[0] = d
+		return e.Eval(dims, []int64{sv}, nil)
+	}
 	base := at(f, 0, s.Lower)
 	c := at(f, 1, s.Lower) - base
 	linear := true

@@ -66,10 +66,15 @@ func NewPasses(cfg Config) *Passes {
 			Requires:   []*passes.Pass{kernels},
 			ResultType: reflect.TypeFor[*CoalescingResult](),
 			RunComputation: func(u *passes.Unit) (any, error) {
+				ks := ksOf(u).byComp[u.Computation]
+				out := make([][]OperandCoalescing, len(ks))
+				// One cache per computation: kernels repeat their shapes.
 				cache := NewVerdictCache()
-				var out [][]OperandCoalescing
-				for _, k := range ksOf(u).byComp[u.Computation] {
-					out = append(out, k.analysis.CoalescingCached(cfg.Mode, &cfg.Device, cache))
+				for i, k := range ks {
+					if err := u.Context().Err(); err != nil {
+						return nil, err
+					}
+					out[i] = k.analysis.CoalescingCached(cfg.Mode, &cfg.Device, cache)
 				}
 				return out, nil
 			},
