@@ -52,14 +52,24 @@ func BenchmarkParseLargest(b *testing.B) {
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "instructions/s")
 }
 
-// BenchmarkCostPassesLargest runs coalescing, utilization and cost
-// together on the largest corpus module; it must beat parsing it.
-func BenchmarkCostPassesLargest(b *testing.B) {
+// BenchmarkCostPassesLargest runs coalescing (indexing-based),
+// utilization and cost together on the largest corpus module.
+func BenchmarkCostPassesLargest(b *testing.B) { benchCostPasses(b, DefaultConfig()) }
+
+// BenchmarkCostPassesLargestHeuristic is the same with heuristic
+// coalescing (--coalescing=heuristic).
+func BenchmarkCostPassesLargestHeuristic(b *testing.B) {
+	cfg := DefaultConfig()
+	cfg.Mode = Heuristic
+	benchCostPasses(b, cfg)
+}
+
+func benchCostPasses(b *testing.B, cfg Config) {
 	name, src := largestCorpusFile(b)
 	m, err := hlo.ParseFile(name, src)
 	require.NoError(b, err)
 	n := countInstructions(m)
-	p, err := passes.NewPipeline(NewPasses(DefaultConfig()).All(), passes.Options{})
+	p, err := passes.NewPipeline(NewPasses(cfg).All(), passes.Options{})
 	require.NoError(b, err)
 	b.SetBytes(int64(len(src)))
 	b.ResetTimer()

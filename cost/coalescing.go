@@ -193,7 +193,10 @@ func NewVerdictCache() *VerdictCache {
 func (a *FusionAnalysis) CoalescingCached(mode CoalescingMode, d *Device, cache *VerdictCache) []OperandCoalescing {
 	// An unfused instruction's verdicts follow from its signature alone.
 	if cache != nil && a.Fused == nil && mode == Indexing {
-		key := instrSignature(a.Fusion)
+		key := elementwiseKey(a, d)
+		if key == "" {
+			key = instrSignature(a.Fusion)
+		}
 		if v, ok := cache.whole[key]; ok {
 			return slices.Clone(v)
 		}
@@ -494,6 +497,38 @@ func firstWarp(m *indexing.IndexingMap) (*indexing.IndexingMap, error) {
 		return nil, err
 	}
 	return r.Simplify(), nil
+}
+
+// elementwiseKey is the cache key of an unfused elementwise loop kernel
+// whose operands share its layout (or are scalars): every operand is then
+// read in the output's own order, so the verdicts depend only on the
+// unroll factor, the threads of the first warp, the element count when it
+// is below one warp's worth, and the operands' element sizes. Empty when
+// the instruction does not qualify.
+func elementwiseKey(a *FusionAnalysis, d *Device) string {
+	in := a.Fusion
+	if a.Emitter != EmitterLoop || !IsElementwise(in) || !in.Shape.IsArray() {
+		return ""
+	}
+	st := physicalStrides(&in.Shape)
+	b := []byte("ew,")
+	for _, op := range in.Operands {
+		s := &op.Shape
+		if !s.IsArray() {
+			return ""
+		}
+		if s.Rank() == 0 {
+			b = appendInts(b, -1)
+			continue
+		}
+		if !equalDims(s, &in.Shape) || !slices.Equal(physicalStrides(s), st) {
+			return ""
+		}
+		b = appendInts(b, bitsOf(s))
+	}
+	l := a.Launch(d)
+	n := in.Shape.ElementCount()
+	return string(appendInts(b, -2, l.Unroll, min(l.ThreadsPerBlock, warpSize), min(n, warpSize*l.Unroll+1)))
 }
 
 // instrSignature is what an unfused instruction's indexing depends on:
