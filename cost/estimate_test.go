@@ -1,6 +1,8 @@
 package cost
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -94,4 +96,65 @@ func TestEstimateModuleReport(t *testing.T) {
 	rep := me.Report(5)
 	assert.Contains(t, rep, "1. add_fusion fusion (loop)")
 	assert.Contains(t, rep, "memory-bound")
+}
+
+// corpusInstr parses chunk `chunk` of a corpus file and returns the named
+// instruction of its entry computation.
+func corpusInstr(t *testing.T, file string, chunk int, name string) *hlo.Instruction {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(corpusDir(t), file))
+	require.NoError(t, err)
+	chunks := hlo.SplitInputFile(src)
+	require.Greater(t, len(chunks), chunk)
+	m, err := hlo.ParseChunk(file, chunks[chunk])
+	require.NoError(t, err)
+	for _, in := range m.Entry.Instructions {
+		if in.Name == name {
+			return in
+		}
+	}
+	require.FailNow(t, "no instruction "+name)
+	return nil
+}
+
+// fusion.2 of xla-gputests__kernel_reuse.hlo (three sqrt of f32[5,5]) on
+// an H100, by hand: 25 elements -> one block of 25 threads, no unroll.
+// Flops 3 sqrt * 3 * 25 = 225 over 1.98e9 * 2 * 25 FPUs * 1 SM =
+// 0.00227273 us. Reads 100 B at min(3.35e12, 1 block * 1.98e9 * 32 B) =
+// 6.336e10 B/s = 0.00157828 us; writes 100 B / 3.35e12 = 0.0000298507 us.
+// Compute-bound: 0.00227273 + 1 us launch.
+func TestEstimateCorpusKernelReuseByHand(t *testing.T) {
+	in := corpusInstr(t, "xla-gputests__kernel_reuse.hlo", 0, "fusion.2")
+	e := NewModel(h100(t)).Estimate(in)
+	assert.Equal(t, EmitterLoop, e.Emitter)
+	assert.Equal(t, LaunchDims{Blocks: 1, ThreadsPerBlock: 25, Unroll: 1, Vector: 1, Note: "loop"}, e.Launch)
+	assert.InDelta(t, 225, e.Flops, 1e-9)
+	assert.Equal(t, int64(200), e.Bytes())
+	assert.InDelta(t, 0.00227273, e.ComputeUS, 1e-8)
+	assert.InDelta(t, 0.00157828+0.0000298507, e.MemoryUS, 1e-8)
+	assert.Equal(t, "compute", e.Bound)
+	assert.InDelta(t, 1.00227273, e.TimeUS, 1e-8)
+}
+
+// reduce1 of xla-emitters-reduce_row__mof_epilogue.hlo (f32[8,1024] row
+// reduction to f32[8]) on an H100, by hand: W = 1024 is too wide for the
+// multi-row emitter (W > 32 * v), so the row emitter runs 32 reducing x 8
+// kept threads, vector 2, one block. Flops (8192 - 8) * 3 = 24552 over
+// 1.98e9 * 2 * 128 * 1 = 0.0484375 us. Input 32768 B at the one-block cap
+// 6.336e10 B/s = 0.517172 us; the init value is read once per output (32
+// B): 4 B from DRAM and 28 B re-read, both at the capped 6.336e10 B/s =
+// 0.000505051 us; output 32 B / 3.35e12. Memory-bound: 1.5176866 us.
+func TestEstimateCorpusRowReductionByHand(t *testing.T) {
+	in := corpusInstr(t, "xla-emitters-reduce_row__mof_epilogue.hlo", 0, "reduce1")
+	e := NewModel(h100(t)).Estimate(in)
+	assert.Equal(t, EmitterReduction, e.Emitter)
+	assert.Equal(t, LaunchDims{Blocks: 1, ThreadsPerBlock: 256, Unroll: 1, Vector: 2, Note: "row reduction"}, e.Launch)
+	assert.InDelta(t, 24552, e.Flops, 1e-9)
+	assert.Equal(t, int64(32768+32+32), e.Bytes())
+	assert.InDelta(t, 0.0484375, e.ComputeUS, 1e-8)
+	require.Len(t, e.Reads, 2)
+	assert.InDelta(t, 0.517172, e.Reads[0].TimeUS, 1e-6)
+	assert.InDelta(t, 0.000505051, e.Reads[1].TimeUS, 1e-9)
+	assert.Equal(t, "memory", e.Bound)
+	assert.InDelta(t, 1.5176866, e.TimeUS, 1e-6)
 }
