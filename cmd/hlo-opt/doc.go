@@ -31,6 +31,12 @@
 // does not depend on it); --verify=false skips verifying the module after
 // passes that changed it.
 //
+// The GPU cost passes (coalescing, utilization, cost) read --device (a
+// preset: h100, h200, a100, tpu-v5e, tpu-v5p, or a JSON device file, see
+// cost.ReadDevice) and --coalescing (indexing, the default for the
+// coalescing pass, or heuristic, which the cost estimate always uses as
+// XLA's performance model does).
+//
 // Exit status: 0 ok, 1 failure (parse error, unknown pass, pass or verifier
 // error; messages on stderr as FILE:LINE:COL: ...), 2 usage.
 //

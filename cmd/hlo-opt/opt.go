@@ -38,6 +38,8 @@ type options struct {
 	computation  string
 	progress     bool
 	progressTerm bool // set when stderr is a terminal
+	device       string
+	coalescing   string
 }
 
 func newFlagSet(env *Env, o *options) *flag.FlagSet {
@@ -60,6 +62,8 @@ func newFlagSet(env *Env, o *options) *flag.FlagSet {
 	fs.BoolVar(&o.elide, "elide-large-constants", false, "print constants of more than 10 elements as {...}")
 	fs.StringVar(&o.computation, "computation", "", "with --format=dot: draw this computation's instruction graph (fusions as clusters)")
 	fs.BoolVar(&o.progress, "progress", true, "show a progress line on stderr when it is a terminal")
+	fs.StringVar(&o.device, "device", "h100", "device model of the cost passes: h100, h200, a100, tpu-v5e, tpu-v5p or a JSON device `file`")
+	fs.StringVar(&o.coalescing, "coalescing", "indexing", "coalescing analysis of the coalescing pass: indexing or heuristic (heuristic makes the cost pass use it too; it always does by default)")
 	fs.Usage = func() {
 		fmt.Fprintf(env.Stderr, "usage: hlo-opt [flags] FILE|-\n")
 		for _, name := range subcommandNames() {
@@ -87,10 +91,10 @@ func Main(ctx context.Context, args []string, env *Env) int {
 		}
 		return 2
 	}
-	reg, err := newRegistry()
+	reg, err := newRegistryFor(&o)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "hlo-opt: internal error: %v\n", err)
-		return 1
+		fmt.Fprintf(env.Stderr, "hlo-opt: %v\n", err)
+		return 2
 	}
 	if o.listPasses {
 		for _, p := range reg.Passes() {

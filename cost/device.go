@@ -1,0 +1,230 @@
+package cost
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+)
+
+// Device is the model of an accelerator the cost estimates are made for. The
+// GPU fields follow XLA's se::DeviceDescription as read by the GPU
+// performance model (xla/service/gpu/model/gpu_performance_model_base.cc);
+// a TPU has no warps, so its launch-related fields are zero and its compute
+// time is flops over PeakFlops.
+type Device struct {
+	// Name is the preset name or the name given in a device file.
+	Name string `json:"name"`
+	// Kind is "gpu" or "tpu".
+	Kind string `json:"kind"`
+	// MemoryBandwidth is the DRAM (HBM) bandwidth in bytes per second.
+	MemoryBandwidth float64 `json:"memory_bandwidth_bytes_per_s"`
+	// MemoryBytes is the DRAM capacity.
+	MemoryBytes int64 `json:"memory_bytes"`
+	// PeakFlops is the dense bf16 matrix-unit throughput in flop/s; dots and
+	// convolutions are timed against it.
+	PeakFlops float64 `json:"peak_flops_per_s"`
+	// ClockGHz is the boost clock used by the FPU compute-time formula and
+	// by the low-occupancy bandwidth cap.
+	ClockGHz float64 `json:"clock_ghz"`
+	// Cores is the number of SMs (GPU) or TensorCores (TPU).
+	Cores int64 `json:"cores"`
+	// FPUsPerCore is the number of FP32 lanes per SM (0 for TPU).
+	FPUsPerCore int64 `json:"fpus_per_core"`
+	// WarpSize is the number of threads of a warp (32 on NVIDIA GPUs).
+	WarpSize int64 `json:"warp_size"`
+	// ThreadsPerBlockLimit is the maximum threads of one block.
+	ThreadsPerBlockLimit int64 `json:"threads_per_block_limit"`
+	// ThreadsPerCoreLimit is the maximum resident threads of one SM.
+	ThreadsPerCoreLimit int64 `json:"threads_per_core_limit"`
+	// BlockDimLimitX is the largest x grid dimension.
+	BlockDimLimitX int64 `json:"block_dim_limit_x"`
+	// SharedMemoryPerBlock is the shared memory one block may use, bytes.
+	SharedMemoryPerBlock int64 `json:"shared_memory_per_block"`
+	// L2CacheBytes is the L2 (GPU) or on-chip vector memory (TPU) size.
+	L2CacheBytes int64 `json:"l2_cache_bytes"`
+	// L1CachePerCore is the L1 cache per SM in bytes.
+	L1CachePerCore int64 `json:"l1_cache_per_core_bytes"`
+	// DRAMToL2TransactionBytes is the DRAM->L2 transaction size (64 on the
+	// GPUs XLA models); an uncoalesced read uses element bytes of it.
+	DRAMToL2TransactionBytes int64 `json:"dram_to_l2_transaction_bytes"`
+	// MemoryTransactionBytesPerClock is what one block can move per clock
+	// (XLA: one 32-byte transaction per SM per clock), capping bandwidth
+	// at low occupancy.
+	MemoryTransactionBytesPerClock int64 `json:"memory_transaction_bytes_per_clock"`
+	// KernelLaunchOverheadUS is the fixed cost of one kernel, microseconds.
+	KernelLaunchOverheadUS float64 `json:"kernel_launch_overhead_us"`
+	// Sources cite where the figures come from.
+	Sources []string `json:"sources,omitempty"`
+}
+
+// IsGPU reports whether the device is a GPU.
+func (d *Device) IsGPU() bool { return d.Kind == "gpu" }
+
+// Validate checks that the fields the estimates divide by are positive.
+func (d *Device) Validate() error {
+	if d.Kind != "gpu" && d.Kind != "tpu" {
+		return fmt.Errorf("device %q: expected kind \"gpu\" or \"tpu\", found %q", d.Name, d.Kind)
+	}
+	if d.MemoryBandwidth <= 0 || d.PeakFlops <= 0 {
+		return fmt.Errorf("device %q: expected positive memory_bandwidth_bytes_per_s and peak_flops_per_s", d.Name)
+	}
+	if d.IsGPU() {
+		if d.ClockGHz <= 0 || d.Cores <= 0 || d.FPUsPerCore <= 0 || d.WarpSize <= 0 ||
+			d.ThreadsPerBlockLimit <= 0 || d.ThreadsPerCoreLimit <= 0 || d.DRAMToL2TransactionBytes <= 0 {
+			return fmt.Errorf("device %q: expected positive clock_ghz, cores, fpus_per_core, warp_size, thread limits and dram_to_l2_transaction_bytes for a gpu", d.Name)
+		}
+	}
+	return nil
+}
+
+const (
+	tb  = 1e12
+	gb  = 1e9
+	mib = 1 << 20
+	kib = 1 << 10
+)
+
+// The presets. Figures are the vendors' published ones; dense (not
+// sparse) bf16 matrix throughput.
+var presets = map[string]Device{
+	"h100": {
+		Name: "h100", Kind: "gpu",
+		MemoryBandwidth: 3.35 * tb, MemoryBytes: 80 * gb,
+		PeakFlops: 989.4 * tb, ClockGHz: 1.98,
+		Cores: 132, FPUsPerCore: 128, WarpSize: 32,
+		ThreadsPerBlockLimit: 1024, ThreadsPerCoreLimit: 2048, BlockDimLimitX: 1<<31 - 1,
+		SharedMemoryPerBlock: 227 * kib, L2CacheBytes: 50 * mib, L1CachePerCore: 256 * kib,
+		DRAMToL2TransactionBytes: 64, MemoryTransactionBytesPerClock: 32,
+		KernelLaunchOverheadUS: 1,
+		Sources: []string{
+			"NVIDIA H100 Tensor Core GPU datasheet (H100 SXM: 3.35 TB/s HBM3, 80 GB, 989 TFLOPS bf16 dense = 1,979 with sparsity)",
+			"NVIDIA H100 Tensor Core GPU Architecture whitepaper (132 SMs, 128 FP32 cores/SM, 50 MB L2, 256 KB L1/shared per SM, 227 KB shared per block, 2048 threads/SM)",
+			"XLA gpu_performance_model_base.cc: one 32 B memory transaction per SM per clock",
+		},
+	},
+	"h200": {
+		Name: "h200", Kind: "gpu",
+		MemoryBandwidth: 4.8 * tb, MemoryBytes: 141 * gb,
+		PeakFlops: 989.4 * tb, ClockGHz: 1.98,
+		Cores: 132, FPUsPerCore: 128, WarpSize: 32,
+		ThreadsPerBlockLimit: 1024, ThreadsPerCoreLimit: 2048, BlockDimLimitX: 1<<31 - 1,
+		SharedMemoryPerBlock: 227 * kib, L2CacheBytes: 50 * mib, L1CachePerCore: 256 * kib,
+		DRAMToL2TransactionBytes: 64, MemoryTransactionBytesPerClock: 32,
+		KernelLaunchOverheadUS: 1,
+		Sources: []string{
+			"NVIDIA H200 product page / datasheet (H200 SXM: 141 GB HBM3e, 4.8 TB/s, 989 TFLOPS bf16 dense)",
+			"same Hopper GH100 die as H100 SXM: 132 SMs, 50 MB L2 (H100 architecture whitepaper)",
+		},
+	},
+	"a100": {
+		Name: "a100", Kind: "gpu",
+		MemoryBandwidth: 2.039 * tb, MemoryBytes: 80 * gb,
+		PeakFlops: 312 * tb, ClockGHz: 1.41,
+		Cores: 108, FPUsPerCore: 64, WarpSize: 32,
+		ThreadsPerBlockLimit: 1024, ThreadsPerCoreLimit: 2048, BlockDimLimitX: 1<<31 - 1,
+		SharedMemoryPerBlock: 163 * kib, L2CacheBytes: 40 * mib, L1CachePerCore: 192 * kib,
+		DRAMToL2TransactionBytes: 64, MemoryTransactionBytesPerClock: 32,
+		KernelLaunchOverheadUS: 1,
+		Sources: []string{
+			"NVIDIA A100 Tensor Core GPU datasheet (A100 80GB SXM: 2,039 GB/s, 312 TFLOPS bf16 dense)",
+			"NVIDIA A100 Tensor Core GPU Architecture whitepaper (108 SMs, 64 FP32 cores/SM, 1410 MHz boost, 40 MB L2, 192 KB L1/shared per SM, 163 KB shared per block)",
+		},
+	},
+	"tpu-v5e": {
+		Name: "tpu-v5e", Kind: "tpu",
+		MemoryBandwidth: 819 * gb, MemoryBytes: 16 * gb,
+		PeakFlops: 197 * tb, Cores: 1,
+		KernelLaunchOverheadUS: 0,
+		Sources: []string{
+			"Google Cloud TPU documentation, TPU v5e: 197 TFLOPS bf16, 16 GiB HBM2, 819 GBps HBM bandwidth per chip",
+		},
+	},
+	"tpu-v5p": {
+		Name: "tpu-v5p", Kind: "tpu",
+		MemoryBandwidth: 2765 * gb, MemoryBytes: 95 * gb,
+		PeakFlops: 459 * tb, Cores: 2,
+		KernelLaunchOverheadUS: 0,
+		Sources: []string{
+			"Google Cloud TPU documentation, TPU v5p: 459 TFLOPS bf16, 95 GiB HBM2e, 2,765 GBps HBM bandwidth per chip, 2 TensorCores",
+		},
+	},
+}
+
+// PresetNames lists the device presets in sorted order.
+func PresetNames() []string {
+	names := make([]string, 0, len(presets))
+	for n := range presets {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Preset returns a copy of the named device model ("h100", "h200", "a100",
+// "tpu-v5e", "tpu-v5p").
+func Preset(name string) (Device, error) {
+	d, ok := presets[name]
+	if !ok {
+		return Device{}, fmt.Errorf("unknown device %q: expected one of %v or a JSON device file", name, PresetNames())
+	}
+	d.Sources = slices.Clone(d.Sources)
+	return d, nil
+}
+
+// ReadDevice decodes a JSON device file (the field names of Device's json
+// tags). Fields left out take the values of the preset named in "base" if
+// given, else zero; the result must Validate.
+func ReadDevice(r io.Reader) (Device, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return Device{}, err
+	}
+	var base struct {
+		Base string `json:"base"`
+	}
+	if err := json.Unmarshal(data, &base); err != nil {
+		return Device{}, fmt.Errorf("device file: %w", err)
+	}
+	var d Device
+	if base.Base != "" {
+		if d, err = Preset(base.Base); err != nil {
+			return Device{}, err
+		}
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return Device{}, fmt.Errorf("device file: %w", err)
+	}
+	delete(raw, "base")
+	clean, _ := json.Marshal(raw)
+	dec := json.NewDecoder(bytes.NewReader(clean))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&d); err != nil {
+		return Device{}, fmt.Errorf("device file: %w", err)
+	}
+	if err := d.Validate(); err != nil {
+		return Device{}, err
+	}
+	return d, nil
+}
+
+// LookupDevice returns the preset called name, or, when name is not a
+// preset, the device file at that path read with open.
+func LookupDevice(name string, open func(string) (io.ReadCloser, error)) (Device, error) {
+	if d, ok := presets[name]; ok {
+		d.Sources = slices.Clone(d.Sources)
+		return d, nil
+	}
+	if open == nil {
+		return Preset(name)
+	}
+	f, err := open(name)
+	if err != nil {
+		return Device{}, fmt.Errorf("unknown device %q: expected one of %v or a JSON device file: %w", name, PresetNames(), err)
+	}
+	defer f.Close()
+	return ReadDevice(f)
+}

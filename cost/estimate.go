@@ -1,0 +1,325 @@
+package cost
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+// Constants of XLA's GPU performance model
+// (xla/service/gpu/model/gpu_performance_model_base.h).
+const (
+	l2CacheSpeedup = 2.5
+	l1CacheSpeedup = 8.0
+	// memoryComputeParallelism is p in exec = compute + memory -
+	// min(compute, memory) * p (1.0 outside priority fusion).
+	memoryComputeParallelism = 1.0
+)
+
+// OperandRead is the modelled read of one operand.
+type OperandRead struct {
+	Operand   int
+	Bytes     int64 // bytes accessed (repeated reads included)
+	NetBytes  int64 // distinct bytes: min(operand size, Bytes)
+	Coalesced bool
+	// Rate is the DRAM bandwidth utilisation: 1 if coalesced, else element
+	// bytes over the DRAM->L2 transaction size.
+	Rate   float64
+	TimeUS float64
+}
+
+// Estimate is the modelled run time of one kernel (a fusion or an unfused
+// instruction).
+type Estimate struct {
+	Instr       *hlo.Instruction
+	Emitter     EmitterKind
+	Launch      LaunchDims
+	Flops       float64
+	BytesRead   int64
+	BytesOutput int64
+	Reads       []OperandRead
+	ComputeUS   float64
+	MemoryUS    float64
+	// ExecUS combines compute and memory time; TimeUS adds the launch
+	// overhead.
+	ExecUS float64
+	TimeUS float64
+	// Bound is "memory" or "compute".
+	Bound string
+	// MatrixUnit reports that the compute time used the matrix-unit peak.
+	MatrixUnit bool
+	Cost       *InstructionCost
+	Coalescing []OperandCoalescing
+}
+
+// Bytes is every byte the kernel moves: reads, fused constants and output.
+func (e *Estimate) Bytes() int64 { return e.Cost.BytesAccessed }
+
+// usesMatrixUnit reports whether a kernel's flops run on tensor cores / the
+// MXU: a dot, a convolution, a gemm or convolution custom call, or a
+// fusion (Triton, cuDNN, custom) containing a dot or convolution.
+func usesMatrixUnit(in *hlo.Instruction) bool {
+	switch in.Opcode {
+	case "dot", "convolution":
+		return true
+	case "custom-call":
+		return customCallFlops(in) > 0
+	case "fusion":
+		if c := fusedComputation(in); c != nil {
+			for _, f := range c.Instructions {
+				if usesMatrixUnit(f) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// Model estimates kernel times on one device.
+type Model struct {
+	Device Device
+	Mode   CoalescingMode
+	Costs  *Costs
+}
+
+// NewModel returns a model for device d with heuristic coalescing.
+func NewModel(d Device) *Model {
+	return &Model{Device: d, Mode: Heuristic, Costs: NewCosts()}
+}
+
+// adjustBandwidth caps bandwidth at what num_blocks blocks can issue: one
+// MemoryTransactionBytesPerClock transaction per block per clock.
+func (m *Model) adjustBandwidth(bw float64, blocks int64) float64 {
+	d := &m.Device
+	if !d.IsGPU() || d.MemoryTransactionBytesPerClock <= 0 {
+		return bw
+	}
+	return math.Min(bw, float64(blocks)*d.ClockGHz*1e9*float64(d.MemoryTransactionBytesPerClock))
+}
+
+// readTime is ReadTimeWithDRAMHeuristic in seconds.
+func (m *Model) readTime(blocks, net, total int64, rate float64) float64 {
+	d := &m.Device
+	dram := d.MemoryBandwidth * rate
+	rest := d.MemoryBandwidth
+	if d.IsGPU() && net < d.L2CacheBytes {
+		rest *= l2CacheSpeedup
+		if net < d.L1CachePerCore*d.Cores {
+			rest *= l1CacheSpeedup
+		}
+	} else {
+		rest *= rate
+	}
+	dram = m.adjustBandwidth(dram, blocks)
+	rest = m.adjustBandwidth(rest, blocks)
+	fromDRAM := min(net, total)
+	t := float64(fromDRAM) / dram
+	if again := total - fromDRAM; again > 0 {
+		t += float64(again) / rest
+	}
+	return t
+}
+
+// Estimate models one kernel: flops and bytes from the GPU cost analysis,
+// launch dimensions from the emitter, coalescing per operand, then XLA's
+// roofline: exec = compute + memory - min(compute, memory) (they overlap
+// fully), plus the launch overhead.
+func (m *Model) Estimate(in *hlo.Instruction) *Estimate {
+	a := AnalyzeFusion(in)
+	return m.estimate(a, m.Costs.Of(in), a.Coalescing(m.Mode, &m.Device))
+}
+
+// estimate models a kernel from its analysis, cost and coalescing.
+func (m *Model) estimate(a *FusionAnalysis, c *InstructionCost, coal []OperandCoalescing) *Estimate {
+	d := &m.Device
+	in := a.Fusion
+	e := &Estimate{Instr: in, Emitter: a.Emitter, Cost: c, Flops: c.Flops, BytesOutput: c.OutputBytes}
+	e.Launch = a.Launch(d)
+	e.Coalescing = coal
+	e.MatrixUnit = usesMatrixUnit(in)
+	if e.MatrixUnit || !d.IsGPU() {
+		e.ComputeUS = c.Flops / d.PeakFlops * 1e6
+	} else {
+		fpus := min(e.Launch.ThreadsPerBlock, d.FPUsPerCore)
+		cores := min(e.Launch.Blocks, d.Cores)
+		rate := d.ClockGHz * 1e9 * 2 * float64(fpus*cores)
+		if rate > 0 {
+			e.ComputeUS = c.Flops / rate * 1e6
+		}
+	}
+	read := 0.0
+	for k, op := range in.Operands {
+		oc := c.Operands[k]
+		size := ShapeBytes(&op.Shape)
+		if op.Shape.IsTuple() {
+			size = arrayBytes(&op.Shape)
+		}
+		r := OperandRead{Operand: k, Bytes: oc.BytesAccessed, NetBytes: min(size, oc.BytesAccessed), Coalesced: true, Rate: 1}
+		if k < len(e.Coalescing) && !e.Coalescing[k].Coalesced && d.IsGPU() {
+			r.Coalesced = false
+			elem := max(bitsOf(firstArray(&op.Shape))/8, 1)
+			r.Rate = math.Min(1, float64(elem)/float64(d.DRAMToL2TransactionBytes))
+		}
+		if r.Bytes > 0 {
+			r.TimeUS = m.readTime(e.Launch.Blocks, r.NetBytes, r.Bytes, r.Rate) * 1e6
+		}
+		read += r.TimeUS
+		e.BytesRead += r.Bytes
+		e.Reads = append(e.Reads, r)
+	}
+	if c.ConstantBytes > 0 {
+		read += m.readTime(e.Launch.Blocks, c.ConstantBytes, c.ConstantBytes, 1) * 1e6
+	}
+	write := float64(c.OutputBytes) / d.MemoryBandwidth * 1e6
+	e.MemoryUS = read + write
+	e.ExecUS = e.ComputeUS + e.MemoryUS - math.Min(e.ComputeUS, e.MemoryUS)*memoryComputeParallelism
+	e.TimeUS = e.ExecUS + d.KernelLaunchOverheadUS
+	e.Bound = "memory"
+	if e.ComputeUS > e.MemoryUS {
+		e.Bound = "compute"
+	}
+	return e
+}
+
+// Reasons explains an estimate: what bounds it and what wastes time.
+func (e *Estimate) Reasons() []string {
+	r := []string{fmt.Sprintf("%s-bound (compute %.3g us, memory %.3g us)", e.Bound, e.ComputeUS, e.MemoryUS)}
+	for _, rd := range e.Reads {
+		if !rd.Coalesced {
+			why := ""
+			if rd.Operand < len(e.Coalescing) {
+				why = ": " + e.Coalescing[rd.Operand].Reason
+			}
+			r = append(r, fmt.Sprintf("operand %d uncoalesced, bandwidth x%.3g%s", rd.Operand, rd.Rate, why))
+		}
+	}
+	for _, oc := range e.Cost.Operands {
+		if oc.Utilization > 1.0001 {
+			r = append(r, fmt.Sprintf("operand %d read %.3gx (utilization %.4g)", oc.Operand, oc.Utilization, oc.Utilization))
+		}
+	}
+	return r
+}
+
+// isKernel reports whether an instruction launches work of its own; the
+// rest move no data (parameter, tuple, bitcast, ...) or are control flow
+// whose called computations are estimated instead.
+func isKernel(in *hlo.Instruction) bool {
+	switch in.Opcode {
+	case "parameter", "constant", "get-tuple-element", "tuple", "bitcast", "after-all",
+		"partition-id", "replica-id", "opt-barrier", "add-dependency", "domain",
+		"while", "conditional", "call", "async-start", "async-update", "async-done",
+		"copy-start", "copy-done", "send", "send-done", "recv", "recv-done",
+		"all-reduce-done", "all-gather-done", "collective-permute-done", "iota", "get-dimension-size",
+		"set-dimension-size", "infeed", "outfeed", "rng-get-and-update-state":
+		return false
+	case "reshape":
+		return !isBitcastReshape(in)
+	case "transpose":
+		return !isBitcastTranspose(in)
+	}
+	return true
+}
+
+// ModuleEstimate is the estimate of every kernel of a module.
+type ModuleEstimate struct {
+	Device  string
+	Kernels []*Estimate // in module order
+	TimeUS  float64
+	Flops   float64
+	Bytes   int64
+}
+
+// kernelComputations returns the computations whose instructions run as
+// kernels: the entry and, transitively, the bodies of while, conditional,
+// call and async ops, in module order; fused computations and reducers are
+// excluded.
+func kernelComputations(m *hlo.Module) []*hlo.Computation {
+	if m.Entry == nil {
+		return nil
+	}
+	keep := map[*hlo.Computation]bool{m.Entry: true}
+	stack := []*hlo.Computation{m.Entry}
+	for len(stack) > 0 {
+		c := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, in := range c.Instructions {
+			switch in.Opcode {
+			case "while", "conditional", "call", "async-start":
+				for _, cc := range in.Called {
+					if cc != nil && !keep[cc] {
+						keep[cc] = true
+						stack = append(stack, cc)
+					}
+				}
+			}
+		}
+	}
+	var out []*hlo.Computation
+	for _, c := range m.Computations {
+		if keep[c] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// EstimateModule estimates every kernel of the module (each loop body
+// counted once) and sums them.
+func (m *Model) EstimateModule(mod *hlo.Module) *ModuleEstimate {
+	me := &ModuleEstimate{Device: m.Device.Name}
+	for _, c := range kernelComputations(mod) {
+		for _, in := range c.Instructions {
+			if !isKernel(in) {
+				continue
+			}
+			e := m.Estimate(in)
+			me.Kernels = append(me.Kernels, e)
+			me.TimeUS += e.TimeUS
+			me.Flops += e.Flops
+			me.Bytes += e.Bytes()
+		}
+	}
+	return me
+}
+
+// Top returns the n most expensive kernels, slowest first (ties by module
+// order).
+func (me *ModuleEstimate) Top(n int) []*Estimate {
+	idx := make([]int, len(me.Kernels))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return me.Kernels[idx[a]].TimeUS > me.Kernels[idx[b]].TimeUS })
+	if n > len(idx) {
+		n = len(idx)
+	}
+	out := make([]*Estimate, n)
+	for i := range out {
+		out[i] = me.Kernels[idx[i]]
+	}
+	return out
+}
+
+// Report prints the module estimate and its n most expensive kernels.
+func (me *ModuleEstimate) Report(n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "device %s: %d kernels, %.4g us, %.4g GFLOP, %.4g MB\n",
+		me.Device, len(me.Kernels), me.TimeUS, me.Flops/1e9, float64(me.Bytes)/1e6)
+	for i, e := range me.Top(n) {
+		share := 0.0
+		if me.TimeUS > 0 {
+			share = 100 * e.TimeUS / me.TimeUS
+		}
+		fmt.Fprintf(&b, "%2d. %s %s (%s): %.4g us (%.1f%%), %.4g flops, %d bytes\n",
+			i+1, e.Instr.Name, e.Instr.Opcode, e.Emitter, e.TimeUS, share, e.Flops, e.Bytes())
+		for _, r := range e.Reasons() {
+			fmt.Fprintf(&b, "      %s\n", r)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,267 @@
+package cost
+
+import "github.com/hlo-opt/hlo-opt/hlo"
+
+// elementwiseOps are the opcodes XLA's HloInstruction::IsElementwise accepts
+// for any operand (xla/hlo/ir/hlo_instruction.cc): unary, binary and
+// ternary elementwise operations. dynamic-update-slice is elementwise only
+// in its operand 0 and is handled separately.
+var elementwiseOps = map[hlo.Opcode]bool{
+	// unary
+	"abs": true, "round-nearest-afz": true, "round-nearest-even": true, "ceil": true,
+	"clz": true, "convert": true, "bitcast-convert": true, "copy": true, "cosine": true,
+	"exponential": true, "exponential-minus-one": true, "floor": true, "imag": true,
+	"is-finite": true, "log": true, "log-plus-one": true, "not": true, "negate": true,
+	"popcnt": true, "real": true, "reduce-precision": true, "rsqrt": true, "logistic": true,
+	"sign": true, "sine": true, "sqrt": true, "cbrt": true, "tan": true, "tanh": true,
+	"erf": true,
+	// binary
+	"add": true, "atan2": true, "compare": true, "complex": true, "divide": true,
+	"maximum": true, "minimum": true, "multiply": true, "power": true, "remainder": true,
+	"subtract": true, "and": true, "or": true, "xor": true, "shift-left": true,
+	"shift-right-arithmetic": true, "shift-right-logical": true, "stochastic-convert": true,
+	// ternary
+	"select": true, "clamp": true,
+}
+
+// IsElementwise reports whether XLA treats the instruction as elementwise in
+// all its operands.
+func IsElementwise(in *hlo.Instruction) bool {
+	if elementwiseOps[in.Opcode] {
+		return true
+	}
+	if in.Opcode == "map" {
+		return true
+	}
+	return false
+}
+
+// isIntermediate is XLA's IsIntermediate with allowed_operand_count 1 by
+// default (xla/service/gpu/ir_emission_utils.cc): an elementwise op (not
+// copy) with at most n operands, a bitcast, or a reshape/transpose that is a
+// bitcast.
+func isIntermediate(in *hlo.Instruction, n int) bool {
+	if len(in.Operands) > n {
+		return false
+	}
+	switch in.Opcode {
+	case "bitcast":
+		return true
+	case "reshape":
+		return isBitcastReshape(in)
+	case "transpose":
+		return isBitcastTranspose(in)
+	case "copy":
+		return false
+	}
+	return IsElementwise(in)
+}
+
+// physicalDims returns the non-degenerate dimensions of s in major-to-minor
+// physical order as (logical dim, size) pairs.
+func physicalDims(s *hlo.Shape) (dims []int64, sizes []int64) {
+	m2m := s.MinorToMajor()
+	for i := len(m2m) - 1; i >= 0; i-- {
+		d := m2m[i]
+		if s.Dims[d] != 1 {
+			dims = append(dims, d)
+			sizes = append(sizes, s.Dims[d])
+		}
+	}
+	return dims, sizes
+}
+
+// isBitcastReshape reports whether a reshape keeps the physical element
+// order.
+func isBitcastReshape(in *hlo.Instruction) bool {
+	if len(in.Operands) != 1 || !in.Shape.IsArray() {
+		return false
+	}
+	op := &in.Operands[0].Shape
+	if op.Type != in.Shape.Type {
+		return false
+	}
+	// A reshape is logical (row-major); it moves no data when both sides
+	// store their non-degenerate dims in row-major physical order. This is
+	// sufficient, not necessary: other layout pairs can be bitcasts too.
+	return isDescendingNonDegenerate(op) && isDescendingNonDegenerate(&in.Shape)
+}
+
+// isDescendingNonDegenerate reports whether the non-degenerate dims of s
+// appear in increasing logical order from major to minor.
+func isDescendingNonDegenerate(s *hlo.Shape) bool {
+	dims, _ := physicalDims(s)
+	for i := 1; i < len(dims); i++ {
+		if dims[i] < dims[i-1] {
+			return false
+		}
+	}
+	return true
+}
+
+// isBitcastTranspose reports whether a transpose moves no data: the
+// physical order of the non-degenerate dims is the same on both sides.
+func isBitcastTranspose(in *hlo.Instruction) bool {
+	if len(in.Operands) != 1 || !in.Shape.IsArray() {
+		return false
+	}
+	perm, _ := normalizedTranspose(in)
+	return len(perm) <= 1
+}
+
+// transposeSource returns, for a transpose or copy, the operand dimension
+// that each result dimension reads.
+func transposeSource(in *hlo.Instruction) []int64 {
+	if in.Opcode == "transpose" && len(in.Typed.Dimensions) == in.Shape.Rank() {
+		return in.Typed.Dimensions
+	}
+	src := make([]int64, in.Shape.Rank())
+	for i := range src {
+		src[i] = int64(i)
+	}
+	return src
+}
+
+// normalizedTranspose describes a transpose or copy physically: it drops
+// size-1 dimensions, merges runs of result dims that stay adjacent in the
+// operand, and returns perm (result normalized dim j reads operand
+// normalized dim perm[j]) and the result's normalized sizes. An identity
+// permutation is returned as a single dimension (or none).
+func normalizedTranspose(in *hlo.Instruction) (perm []int, sizes []int64) {
+	op := &in.Operands[0].Shape
+	src := transposeSource(in)
+	if len(src) != in.Shape.Rank() || op.Rank() != in.Shape.Rank() {
+		return nil, nil
+	}
+	// Physical position of each operand dim, counting non-degenerate dims only.
+	opDims, _ := physicalDims(op)
+	pos := make(map[int64]int, len(opDims))
+	for i, d := range opDims {
+		pos[d] = i
+	}
+	outDims, outSizes := physicalDims(&in.Shape)
+	var p []int
+	var s []int64
+	for j, d := range outDims {
+		q := pos[src[d]]
+		if len(p) > 0 && p[len(p)-1] == q-1 {
+			p[len(p)-1] = q // extend run: remember last source index
+			s[len(s)-1] *= outSizes[j]
+			continue
+		}
+		p = append(p, q)
+		s = append(s, outSizes[j])
+	}
+	// p holds the last source index of each run; renumber runs by their
+	// order in the operand.
+	order := make([]int, len(p))
+	for i := range p {
+		rank := 0
+		for k := range p {
+			if p[k] < p[i] {
+				rank++
+			}
+		}
+		order[i] = rank
+	}
+	identity := true
+	for i, r := range order {
+		if r != i {
+			identity = false
+		}
+	}
+	if identity {
+		total := int64(1)
+		for _, v := range s {
+			total *= v
+		}
+		if len(s) == 0 {
+			return nil, nil
+		}
+		return []int{0}, []int64{total}
+	}
+	return order, s
+}
+
+// bitsOf is the storage width of one element of an array shape: the
+// layout's element size when set, else the type's width.
+func bitsOf(s *hlo.Shape) int64 {
+	if s.Layout != nil && s.Layout.ElementSizeBits > 0 {
+		return s.Layout.ElementSizeBits
+	}
+	return int64(s.Type.BitWidth())
+}
+
+// ShapeBytes is the untiled byte size of a shape as the GPU cost analysis
+// counts it: for an array, element count times element bits over 8, rounded
+// up (sub-byte types packed); for a tuple, only its index table of 8-byte
+// pointers (XLA's ShapeUtil::ByteSizeOf with pointer size 8, as the GPU
+// cost tests use).
+func ShapeBytes(s *hlo.Shape) int64 {
+	if s.IsTuple() {
+		return int64(8 * len(s.Tuple))
+	}
+	if !s.IsArray() {
+		return 0
+	}
+	return (s.ElementCount()*bitsOf(s) + 7) / 8
+}
+
+// arrayBytes is the byte size of the array leaves of s, without tuple index
+// tables.
+func arrayBytes(s *hlo.Shape) int64 {
+	if s.IsTuple() {
+		n := int64(0)
+		for i := range s.Tuple {
+			n += arrayBytes(&s.Tuple[i])
+		}
+		return n
+	}
+	return ShapeBytes(s)
+}
+
+// elementsRecursive is the number of elements of all array leaves.
+func elementsRecursive(s *hlo.Shape) int64 {
+	if s.IsTuple() {
+		n := int64(0)
+		for i := range s.Tuple {
+			n += elementsRecursive(&s.Tuple[i])
+		}
+		return n
+	}
+	return s.ElementCount()
+}
+
+// firstArray returns the first array leaf of s (s itself when an array).
+func firstArray(s *hlo.Shape) *hlo.Shape {
+	for s.IsTuple() {
+		if len(s.Tuple) == 0 {
+			return s
+		}
+		s = &s.Tuple[0]
+	}
+	return s
+}
+
+// fusedComputation returns the computation a fusion calls, or nil.
+func fusedComputation(in *hlo.Instruction) *hlo.Computation {
+	if in.Opcode != "fusion" || len(in.Called) == 0 {
+		return nil
+	}
+	return in.Called[0]
+}
+
+// users returns, per instruction of c, its users in program order.
+func users(c *hlo.Computation) map[*hlo.Instruction][]*hlo.Instruction {
+	u := make(map[*hlo.Instruction][]*hlo.Instruction, len(c.Instructions))
+	for _, in := range c.Instructions {
+		seen := map[*hlo.Instruction]bool{}
+		for _, op := range in.Operands {
+			if !seen[op] {
+				seen[op] = true
+				u[op] = append(u[op], in)
+			}
+		}
+	}
+	return u
+}

@@ -1,0 +1,392 @@
+package cost
+
+import (
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/passes"
+)
+
+// Config is what the cost passes read: the device model, the coalescing
+// mode and how many kernels the cost report lists.
+type Config struct {
+	Device Device
+	// Mode is the coalescing pass's mode (default Indexing).
+	Mode CoalescingMode
+	// CostMode is the coalescing mode behind the cost estimate (default
+	// Heuristic, as XLA's GPU performance model).
+	CostMode CoalescingMode
+	// Top is the number of most expensive kernels the cost report lists.
+	Top int
+}
+
+// DefaultConfig is an H100, indexing-based coalescing for the coalescing
+// pass, heuristic coalescing for the estimate (as XLA's GPU performance
+// model) and a top-10 report.
+func DefaultConfig() Config {
+	d, _ := Preset("h100")
+	return Config{Device: d, Mode: Indexing, CostMode: Heuristic, Top: 10}
+}
+
+// Passes are the three cost passes built for one Config.
+type Passes struct {
+	Coalescing  *passes.Pass
+	Utilization *passes.Pass
+	Cost        *passes.Pass
+}
+
+// All returns the three passes in the order coalescing, utilization, cost.
+func (p *Passes) All() []*passes.Pass { return []*passes.Pass{p.Coalescing, p.Utilization, p.Cost} }
+
+// NewPasses builds the coalescing, utilization and cost passes for cfg.
+// Each reports every kernel of the computations that launch kernels (the
+// entry and the bodies of while, conditional, call and async ops): each
+// fusion and each unfused instruction that moves data. They share one
+// analysis of the kernels (emitter, cost analysis), a required pass of its
+// own ("gpu-kernels") that hlo-opt does not list.
+func NewPasses(cfg Config) *Passes {
+	if cfg.Top <= 0 {
+		cfg.Top = 10
+	}
+	kernels := &passes.Pass{
+		Name:           "gpu-kernels",
+		Doc:            "find the kernels of a module, their emitters and GPU cost analysis",
+		ResultType:     reflect.TypeFor[*kernelSet](),
+		RunComputation: func(u *passes.Unit) (any, error) { return kernelsOf(u), nil },
+		Run:            func(u *passes.Unit) (any, error) { return merge(u), nil },
+	}
+	ksOf := func(u *passes.Unit) *kernelSet { return u.ResultOf(kernels).(*kernelSet) }
+	return &Passes{
+		Coalescing: &passes.Pass{
+			Name:       "coalescing",
+			Doc:        "decide per fusion operand whether its GPU reads are coalesced, and why",
+			Requires:   []*passes.Pass{kernels},
+			ResultType: reflect.TypeFor[*CoalescingResult](),
+			RunComputation: func(u *passes.Unit) (any, error) {
+				ks := ksOf(u).byComp[u.Computation]
+				out := make([][]OperandCoalescing, len(ks))
+				// One cache per computation: kernels repeat their shapes.
+				cache := NewVerdictCache()
+				for i, k := range ks {
+					if err := u.Context().Err(); err != nil {
+						return nil, err
+					}
+					out[i] = k.analysis.CoalescingCached(cfg.Mode, &cfg.Device, cache)
+				}
+				return out, nil
+			},
+			Run: func(u *passes.Unit) (any, error) {
+				ks := ksOf(u)
+				r := &CoalescingResult{ks: ks, cfg: cfg, by: map[*hlo.Instruction][]OperandCoalescing{}}
+				for _, c := range u.Module.Computations {
+					part, _ := u.Part(c).([][]OperandCoalescing)
+					for i, k := range ks.byComp[c] {
+						if i < len(part) {
+							r.by[k.in] = part[i]
+						}
+					}
+				}
+				return r, nil
+			},
+		},
+		Utilization: &passes.Pass{
+			Name:       "utilization",
+			Doc:        "operand utilization, bytes accessed and flops per kernel (GPU cost analysis)",
+			Requires:   []*passes.Pass{kernels},
+			ResultType: reflect.TypeFor[*UtilizationResult](),
+			Run:        func(u *passes.Unit) (any, error) { return &UtilizationResult{ksOf(u)}, nil },
+		},
+		Cost: &passes.Pass{
+			Name:       "cost",
+			Doc:        "roofline time estimate per kernel and for the module on a device model",
+			Requires:   []*passes.Pass{kernels},
+			ResultType: reflect.TypeFor[*CostResult](),
+			RunComputation: func(u *passes.Unit) (any, error) {
+				m := &Model{Device: cfg.Device, Mode: cfg.CostMode}
+				cache := NewVerdictCache()
+				var out []*Estimate
+				for _, k := range ksOf(u).byComp[u.Computation] {
+					out = append(out, m.estimate(k.analysis, k.cost, k.analysis.CoalescingCached(cfg.CostMode, &cfg.Device, cache)))
+				}
+				return out, nil
+			},
+			Run: func(u *passes.Unit) (any, error) {
+				var ests []*Estimate
+				for _, c := range u.Module.Computations {
+					part, _ := u.Part(c).([]*Estimate)
+					ests = append(ests, part...)
+				}
+				return newCostResult(ksOf(u), ests, cfg), nil
+			},
+		},
+	}
+}
+
+var defaults = NewPasses(DefaultConfig())
+
+// The cost passes with DefaultConfig, for registries that take no options.
+var (
+	CoalescingPass  = defaults.Coalescing
+	UtilizationPass = defaults.Utilization
+	CostPass        = defaults.Cost
+)
+
+// kernel is one kernel instruction with its emitter and cost analysis.
+type kernel struct {
+	in       *hlo.Instruction
+	analysis *FusionAnalysis
+	cost     *InstructionCost
+}
+
+// kernelSet is the kernels in module order, by instruction and by
+// computation.
+type kernelSet struct {
+	list   []*kernel
+	by     map[*hlo.Instruction]*kernel
+	byComp map[*hlo.Computation][]*kernel
+}
+
+// isKernelComputation reports whether c's instructions launch kernels:
+// the entry, or a computation called by while, conditional, call or
+// async-start from one that does.
+func isKernelComputation(u *passes.Unit, c *hlo.Computation, depth int) bool {
+	if c.IsEntry || (u.Module.Entry == c) {
+		return true
+	}
+	if depth > 64 || u.CallGraph == nil {
+		return false
+	}
+	for _, s := range u.CallGraph.Callers(c) {
+		switch s.Caller.Opcode {
+		case "while", "conditional", "call", "async-start":
+			if s.Caller.Parent != nil && isKernelComputation(u, s.Caller.Parent, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func kernelsOf(u *passes.Unit) []*kernel {
+	c := u.Computation
+	if c == nil || !isKernelComputation(u, c, 0) {
+		return nil
+	}
+	costs := NewCosts()
+	var out []*kernel
+	for _, in := range c.Instructions {
+		if u.Context().Err() != nil {
+			return out
+		}
+		if !isKernel(in) {
+			continue
+		}
+		out = append(out, &kernel{in: in, analysis: AnalyzeFusion(in), cost: costs.Of(in)})
+	}
+	return out
+}
+
+func merge(u *passes.Unit) *kernelSet {
+	ks := &kernelSet{by: map[*hlo.Instruction]*kernel{}, byComp: map[*hlo.Computation][]*kernel{}}
+	for _, c := range u.Module.Computations {
+		part, _ := u.Part(c).([]*kernel)
+		ks.byComp[c] = part
+		for _, k := range part {
+			ks.list = append(ks.list, k)
+			ks.by[k.in] = k
+		}
+	}
+	return ks
+}
+
+// CoalescingResult is the result of the coalescing pass.
+type CoalescingResult struct {
+	ks  *kernelSet
+	cfg Config
+	by  map[*hlo.Instruction][]OperandCoalescing
+}
+
+// Of returns the verdicts for the operands of kernel in, or nil.
+func (r *CoalescingResult) Of(in *hlo.Instruction) []OperandCoalescing { return r.by[in] }
+
+// InstructionReport is the per-instruction JSON value:
+// [{"operand": J, "coalesced": BOOL, "reason": "..."}].
+func (r *CoalescingResult) InstructionReport(in *hlo.Instruction) any {
+	if v, ok := r.by[in]; ok {
+		return v
+	}
+	return nil
+}
+
+// ModuleReport is the module-level JSON value.
+func (r *CoalescingResult) ModuleReport() any {
+	n := 0
+	for _, k := range r.ks.list {
+		for _, o := range r.by[k.in] {
+			if !o.Coalesced {
+				n++
+			}
+		}
+	}
+	return map[string]any{"device": r.cfg.Device.Name, "mode": r.cfg.Mode.String(), "kernels": len(r.ks.list), "uncoalesced_operands": n}
+}
+
+// WriteText lists every kernel's emitter and its operands' verdicts.
+func (r *CoalescingResult) WriteText(w io.Writer, _ *hlo.Module) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "coalescing (%s, %s): %d kernels\n", r.cfg.Mode, r.cfg.Device.Name, len(r.ks.list))
+	for _, k := range r.ks.list {
+		fmt.Fprintf(&b, "%s/%s (%s)\n", k.in.Parent.Name, k.in.Name, k.analysis.Emitter)
+		for _, o := range r.by[k.in] {
+			verdict := "coalesced"
+			if !o.Coalesced {
+				verdict = "UNCOALESCED"
+			}
+			fmt.Fprintf(&b, "  operand %d %s: %s: %s\n", o.Operand, k.in.Operands[o.Operand].Name, verdict, o.Reason)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// UtilizationResult is the result of the utilization pass.
+type UtilizationResult struct{ ks *kernelSet }
+
+// Of returns the cost analysis of kernel in, or nil.
+func (r *UtilizationResult) Of(in *hlo.Instruction) *InstructionCost {
+	if k := r.ks.by[in]; k != nil {
+		return k.cost
+	}
+	return nil
+}
+
+// utilizationJSON is one operand's entry in the JSON report.
+type utilizationJSON struct {
+	Operand       int     `json:"operand"`
+	Utilization   float64 `json:"utilization"`
+	BytesAccessed int64   `json:"bytes_accessed"`
+}
+
+// InstructionReport is the per-instruction JSON value:
+// [{"operand": J, "utilization": F, "bytes_accessed": N}].
+func (r *UtilizationResult) InstructionReport(in *hlo.Instruction) any {
+	k := r.ks.by[in]
+	if k == nil {
+		return nil
+	}
+	out := make([]utilizationJSON, len(k.cost.Operands))
+	for i, o := range k.cost.Operands {
+		out[i] = utilizationJSON{Operand: o.Operand, Utilization: roundSig(o.Utilization), BytesAccessed: o.BytesAccessed}
+	}
+	return out
+}
+
+// roundSig keeps 9 significant digits so that JSON output is stable.
+func roundSig(v float64) float64 {
+	var f float64
+	fmt.Sscanf(fmt.Sprintf("%.9g", v), "%g", &f)
+	return f
+}
+
+// ModuleReport is the module-level JSON value: total bytes and flops.
+func (r *UtilizationResult) ModuleReport() any {
+	var bytes int64
+	var flops float64
+	for _, k := range r.ks.list {
+		bytes += k.cost.BytesAccessed
+		flops += k.cost.Flops
+	}
+	return map[string]any{"kernels": len(r.ks.list), "bytes_accessed": bytes, "flops": roundSig(flops)}
+}
+
+// WriteText lists every kernel's flops, output bytes and per-operand
+// utilization and bytes.
+func (r *UtilizationResult) WriteText(w io.Writer, _ *hlo.Module) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "utilization: %d kernels\n", len(r.ks.list))
+	for _, k := range r.ks.list {
+		c := k.cost
+		fmt.Fprintf(&b, "%s/%s (%s): flops %.6g, bytes %d (output %d", k.in.Parent.Name, k.in.Name, k.analysis.Emitter, c.Flops, c.BytesAccessed, c.OutputBytes)
+		if c.ConstantBytes > 0 {
+			fmt.Fprintf(&b, ", constants %d", c.ConstantBytes)
+		}
+		b.WriteString(")\n")
+		for _, o := range c.Operands {
+			fmt.Fprintf(&b, "  operand %d %s: utilization %.6g, %d bytes\n", o.Operand, k.in.Operands[o.Operand].Name, o.Utilization, o.BytesAccessed)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// CostResult is the result of the cost pass.
+type CostResult struct {
+	cfg Config
+	me  *ModuleEstimate
+	by  map[*hlo.Instruction]*Estimate
+}
+
+func newCostResult(ks *kernelSet, ests []*Estimate, cfg Config) *CostResult {
+	me := &ModuleEstimate{Device: cfg.Device.Name}
+	r := &CostResult{cfg: cfg, me: me, by: map[*hlo.Instruction]*Estimate{}}
+	for _, e := range ests {
+		me.Kernels = append(me.Kernels, e)
+		me.TimeUS += e.TimeUS
+		me.Flops += e.Flops
+		me.Bytes += e.Bytes()
+		r.by[e.Instr] = e
+	}
+	return r
+}
+
+// Of returns the estimate of kernel in, or nil.
+func (r *CostResult) Of(in *hlo.Instruction) *Estimate { return r.by[in] }
+
+// Estimate returns the module estimate.
+func (r *CostResult) Estimate() *ModuleEstimate { return r.me }
+
+// costJSON is one instruction's entry in the JSON report.
+type costJSON struct {
+	Flops   float64 `json:"flops"`
+	Bytes   int64   `json:"bytes"`
+	TimeUS  float64 `json:"time_us"`
+	Bound   string  `json:"bound"`
+	Emitter string  `json:"emitter"`
+}
+
+// InstructionReport is the per-instruction JSON value:
+// {"flops": N, "bytes": N, "time_us": F, "bound": "memory|compute"}.
+func (r *CostResult) InstructionReport(in *hlo.Instruction) any {
+	e := r.by[in]
+	if e == nil {
+		return nil
+	}
+	return &costJSON{Flops: roundSig(e.Flops), Bytes: e.Bytes(), TimeUS: roundSig(e.TimeUS), Bound: e.Bound, Emitter: e.Emitter.String()}
+}
+
+// topJSON is one of the most expensive kernels in the module report.
+type topJSON struct {
+	Name    string   `json:"name"`
+	TimeUS  float64  `json:"time_us"`
+	Reasons []string `json:"reasons"`
+}
+
+// ModuleReport is the module-level JSON value: totals and the most
+// expensive kernels with their reasons.
+func (r *CostResult) ModuleReport() any {
+	var top []topJSON
+	for _, e := range r.me.Top(r.cfg.Top) {
+		top = append(top, topJSON{Name: e.Instr.Name, TimeUS: roundSig(e.TimeUS), Reasons: e.Reasons()})
+	}
+	return map[string]any{"device": r.cfg.Device.Name, "kernels": len(r.me.Kernels), "time_us": roundSig(r.me.TimeUS),
+		"flops": roundSig(r.me.Flops), "bytes": r.me.Bytes, "top": top}
+}
+
+// WriteText prints the module estimate and its most expensive kernels.
+func (r *CostResult) WriteText(w io.Writer, _ *hlo.Module) error {
+	_, err := io.WriteString(w, "cost: "+r.me.Report(r.cfg.Top))
+	return err
+}

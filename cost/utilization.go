@@ -1,0 +1,571 @@
+package cost
+
+import (
+	"math"
+	"strings"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+// OperandCost is what one instruction reads from one operand.
+type OperandCost struct {
+	// Operand is the operand index.
+	Operand int
+	// Utilization is the fraction of the operand's elements read, counting
+	// repeated reads (it exceeds 1 for a broadcast, a reduce-window, a
+	// reduce's init value, or several slices of one value).
+	Utilization float64
+	// BytesAccessed is the bytes read from the operand.
+	BytesAccessed int64
+}
+
+// InstructionCost is XLA's GPU cost analysis of one instruction
+// (GpuHloCostAnalysis with count_multiple_input_accesses on).
+type InstructionCost struct {
+	// Flops counts floating-point (and integer) operations; an elementwise
+	// op costs FlopsPerElement per element, an FMA 2.
+	Flops float64
+	// OutputBytes is the bytes written.
+	OutputBytes int64
+	// Operands are the reads, one per operand.
+	Operands []OperandCost
+	// ConstantBytes is what a fusion reads from its fused non-scalar
+	// constants.
+	ConstantBytes int64
+	// BytesAccessed is OutputBytes + ConstantBytes + the operand bytes.
+	BytesAccessed int64
+	// FusedUtilization is, for a fusion, the utilization of each fused
+	// instruction (how many times its whole result is computed).
+	FusedUtilization map[*hlo.Instruction]float64
+}
+
+// FlopsPerElement is the default cost of an elementwise op per element on
+// GPU (kDefaultFlopsPerElement in gpu_hlo_cost_analysis.cc); XLA refines
+// it with measured per-device op profiles, which this package does not
+// carry.
+const FlopsPerElement = 3
+
+// transcendental opcodes (for the record; they cost FlopsPerElement here).
+var concatFlopsPerElement = int64(6)
+
+// Costs computes and caches GPU cost-analysis results. It is not safe for
+// concurrent use; make one per goroutine.
+type Costs struct {
+	// CountMultipleInputAccesses is XLA's count_multiple_input_accesses:
+	// when false, a parameter's or constant's bytes are capped at its size.
+	CountMultipleInputAccesses bool
+	compFlops                  map[*hlo.Computation]float64
+	instr                      map[*hlo.Instruction]*InstructionCost
+}
+
+// NewCosts returns an empty cache with count_multiple_input_accesses on
+// (what the GPU performance model uses).
+func NewCosts() *Costs {
+	return &Costs{
+		CountMultipleInputAccesses: true,
+		compFlops:                  map[*hlo.Computation]float64{},
+		instr:                      map[*hlo.Instruction]*InstructionCost{},
+	}
+}
+
+// Of returns the cost of one instruction (a fusion is analysed through its
+// fused computation).
+func (c *Costs) Of(in *hlo.Instruction) *InstructionCost {
+	if r, ok := c.instr[in]; ok {
+		return r
+	}
+	var r *InstructionCost
+	if fusedComputation(in) != nil {
+		r = c.fusion(in)
+	} else {
+		r = c.single(in)
+	}
+	c.instr[in] = r
+	return r
+}
+
+// computationFlops sums the flops of a (called) computation's instructions.
+func (c *Costs) computationFlops(comp *hlo.Computation) float64 {
+	if f, ok := c.compFlops[comp]; ok {
+		return f
+	}
+	c.compFlops[comp] = 0 // guards against recursion
+	f := 0.0
+	for _, in := range comp.Instructions {
+		f += c.Of(in).Flops
+	}
+	c.compFlops[comp] = f
+	return f
+}
+
+func ceilTo(x float64) float64 { return math.Ceil(x - 1e-9) }
+
+// single is HloCostAnalysis's Preprocess defaults plus the handlers that
+// change them, with the GPU overrides.
+func (c *Costs) single(in *hlo.Instruction) *InstructionCost {
+	r := &InstructionCost{OutputBytes: ShapeBytes(&in.Shape)}
+	r.Operands = make([]OperandCost, len(in.Operands))
+	for i, op := range in.Operands {
+		r.Operands[i] = OperandCost{Operand: i, Utilization: 1, BytesAccessed: ShapeBytes(&op.Shape)}
+	}
+	outElems := float64(in.Shape.ElementCount())
+	// broadcast and reduce-window change their operands' bytes but, in XLA,
+	// not the instruction's total, which keeps Preprocess's default.
+	keepDefaultTotal := false
+	defaultTotal := r.OutputBytes
+	for _, o := range r.Operands {
+		defaultTotal += o.BytesAccessed
+	}
+	setOp := func(i int, util float64, bytes int64) {
+		if i < len(r.Operands) {
+			r.Operands[i].Utilization = util
+			r.Operands[i].BytesAccessed = bytes
+		}
+	}
+	ratio := func(num, den int64) float64 {
+		if den == 0 {
+			return 0
+		}
+		return float64(num) / float64(den)
+	}
+	zeroAll := func() {
+		r.OutputBytes = 0
+		for i := range r.Operands {
+			r.Operands[i].BytesAccessed = 0
+		}
+	}
+	switch {
+	case IsElementwise(in):
+		if in.Opcode != "copy" && in.Opcode != "bitcast-convert" {
+			r.Flops = float64(FlopsPerElement * elementsRecursive(&in.Shape))
+		}
+	}
+	switch in.Opcode {
+	case "parameter", "constant", "get-tuple-element", "bitcast", "after-all", "domain", "opt-barrier":
+		zeroAll()
+	case "tuple":
+		for i := range r.Operands {
+			r.Operands[i].BytesAccessed = 0
+		}
+	case "transpose":
+		if isBitcastTranspose(in) {
+			zeroAll()
+		}
+	case "slice":
+		setOp(0, ratio(in.Shape.ElementCount(), in.Operands[0].Shape.ElementCount()), ShapeBytes(&in.Shape))
+	case "dynamic-slice":
+		setOp(0, ratio(in.Shape.ElementCount(), in.Operands[0].Shape.ElementCount()), ShapeBytes(&in.Shape))
+	case "dynamic-update-slice":
+		upd := in.Operands[1].Shape.ElementCount()
+		setOp(0, ratio(in.Shape.ElementCount()-upd, in.Shape.ElementCount()), 0)
+		r.OutputBytes = ShapeBytes(&in.Operands[1].Shape)
+		for i := 3; i < len(r.Operands); i++ { // only the first index is charged
+			r.Operands[i].BytesAccessed = 0
+		}
+	case "gather":
+		setOp(0, ratio(in.Shape.ElementCount(), in.Operands[0].Shape.ElementCount()), ShapeBytes(&in.Shape))
+	case "scatter":
+		n := (len(in.Operands) - 1) / 2
+		updBytes := int64(0)
+		for i := n + 1; i < len(in.Operands); i++ {
+			updBytes += ShapeBytes(&in.Operands[i].Shape)
+		}
+		for i := range n {
+			setOp(i, r.Operands[i].Utilization, ShapeBytes(&in.Operands[n+1+i].Shape))
+		}
+		r.OutputBytes = updBytes
+		if comp := calledComp(in); comp != nil {
+			upd := in.Operands[len(in.Operands)-1].Shape.ElementCount()
+			r.Flops = float64(upd) * c.computationFlops(comp)
+		}
+	case "broadcast":
+		if c.CountMultipleInputAccesses {
+			// XLA's quirk: the operand "bytes" are the output element count.
+			setOp(0, ratio(in.Shape.ElementCount(), in.Operands[0].Shape.ElementCount()), in.Shape.ElementCount())
+			keepDefaultTotal = true
+		}
+	case "reduce-window":
+		win := int64(1)
+		for _, w := range in.Typed.Window {
+			win *= w.Size
+		}
+		out := firstArray(&in.Shape).ElementCount()
+		if c.CountMultipleInputAccesses {
+			n := len(in.Operands) / 2
+			for i := range n {
+				op := &in.Operands[i].Shape
+				setOp(i, ratio(out*win, op.ElementCount()), out*win*bitsOf(op)/8)
+			}
+			keepDefaultTotal = true
+		}
+		if comp := calledComp(in); comp != nil {
+			r.Flops = float64(out) * float64(win-1) * c.computationFlops(comp)
+		}
+	case "reduce":
+		n := len(in.Operands) / 2
+		out := firstArray(&in.Shape).ElementCount()
+		r.OutputBytes = arrayBytes(&in.Shape)
+		for i := n; i < len(in.Operands); i++ {
+			setOp(i, float64(out), out*ShapeBytes(&in.Operands[i].Shape))
+		}
+		if comp := calledComp(in); comp != nil && n > 0 {
+			r.Flops = float64(in.Operands[0].Shape.ElementCount()-out) * c.computationFlops(comp)
+		}
+	case "concatenate":
+		r.Flops = float64(concatFlopsPerElement * in.Shape.ElementCount())
+		if len(in.Typed.Dimensions) == 1 && in.Typed.Dimensions[0] != 0 {
+			d := in.Typed.Dimensions[0]
+			for _, op := range in.Operands {
+				if int(d) < op.Shape.Rank() && op.Shape.Dims[d]%warpSize != 0 {
+					r.Flops = 400 * outElems
+					break
+				}
+			}
+		}
+	case "dot":
+		r.Flops = dotFlops(in)
+	case "convolution":
+		r.Flops = convFlops(in, &in.Shape)
+	case "custom-call":
+		r.Flops = customCallFlops(in)
+		if r.Flops > 0 && in.Shape.IsTuple() && strings.Contains(customTarget(in), "cudnn$conv") {
+			r.OutputBytes = ShapeBytes(&in.Shape.Tuple[0])
+		}
+	case "map":
+		if comp := calledComp(in); comp != nil {
+			r.Flops = outElems * c.computationFlops(comp)
+		}
+	case "sort":
+		n := float64(in.Operands[0].Shape.ElementCount())
+		if n > 1 {
+			r.Flops = n * math.Ceil(math.Log2(n))
+		}
+	case "all-reduce", "all-reduce-start", "reduce-scatter":
+		r.Flops = float64(FlopsPerElement * elementsRecursive(&in.Shape))
+	}
+	r.total()
+	if keepDefaultTotal {
+		r.BytesAccessed = defaultTotal
+	}
+	return r
+}
+
+func (r *InstructionCost) total() {
+	r.BytesAccessed = r.OutputBytes + r.ConstantBytes
+	for _, o := range r.Operands {
+		r.BytesAccessed += o.BytesAccessed
+	}
+}
+
+func calledComp(in *hlo.Instruction) *hlo.Computation {
+	if len(in.Called) == 0 {
+		return nil
+	}
+	return in.Called[0]
+}
+
+func customTarget(in *hlo.Instruction) string {
+	v, _ := in.Attr("custom_call_target")
+	return strings.Trim(v, `"`)
+}
+
+// dotFlops is 2 * output elements * contracted elements (FMA = 2 flops).
+func dotFlops(in *hlo.Instruction) float64 {
+	if len(in.Operands) < 2 || in.Typed.Dot == nil {
+		return 0
+	}
+	k := int64(1)
+	lhs := &in.Operands[0].Shape
+	for _, d := range in.Typed.Dot.LhsContracting {
+		if int(d) < lhs.Rank() {
+			k *= lhs.Dims[d]
+		}
+	}
+	return 2 * float64(firstArray(&in.Shape).ElementCount()) * float64(k)
+}
+
+// convFlops is XLA's HloCostAnalysis::GetConvolutionFlops: 2 (FMA) *
+// batch * output features * input features per group * the product over
+// spatial dims of the kernel taps that land on real (unpadded, undilated)
+// input elements, summed over output positions.
+func convFlops(in *hlo.Instruction, out *hlo.Shape) float64 {
+	if len(in.Operands) < 2 || in.Typed.Conv == nil {
+		return 0
+	}
+	lhs, k := &in.Operands[0].Shape, &in.Operands[1].Shape
+	cd := in.Typed.Conv
+	dim := func(s *hlo.Shape, d int64) int64 {
+		if d >= 0 && int(d) < s.Rank() {
+			return s.Dims[d]
+		}
+		return 1
+	}
+	flops := 2 * float64(dim(out, cd.OutputBatch)) * float64(dim(out, cd.OutputFeature)) * float64(dim(k, cd.KernelInputFeature))
+	if bgc := in.Typed.BatchGroupCount; bgc > 1 {
+		flops /= float64(bgc)
+	}
+	for i, ks := range cd.KernelSpatial {
+		kSize := dim(k, ks)
+		var inSize, outSize int64 = 1, 1
+		if i < len(cd.InputSpatial) {
+			inSize = dim(lhs, cd.InputSpatial[i])
+		}
+		if i < len(cd.OutputSpatial) {
+			outSize = dim(out, cd.OutputSpatial[i])
+		}
+		w := hlo.WindowDim{Size: kSize, Stride: 1, BaseDilation: 1, WindowDilation: 1}
+		if i < len(in.Typed.Window) {
+			w = in.Typed.Window[i]
+		}
+		flops *= float64(validTaps(inSize, outSize, kSize, w))
+	}
+	return flops
+}
+
+// validTaps counts (output position, kernel tap) pairs of one spatial
+// dimension that read a real input element.
+func validTaps(inSize, outSize, kSize int64, w hlo.WindowDim) int64 {
+	stride, ld, rd := max(w.Stride, 1), max(w.BaseDilation, 1), max(w.WindowDilation, 1)
+	dilatedIn := (inSize-1)*ld + 1
+	n := int64(0)
+	for o := range outSize {
+		for t := range kSize {
+			pos := o*stride + t*rd - w.PadLow
+			if pos < 0 || pos >= dilatedIn || pos%ld != 0 {
+				continue
+			}
+			n++
+		}
+	}
+	return n
+}
+
+// customCallFlops handles cuBLAS gemms (dot formula from the backend
+// config's contracting dims when readable, else from the operand shapes of
+// a plain matrix multiply) and cuDNN convolutions.
+func customCallFlops(in *hlo.Instruction) float64 {
+	t := customTarget(in)
+	out := firstArray(&in.Shape)
+	switch {
+	case strings.Contains(t, "cublas") && strings.Contains(t, "gemm") || t == "__cublas$lt$matmul":
+		if len(in.Operands) < 2 {
+			return 0
+		}
+		lhs := &in.Operands[0].Shape
+		k := int64(1)
+		if cfg, ok := in.Attr("backend_config"); ok {
+			if dims := jsonIntList(cfg, "lhs_contracting_dimensions"); len(dims) > 0 {
+				for _, d := range dims {
+					if int(d) < lhs.Rank() {
+						k *= lhs.Dims[d]
+					}
+				}
+				return 2 * float64(out.ElementCount()) * float64(k)
+			}
+		}
+		if lhs.Rank() > 0 {
+			k = lhs.Dims[lhs.Rank()-1]
+		}
+		return 2 * float64(out.ElementCount()) * float64(k)
+	case strings.Contains(t, "cudnn$conv"):
+		return convFlops(in, out)
+	}
+	return 0
+}
+
+// jsonIntList extracts "key":["1","2"] or "key":[1,2] from a JSON-ish
+// backend config without decoding the whole config.
+func jsonIntList(s, key string) []int64 {
+	i := strings.Index(s, key)
+	if i < 0 {
+		return nil
+	}
+	s = s[i+len(key):]
+	open := strings.IndexByte(s, '[')
+	end := strings.IndexByte(s, ']')
+	if open < 0 || end < open {
+		return nil
+	}
+	var out []int64
+	for _, f := range strings.FieldsFunc(s[open+1:end], func(r rune) bool { return r == ',' || r == '"' || r == ' ' || r == '\\' }) {
+		var v int64
+		ok := f != ""
+		for _, ch := range f {
+			if ch < '0' || ch > '9' {
+				ok = false
+				break
+			}
+			v = v*10 + int64(ch-'0')
+		}
+		if ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// fusionDUSRoots returns the dynamic-update-slices whose result is (an
+// element of) the fusion result: they write only their update and read
+// nothing of their operand 0.
+func fusionDUSRoots(comp *hlo.Computation) map[*hlo.Instruction]bool {
+	m := map[*hlo.Instruction]bool{}
+	for _, r := range FusionRoots(comp) {
+		if r.Opcode == "dynamic-update-slice" {
+			m[r] = true
+		}
+	}
+	return m
+}
+
+// postOrder returns the instructions of comp reachable from its root, each
+// after its operands (XLA's MakeInstructionPostOrder, restricted to what
+// the root uses, followed by unreachable instructions).
+func postOrder(comp *hlo.Computation) []*hlo.Instruction {
+	seen := make(map[*hlo.Instruction]bool, len(comp.Instructions))
+	out := make([]*hlo.Instruction, 0, len(comp.Instructions))
+	var visit func(in *hlo.Instruction)
+	visit = func(in *hlo.Instruction) {
+		type frame struct {
+			in *hlo.Instruction
+			i  int
+		}
+		stack := []frame{{in, 0}}
+		seen[in] = true
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			if top.i < len(top.in.Operands) {
+				op := top.in.Operands[top.i]
+				top.i++
+				if !seen[op] {
+					seen[op] = true
+					stack = append(stack, frame{op, 0})
+				}
+				continue
+			}
+			out = append(out, top.in)
+			stack = stack[:len(stack)-1]
+		}
+	}
+	if comp.Root != nil {
+		visit(comp.Root)
+	}
+	for _, in := range comp.Instructions {
+		if !seen[in] {
+			visit(in)
+		}
+	}
+	return out
+}
+
+// fusion is GpuHloCostAnalysis's fusion handling: outputs, the
+// utilization walk (FusionCalculateUtilizations), constants and parameter
+// reads.
+func (c *Costs) fusion(f *hlo.Instruction) *InstructionCost {
+	comp := fusedComputation(f)
+	r := &InstructionCost{FusedUtilization: map[*hlo.Instruction]float64{}}
+	dus := fusionDUSRoots(comp)
+	// Output bytes: every array leaf; a DUS root writes only its update.
+	if comp.Root.Opcode == "tuple" {
+		for _, op := range comp.Root.Operands {
+			if dus[op] {
+				r.OutputBytes += ShapeBytes(&op.Operands[1].Shape)
+			} else {
+				r.OutputBytes += arrayBytes(&op.Shape)
+			}
+		}
+	} else if dus[comp.Root] {
+		r.OutputBytes = ShapeBytes(&comp.Root.Operands[1].Shape)
+	} else {
+		r.OutputBytes = arrayBytes(&f.Shape)
+	}
+
+	order := postOrder(comp)
+	rootUtil := make(map[*hlo.Instruction]float64, len(order))
+	ewRoots := make(map[*hlo.Instruction]map[*hlo.Instruction]bool, len(order))
+	addRoot := func(in, root *hlo.Instruction) {
+		s := ewRoots[in]
+		if s == nil {
+			s = map[*hlo.Instruction]bool{}
+			ewRoots[in] = s
+		}
+		s[root] = true
+	}
+	rootUtil[comp.Root] = 1
+	addRoot(comp.Root, comp.Root)
+	for i := len(order) - 1; i >= 0; i-- {
+		in := order[i]
+		u := 0.0
+		for root := range ewRoots[in] {
+			u += rootUtil[root]
+		}
+		r.FusedUtilization[in] = u
+		ic := c.Of(in)
+		r.Flops += u * ic.Flops
+		inherit := IsElementwise(in) || in.Opcode == "tuple" || in.Opcode == "get-tuple-element"
+		for k, op := range in.Operands {
+			if inherit {
+				for root := range ewRoots[in] {
+					addRoot(op, root)
+				}
+				continue
+			}
+			addRoot(op, op)
+			opUtil := ic.Operands[k].Utilization
+			if k == 0 && dus[in] {
+				opUtil = 0
+			}
+			cur := u * opUtil
+			if e := elementsRecursive(&op.Shape); e == 0 {
+				cur = 0
+			} else {
+				cur = ceilTo(cur*float64(e)) / float64(e)
+			}
+			rootUtil[op] += cur
+		}
+	}
+	// Fused constants with more than one element are read from memory.
+	for _, in := range comp.Instructions {
+		if in.Opcode == "constant" && elementsRecursive(&in.Shape) > 1 {
+			u := r.FusedUtilization[in]
+			if !c.CountMultipleInputAccesses {
+				u = math.Min(u, 1)
+			}
+			r.ConstantBytes += int64(math.Round(float64(ShapeBytes(&in.Shape)) * u))
+		}
+	}
+	r.Operands = make([]OperandCost, len(f.Operands))
+	for k := range f.Operands {
+		r.Operands[k].Operand = k
+		if k >= len(comp.Params) || comp.Params[k] == nil {
+			continue
+		}
+		p := comp.Params[k]
+		u := r.FusedUtilization[p]
+		r.Operands[k].Utilization = u
+		r.Operands[k].BytesAccessed = c.paramReadBytes(p, u, r.FusedUtilization, comp)
+	}
+	r.total()
+	return r
+}
+
+// paramReadBytes is FusionParameterReadBytes: llround(size * utilization),
+// utilization capped at 1 unless multiple accesses count; a tuple
+// parameter is charged per get-tuple-element user.
+func (c *Costs) paramReadBytes(p *hlo.Instruction, u float64, util map[*hlo.Instruction]float64, comp *hlo.Computation) int64 {
+	read := func(s *hlo.Shape, u float64) int64 {
+		if !c.CountMultipleInputAccesses {
+			u = math.Min(u, 1)
+		}
+		return int64(math.Round(float64(ShapeBytes(s)) * u))
+	}
+	if !p.Shape.IsTuple() {
+		return read(&p.Shape, u)
+	}
+	n := int64(0)
+	for _, in := range comp.Instructions {
+		if in.Opcode == "get-tuple-element" && len(in.Operands) == 1 && in.Operands[0] == p {
+			n += read(&in.Shape, util[in])
+		}
+	}
+	return n
+}
