@@ -212,7 +212,10 @@ func contiguousIntervals(f, g *indexing.Expr, d0, s indexing.Interval, hasSym bo
 	}
 	base := at(f, 0, s.Lower)
 	c := at(f, 1, s.Lower) - base
-	linear := true
+	// f(d0) = d0 * c with c != 0; a constant f (every thread of the warp
+	// reads the same element, as from a broadcast) is not of that form:
+	// XLA enumerates it, finding one run.
+	linear := c != 0
 	for i := int64(0); i <= w; i++ {
 		if at(f, i, s.Lower)-base != c*i {
 			linear = false

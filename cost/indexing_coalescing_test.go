@@ -35,6 +35,13 @@ func TestIsIndexingCoalescedVectors(t *testing.T) {
 		{"runtime offset", "(d0, d1, d2, d3, d4, d5){rt0} -> (d0 + rt0 * 32), domain: " + gridDomain + ", rt0 in [0, 10]",
 			4, true, "thread stride 1"},
 		{"undefined", "UNDEFINED", 4, false, "undefined"},
+		// A broadcast row read by a loop fusion: the whole warp reads one
+		// element (the block index picks it), so f(d0) is constant: one
+		// run, one transaction.
+		{"broadcast row, warp reads one element", "(d0, d1, d2, d3, d4, d5) -> (d3), domain: " + gridDomain,
+			4, true, "1 runs, 1 transactions"},
+		{"broadcast row under a loop", "(d0, d1, d2, d3, d4, d5)[s0] -> (d3 * 4 + s0), domain: " + gridDomain + ", s0 in [0, 3]",
+			4, true, "1 runs, 1 transactions"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
