@@ -1,0 +1,486 @@
+package graph
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	gonum "gonum.org/v1/gonum/graph"
+	"gonum.org/v1/gonum/graph/iterator"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+var (
+	_ gonum.Directed = (*CallGraph)(nil)
+	_ gonum.Node     = (*CompNode)(nil)
+	_ gonum.Edge     = (*CallEdge)(nil)
+)
+
+// CallKind says how an instruction calls a computation.
+type CallKind uint8
+
+// The kinds of call.
+const (
+	CallOther             CallKind = iota // a called computation whose attribute is not recognised
+	CallFusion                            // fusion calls=
+	CallToApply                           // to_apply= of reduce, map, sort, scatter, all-reduce, ...
+	CallWhileBody                         // while body=
+	CallWhileCondition                    // while condition=
+	CallConditionalBranch                 // conditional branch_computations=, true_/false_computation=
+	CallCall                              // call to_apply= (or calls=)
+	CallAsync                             // async-start calls=
+	CallCustom                            // custom-call called_computations= or calls=
+)
+
+var callKindNames = [...]string{
+	CallOther:             "other",
+	CallFusion:            "fusion",
+	CallToApply:           "to_apply",
+	CallWhileBody:         "while_body",
+	CallWhileCondition:    "while_condition",
+	CallConditionalBranch: "conditional_branch",
+	CallCall:              "call",
+	CallAsync:             "async",
+	CallCustom:            "custom_call",
+}
+
+// String returns the kind's name: "fusion", "to_apply", "while_body", ...
+func (k CallKind) String() string {
+	if int(k) < len(callKindNames) {
+		return callKindNames[k]
+	}
+	return fmt.Sprintf("CallKind(%d)", uint8(k))
+}
+
+// callAttrs are the instruction attributes that name called computations.
+var callAttrs = []string{
+	"calls", "to_apply", "condition", "body", "branch_computations",
+	"true_computation", "false_computation", "called_computations",
+}
+
+func callKind(op hlo.Opcode, attr string) CallKind {
+	switch attr {
+	case "calls":
+		switch {
+		case op == "fusion":
+			return CallFusion
+		case op == "call":
+			return CallCall
+		case op == "custom-call":
+			return CallCustom
+		case op == "async-start" || strings.HasSuffix(string(op), "-start"):
+			return CallAsync
+		}
+		return CallOther
+	case "to_apply":
+		if op == "call" {
+			return CallCall
+		}
+		return CallToApply
+	case "condition":
+		return CallWhileCondition
+	case "body":
+		return CallWhileBody
+	case "branch_computations", "true_computation", "false_computation":
+		return CallConditionalBranch
+	case "called_computations":
+		return CallCustom
+	}
+	return CallOther
+}
+
+// CalleeNames parses an attribute value naming computations: "%f",
+// "{%a, %b}" or "f".
+func CalleeNames(value string) []string {
+	v := strings.TrimSpace(value)
+	v = strings.TrimPrefix(v, "{")
+	v = strings.TrimSuffix(v, "}")
+	var out []string
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimPrefix(strings.TrimSpace(f), "%")
+		if f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// CallSite is one instruction calling one computation.
+type CallSite struct {
+	Caller *hlo.Instruction
+	Callee *hlo.Computation
+	Kind   CallKind
+}
+
+// Unresolved is a computation name an instruction calls that the module
+// does not have.
+type Unresolved struct {
+	Caller *hlo.Instruction
+	Attr   string
+	Name   string
+}
+
+// CompNode is a computation as a gonum node; its ID is the computation's
+// index in Module.Computations.
+type CompNode struct {
+	Comp *hlo.Computation
+	id   int64
+}
+
+// ID returns the computation's index in the module.
+func (n *CompNode) ID() int64 { return n.id }
+
+// DOTID names the node in DOT output.
+func (n *CompNode) DOTID() string { return n.Comp.Name }
+
+// CallEdge runs from a caller computation to a callee and lists every call
+// site between them in program order.
+type CallEdge struct {
+	F, T  *CompNode
+	Sites []CallSite
+}
+
+// From returns the caller.
+func (e *CallEdge) From() gonum.Node { return e.F }
+
+// To returns the callee.
+func (e *CallEdge) To() gonum.Node { return e.T }
+
+// ReversedEdge returns e unaltered.
+func (e *CallEdge) ReversedEdge() gonum.Edge { return e }
+
+// Kinds returns the distinct kinds of the edge's call sites, in order of
+// first appearance.
+func (e *CallEdge) Kinds() []CallKind {
+	var ks []CallKind
+	for _, s := range e.Sites {
+		if !slices.Contains(ks, s.Kind) {
+			ks = append(ks, s.Kind)
+		}
+	}
+	return ks
+}
+
+// CallGraph is the graph of a module's computations. Build it with
+// NewCallGraph.
+type CallGraph struct {
+	mod   *hlo.Module
+	nodes []*CompNode
+	index map[*hlo.Computation]int
+	// sites[i] are the calls made by computation i, in program order;
+	// callers[i] the calls made to it, in module order.
+	sites, callers [][]CallSite
+	succs, preds   [][]int
+	unresolved     []Unresolved
+}
+
+// NewCallGraph builds the call graph of m. Names that do not resolve to a
+// computation of m are recorded (see Unresolved), not fatal.
+func NewCallGraph(m *hlo.Module) *CallGraph {
+	n := len(m.Computations)
+	g := &CallGraph{
+		mod: m, nodes: make([]*CompNode, n), index: make(map[*hlo.Computation]int, n),
+		sites: make([][]CallSite, n), callers: make([][]CallSite, n),
+		succs: make([][]int, n), preds: make([][]int, n),
+	}
+	byName := make(map[string]*hlo.Computation, n)
+	for i, c := range m.Computations {
+		g.nodes[i] = &CompNode{Comp: c, id: int64(i)}
+		g.index[c] = i
+		if _, dup := byName[c.Name]; !dup {
+			byName[c.Name] = c
+		}
+	}
+	for i, c := range m.Computations {
+		for _, in := range c.Instructions {
+			if in == nil {
+				continue
+			}
+			seen := make([]bool, len(in.Called))
+			for _, a := range callAttrs {
+				v, ok := in.Attr(a)
+				if !ok {
+					continue
+				}
+				kind := callKind(in.Opcode, a)
+				for _, name := range CalleeNames(v) {
+					var callee *hlo.Computation
+					for k, cc := range in.Called {
+						if cc != nil && cc.Name == name && !seen[k] {
+							callee, seen[k] = cc, true
+							break
+						}
+					}
+					if callee == nil {
+						callee = byName[name]
+					}
+					if _, ok := g.index[callee]; callee == nil || !ok {
+						g.unresolved = append(g.unresolved, Unresolved{Caller: in, Attr: a, Name: name})
+						continue
+					}
+					g.sites[i] = append(g.sites[i], CallSite{Caller: in, Callee: callee, Kind: kind})
+				}
+			}
+			for k, cc := range in.Called {
+				if seen[k] || cc == nil {
+					continue
+				}
+				if _, ok := g.index[cc]; !ok {
+					g.unresolved = append(g.unresolved, Unresolved{Caller: in, Name: cc.Name})
+					continue
+				}
+				g.sites[i] = append(g.sites[i], CallSite{Caller: in, Callee: cc, Kind: CallOther})
+			}
+		}
+		for _, s := range g.sites[i] {
+			j := g.index[s.Callee]
+			if !slices.Contains(g.succs[i], j) {
+				g.succs[i] = append(g.succs[i], j)
+			}
+		}
+	}
+	for i := range g.sites {
+		for _, s := range g.sites[i] {
+			j := g.index[s.Callee]
+			g.callers[j] = append(g.callers[j], s)
+			if !slices.Contains(g.preds[j], i) {
+				g.preds[j] = append(g.preds[j], i)
+			}
+		}
+	}
+	return g
+}
+
+// Module returns the module the graph views.
+func (g *CallGraph) Module() *hlo.Module { return g.mod }
+
+// Index returns c's index in the module, or -1.
+func (g *CallGraph) Index(c *hlo.Computation) int {
+	if i, ok := g.index[c]; ok {
+		return i
+	}
+	return -1
+}
+
+// Sites returns the calls made by instructions of c, in program order.
+func (g *CallGraph) Sites(c *hlo.Computation) []CallSite {
+	if i, ok := g.index[c]; ok {
+		return g.sites[i]
+	}
+	return nil
+}
+
+// Callers returns the calls made to c.
+func (g *CallGraph) Callers(c *hlo.Computation) []CallSite {
+	if i, ok := g.index[c]; ok {
+		return g.callers[i]
+	}
+	return nil
+}
+
+// Callees returns the distinct computations c calls, in call-site order.
+func (g *CallGraph) Callees(c *hlo.Computation) []*hlo.Computation {
+	i, ok := g.index[c]
+	if !ok {
+		return nil
+	}
+	out := make([]*hlo.Computation, len(g.succs[i]))
+	for k, j := range g.succs[i] {
+		out[k] = g.nodes[j].Comp
+	}
+	return out
+}
+
+// Unresolved returns the called names that are not computations of the
+// module, in module order.
+func (g *CallGraph) Unresolved() []Unresolved { return g.unresolved }
+
+// IsFusionComputation reports whether c is called by a fusion instruction.
+func (g *CallGraph) IsFusionComputation(c *hlo.Computation) bool {
+	for _, s := range g.Callers(c) {
+		if s.Kind == CallFusion {
+			return true
+		}
+	}
+	return false
+}
+
+// Node returns the computation node with the given ID, or nil.
+func (g *CallGraph) Node(id int64) gonum.Node {
+	if id < 0 || id >= int64(len(g.nodes)) {
+		return nil
+	}
+	return g.nodes[id]
+}
+
+func (g *CallGraph) nodeSet(ids []int) gonum.Nodes {
+	if len(ids) == 0 {
+		return gonum.Empty
+	}
+	ns := make([]gonum.Node, len(ids))
+	for k, i := range ids {
+		ns[k] = g.nodes[i]
+	}
+	return iterator.NewOrderedNodes(ns)
+}
+
+// Nodes returns every computation in module order.
+func (g *CallGraph) Nodes() gonum.Nodes {
+	ids := make([]int, len(g.nodes))
+	for i := range ids {
+		ids[i] = i
+	}
+	return g.nodeSet(ids)
+}
+
+// From returns the callees of computation id.
+func (g *CallGraph) From(id int64) gonum.Nodes {
+	if g.Node(id) == nil {
+		return gonum.Empty
+	}
+	return g.nodeSet(g.succs[id])
+}
+
+// To returns the callers of computation id.
+func (g *CallGraph) To(id int64) gonum.Nodes {
+	if g.Node(id) == nil {
+		return gonum.Empty
+	}
+	return g.nodeSet(g.preds[id])
+}
+
+// HasEdgeFromTo reports whether computation uid calls vid.
+func (g *CallGraph) HasEdgeFromTo(uid, vid int64) bool {
+	return g.Node(uid) != nil && g.Node(vid) != nil && slices.Contains(g.succs[uid], int(vid))
+}
+
+// HasEdgeBetween reports whether either computation calls the other.
+func (g *CallGraph) HasEdgeBetween(xid, yid int64) bool {
+	return g.HasEdgeFromTo(xid, yid) || g.HasEdgeFromTo(yid, xid)
+}
+
+// Edge returns the *CallEdge from uid to vid, or nil.
+func (g *CallGraph) Edge(uid, vid int64) gonum.Edge {
+	if !g.HasEdgeFromTo(uid, vid) {
+		return nil
+	}
+	e := &CallEdge{F: g.nodes[uid], T: g.nodes[vid]}
+	for _, s := range g.sites[uid] {
+		if g.index[s.Callee] == int(vid) {
+			e.Sites = append(e.Sites, s)
+		}
+	}
+	return e
+}
+
+// PostOrder returns every computation with callees before callers. The
+// walk starts from each computation in module order (so unreachable
+// computations are included) and visits callees in call-site order, which
+// makes the order deterministic. Recursion gives a *CycleError.
+func (g *CallGraph) PostOrder() ([]*hlo.Computation, error) {
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := make([]uint8, len(g.nodes))
+	out := make([]*hlo.Computation, 0, len(g.nodes))
+	var stack []int
+	var cycle []string
+	var visit func(i int) bool
+	visit = func(i int) bool {
+		color[i] = grey
+		stack = append(stack, i)
+		for _, j := range g.succs[i] {
+			switch color[j] {
+			case grey:
+				k := slices.Index(stack, j)
+				for _, s := range stack[k:] {
+					cycle = append(cycle, g.nodes[s].Comp.Name)
+				}
+				return false
+			case white:
+				if !visit(j) {
+					return false
+				}
+			}
+		}
+		stack = stack[:len(stack)-1]
+		color[i] = black
+		out = append(out, g.nodes[i].Comp)
+		return true
+	}
+	for i := range g.nodes {
+		if color[i] == white && !visit(i) {
+			return nil, &CycleError{Where: "call graph of module " + g.mod.Name, Cycles: [][]string{cycle}}
+		}
+	}
+	return out, nil
+}
+
+// NonFusionPostOrder is PostOrder without the fusion computations: the
+// computations a per-computation pass visits, callees before callers, as
+// XLA's HloComputationPass does.
+func (g *CallGraph) NonFusionPostOrder() ([]*hlo.Computation, error) {
+	all, err := g.PostOrder()
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(all, g.IsFusionComputation), nil
+}
+
+// Levels groups computations by height in the call graph: level 0 calls
+// nothing, and a computation's level is one more than its highest callee's.
+// Computations of one level can be processed in parallel once the lower
+// levels are done. Each level is in module order.
+func (g *CallGraph) Levels() ([][]*hlo.Computation, error) {
+	order, err := g.PostOrder()
+	if err != nil {
+		return nil, err
+	}
+	level := make([]int, len(g.nodes))
+	for _, c := range order {
+		i := g.index[c]
+		for _, j := range g.succs[i] {
+			level[i] = max(level[i], level[j]+1)
+		}
+	}
+	var out [][]*hlo.Computation
+	for i, n := range g.nodes {
+		for len(out) <= level[i] {
+			out = append(out, nil)
+		}
+		out[level[i]] = append(out[level[i]], n.Comp)
+	}
+	return out, nil
+}
+
+// Reachable returns the computations reachable from c through calls,
+// including c itself, in module order.
+func (g *CallGraph) Reachable(c *hlo.Computation) []*hlo.Computation {
+	start, ok := g.index[c]
+	if !ok {
+		return nil
+	}
+	seen := make([]bool, len(g.nodes))
+	work := []int{start}
+	seen[start] = true
+	for len(work) > 0 {
+		i := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, j := range g.succs[i] {
+			if !seen[j] {
+				seen[j] = true
+				work = append(work, j)
+			}
+		}
+	}
+	var out []*hlo.Computation
+	for i, s := range seen {
+		if s {
+			out = append(out, g.nodes[i].Comp)
+		}
+	}
+	return out
+}

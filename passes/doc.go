@@ -1,0 +1,102 @@
+// Package passes is the pass framework of hlo-opt: passes declared as data,
+// a registry, and a Pipeline that runs them over an *hlo.Module in parallel
+// across computations with deterministic results. It also defines the first
+// two passes, Verify and Stats. It knows nothing about what other passes do.
+//
+// # Declaring a pass
+//
+// A pass is a *Pass value, declared as a package-level variable by the
+// package that implements it (as golang.org/x/tools/go/analysis declares
+// an Analyzer):
+//
+//	var Pass = &passes.Pass{
+//		Name:           "layout",
+//		Doc:            "assign TPU tiled layouts to array shapes",
+//		Requires:       []*passes.Pass{passes.Stats},
+//		ResultType:     reflect.TypeFor[*Result](),
+//		RunComputation: runComputation, // once per non-fusion computation
+//		Run:            combine,        // once per module, after them
+//		Transform:      true,           // may change the IR
+//	}
+//
+// The name is valid in a flag and as a JSON key; the doc is one line with no
+// trailing period. Validate (run by NewRegistry, NewPipeline and a test)
+// rejects bad names and docs, duplicates and cycles in Requires
+// (*CycleInRequiresError).
+//
+// A run function gets a *Unit: the module as read-only context, the
+// computation to work on, the call graph, ResultOf for required passes,
+// Part for per-computation results, a named zap logger and a context. It
+// reports findings with Unit.Errorf (all are collected and the pass then
+// fails) or by returning an error. Passes never do I/O: the driver prints.
+//
+// A consumer reads a prerequisite's typed result with
+//
+//	st := u.ResultOf(passes.Stats).(*passes.StatsResult)
+//
+// and a driver reads a result after the run with
+//
+//	st, ok := passes.ResultOf[*passes.StatsResult](results, passes.Stats)
+//
+// # Running passes
+//
+// NewPipeline(passes, Options{Jobs, Logger, NoVerify, AfterPass, Progress})
+// returns a Pipeline; Run(ctx, module) runs the passes in the order given.
+// Before a pass runs, its Requires run (once: results are cached until a
+// pass calls Unit.SetChanged, which invalidates them). RunComputation is
+// called for every non-fusion computation in callee-before-caller order
+// (graph.CallGraph.NonFusionPostOrder), fanned out over an errgroup with
+// SetLimit(Jobs); a CalleesFirst pass waits for a computation's callees
+// before running it. Results and errors land in per-computation slots, so
+// output is byte-identical for any Jobs, and the errors of every
+// computation are reported, in module order, as an ErrorList inside a
+// *PassError. After a pass changed the IR, Verify runs and a failure reads
+// `verify after pass "x": mod.hlo:3:5: main/add: ...`. A cancelled context
+// stops the run between computations and passes.
+//
+// # Reports: how a pass appears in hlo-opt's output
+//
+// hlo-opt prints results without knowing the passes. A result takes part by
+// implementing any of these interfaces, each optional:
+//
+//   - TextReporter: WriteText(w, module) writes the text report (--format=text),
+//     in XLA's own notation.
+//   - ModuleReporter: ModuleReport() any is the module-level JSON value.
+//   - ComputationReporter: ComputationReport(c) any is the JSON value inside
+//     each computation's object (nil omits it).
+//   - InstructionReporter: InstructionReport(in) any is the JSON value inside
+//     each instruction's object (nil omits it).
+//
+// In JSON the field is always named after the pass ("layout", "indexing",
+// "coalescing", "utilization", "cost", "stats", "verify"). WriteText and
+// WriteJSON render the requested passes in pipeline order. The JSON schema
+// (--format=json) is:
+//
+//	{
+//	  "module": "NAME",
+//	  "hlo": "HloModule ...",            // only with --emit=module or both
+//	  "<pass>": <ModuleReport()>,         // per pass that has one
+//	  "computations": [
+//	    {
+//	      "name": "COMPUTATION",
+//	      "<pass>": <ComputationReport(c)>,
+//	      "instructions": [
+//	        {"name": "I", "opcode": "add", "shape": "f32[8]{0}", "<pass>": <InstructionReport(in)>}
+//	      ]
+//	    }
+//	  ]
+//	}
+//
+// Computations appear in module order (fusion computations included) and
+// instructions in program order. Values must marshal deterministically
+// (structs, slices, maps with string keys).
+//
+// # Registration
+//
+// Registration is explicit and has no global state: a driver builds a
+// Registry from the pass values it offers, NewRegistry(passes.Verify,
+// passes.Stats, layoutassign.Pass, ...). hlo-opt keeps that list in one
+// sorted table in cmd/hlo-opt/registry.go; a new pass package adds one line
+// there. Nothing registers itself in init, so importing a pass package has
+// no side effects and an embedding driver chooses exactly what it offers.
+package passes

@@ -1,0 +1,379 @@
+package passes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/hlo-opt/hlo-opt/graph"
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+// Options configure a Pipeline. The zero value is usable: GOMAXPROCS jobs,
+// no logging, verification on.
+type Options struct {
+	// Jobs bounds how many computations are processed at once; <= 0 means
+	// runtime.GOMAXPROCS(0) and 1 means sequential.
+	Jobs int
+	// Logger receives debug logs; nil means zap.NewNop().
+	Logger *zap.Logger
+	// NoVerify turns off running Verify after each pass that changed the
+	// IR.
+	NoVerify bool
+	// AfterPass, if set, is called after each pass ran (required ones
+	// included), for timing, dumps and progress. An error stops the run.
+	AfterPass func(PassEvent) error
+	// Progress, if set, is called as computations finish within a pass.
+	// It may be called from several goroutines at once.
+	Progress func(pass string, done, total int)
+}
+
+// PassEvent describes one finished pass run.
+type PassEvent struct {
+	// Seq numbers pass runs from 1 in the order they ran.
+	Seq int
+	// Pass is the pass that ran.
+	Pass *Pass
+	// Requested says whether the pass was named in the pipeline, rather
+	// than run as a requirement.
+	Requested bool
+	// Changed says whether the pass changed the IR.
+	Changed bool
+	// Elapsed is the pass's wall time (verification excluded).
+	Elapsed time.Duration
+	// Module is the module after the pass, read-only.
+	Module *hlo.Module
+}
+
+// Pipeline runs a list of passes in order. Build it with NewPipeline; it
+// may be run on many modules, one at a time or concurrently.
+type Pipeline struct {
+	passes []*Pass
+	opts   Options
+}
+
+// NewPipeline validates the passes (see Validate) and returns a pipeline
+// that runs them in the order given.
+func NewPipeline(ps []*Pass, opts Options) (*Pipeline, error) {
+	if len(ps) == 0 {
+		return nil, errors.New("passes: empty pipeline")
+	}
+	if err := Validate(append(append([]*Pass(nil), ps...), Verify)); err != nil {
+		return nil, err
+	}
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	if opts.Jobs <= 0 {
+		opts.Jobs = runtime.GOMAXPROCS(0)
+	}
+	return &Pipeline{passes: append([]*Pass(nil), ps...), opts: opts}, nil
+}
+
+// Passes returns the pipeline's passes in order.
+func (pl *Pipeline) Passes() []*Pass { return append([]*Pass(nil), pl.passes...) }
+
+// Results hold what a pipeline run computed.
+type Results struct {
+	// Module is the module the pipeline ran on (changed in place by
+	// Transform passes).
+	Module *hlo.Module
+	// Passes are the requested passes, in order.
+	Passes []*Pass
+	// Timings list every pass run, in order.
+	Timings []Timing
+	values  map[*Pass]any
+}
+
+// Timing is the wall time of one pass run.
+type Timing struct {
+	Pass    string
+	Elapsed time.Duration
+}
+
+// Of returns the result of pass p (requested or required), and whether p
+// ran. After a later Transform pass changed the IR, it is the result as of
+// when p ran.
+func (r *Results) Of(p *Pass) (any, bool) {
+	v, ok := r.values[p]
+	return v, ok
+}
+
+// ResultOf returns the result of p as a T; false if p did not run or its
+// result is not a T.
+func ResultOf[T any](r *Results, p *Pass) (T, bool) {
+	v, ok := r.values[p]
+	t, ok2 := v.(T)
+	return t, ok && ok2
+}
+
+type run struct {
+	pl      *Pipeline
+	mod     *hlo.Module
+	cg      *graph.CallGraph
+	valid   map[*Pass]any // cache of results for the current IR
+	res     *Results
+	seq     int
+	current *Pass
+}
+
+// Run runs the pipeline on m. Each requested pass runs after the passes it
+// requires; a required pass runs once and its result is cached until a
+// Transform pass changes the IR. With verification on, Verify runs after
+// every pass that changed the IR, and its failure names that pass. The
+// first failing pass stops the run: its error is a *PassError wrapping an
+// ErrorList with every computation's errors, in module order. Cancelling
+// ctx stops the run promptly with ctx's error.
+func (pl *Pipeline) Run(ctx context.Context, m *hlo.Module) (*Results, error) {
+	r := &run{pl: pl, mod: m, valid: map[*Pass]any{},
+		res: &Results{Module: m, Passes: pl.Passes(), values: map[*Pass]any{}}}
+	for _, p := range pl.passes {
+		if err := r.ensure(ctx, p, true); err != nil {
+			return r.res, err
+		}
+	}
+	return r.res, nil
+}
+
+func (r *run) ensure(ctx context.Context, p *Pass, requested bool) error {
+	if _, ok := r.valid[p]; ok {
+		return nil
+	}
+	for _, q := range p.Requires {
+		if err := r.ensure(ctx, q, false); err != nil {
+			return err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	start := time.Now()
+	v, changed, err := r.runPass(ctx, p)
+	elapsed := time.Since(start)
+	r.res.Timings = append(r.res.Timings, Timing{Pass: p.Name, Elapsed: elapsed})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &PassError{Pass: p.Name, Err: err}
+	}
+	if changed {
+		clear(r.valid)
+		r.cg = nil
+	}
+	r.valid[p] = v
+	r.res.values[p] = v
+	r.seq++
+	r.pl.opts.Logger.Debug("pass done", zap.String("pass", p.Name), zap.Bool("changed", changed), zap.Duration("elapsed", elapsed))
+	if changed && !r.pl.opts.NoVerify && p != Verify {
+		if _, _, err := r.runPass(ctx, Verify); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return &PassError{Pass: Verify.Name, After: p.Name, Err: err}
+		}
+	}
+	if r.pl.opts.AfterPass != nil {
+		ev := PassEvent{Seq: r.seq, Pass: p, Requested: requested, Changed: changed, Elapsed: elapsed, Module: r.mod}
+		if err := r.pl.opts.AfterPass(ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *run) callGraph() *graph.CallGraph {
+	if r.cg == nil {
+		r.cg = graph.NewCallGraph(r.mod)
+	}
+	return r.cg
+}
+
+func (r *run) newUnit(ctx context.Context, p *Pass, c *hlo.Computation, parts ComputationResults, changed *atomic.Bool) *Unit {
+	log := r.pl.opts.Logger.Named(p.Name)
+	if c != nil {
+		log = log.With(zap.String("computation", c.Name))
+	}
+	u := &Unit{Pass: p, Module: r.mod, Computation: c, CallGraph: r.callGraph(), Logger: log,
+		ctx: ctx, resultOf: map[*Pass]any{}, parts: parts, changed: changed}
+	for _, q := range p.Requires {
+		u.resultOf[q] = r.valid[q]
+	}
+	return u
+}
+
+// runPass runs one pass: the per-computation fan-out, then Run.
+func (r *run) runPass(ctx context.Context, p *Pass) (result any, changed bool, err error) {
+	var flag atomic.Bool
+	var errs ErrorList
+	var parts ComputationResults
+	if p.RunComputation != nil {
+		parts, errs, err = r.fanOut(ctx, p, &flag)
+		if err != nil {
+			return nil, false, err
+		}
+	}
+	if p.Run != nil && len(errs) == 0 {
+		u := r.newUnit(ctx, p, nil, parts, &flag)
+		v, err := r.call(p, u)
+		result = v
+		errs = append(errs, u.diags...)
+		if err != nil {
+			errs = append(errs, asErrors(r.mod, nil, err)...)
+		}
+	} else if p.Run == nil {
+		result = parts
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
+	}
+	for _, e := range errs {
+		e.Pass = p.Name
+	}
+	errs.RemoveMultiples()
+	if len(errs) > 0 {
+		return nil, flag.Load(), errs
+	}
+	if err := checkResultType(p, result); err != nil {
+		return nil, false, err
+	}
+	return result, flag.Load(), nil
+}
+
+func checkResultType(p *Pass, v any) error {
+	if p.ResultType == nil {
+		if v != nil && p.Run != nil {
+			return fmt.Errorf("internal error: pass %q returned a %T but declares no ResultType", p.Name, v)
+		}
+		return nil
+	}
+	if v == nil {
+		return nil
+	}
+	if t := reflect.TypeOf(v); t != p.ResultType {
+		return fmt.Errorf("internal error: pass %q returned a %v, but declared ResultType %v", p.Name, t, p.ResultType)
+	}
+	return nil
+}
+
+// call runs a run function, turning a panic into an error.
+func (r *run) call(p *Pass, u *Unit) (v any, err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			where := "module " + r.mod.Name
+			if u.Computation != nil {
+				where = "computation " + u.Computation.Name
+			}
+			u.Logger.Error("panic", zap.Any("value", x), zap.ByteString("stack", debug.Stack()))
+			v, err = nil, fmt.Errorf("panic during pass %s on %s: %v", p.Name, where, x)
+		}
+	}()
+	if u.Computation != nil {
+		return p.RunComputation(u)
+	}
+	return p.Run(u)
+}
+
+// fanOut runs p.RunComputation on every non-fusion computation. Results and
+// errors go into per-computation slots, so the outcome does not depend on
+// the number of jobs; errors come back in module order.
+func (r *run) fanOut(ctx context.Context, p *Pass, flag *atomic.Bool) (ComputationResults, ErrorList, error) {
+	cg := r.callGraph()
+	comps, err := cg.NonFusionPostOrder()
+	if err != nil {
+		return nil, nil, err
+	}
+	n := len(r.mod.Computations)
+	parts := make(ComputationResults, n)
+	diags := make([][]*Error, n)
+	var done []chan struct{}
+	var failed []atomic.Bool
+	if p.CalleesFirst {
+		done = make([]chan struct{}, n)
+		for i := range done {
+			done[i] = make(chan struct{})
+		}
+		failed = make([]atomic.Bool, n)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(r.pl.opts.Jobs)
+	var finished atomic.Int64
+	total := len(comps)
+	for _, c := range comps {
+		i := cg.Index(c)
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			if done != nil {
+				defer close(done[i])
+				// Callees were started earlier (post-order), so waiting
+				// here cannot starve them of a job slot.
+				for _, callee := range cg.Reachable(c) {
+					j := cg.Index(callee)
+					if j == i || cg.IsFusionComputation(callee) {
+						continue
+					}
+					select {
+					case <-done[j]:
+					case <-gctx.Done():
+						return gctx.Err()
+					}
+					if failed[j].Load() {
+						failed[i].Store(true)
+						return nil // the callee's errors are reported
+					}
+				}
+			}
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			u := r.newUnit(gctx, p, c, parts, flag)
+			v, err := r.call(p, u)
+			parts[i] = v
+			diags[i] = append(u.diags, asErrors(r.mod, c, err)...)
+			if len(diags[i]) > 0 && failed != nil {
+				failed[i].Store(true)
+			}
+			if r.pl.opts.Progress != nil {
+				r.pl.opts.Progress(p.Name, int(finished.Add(1)), total)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	var errs ErrorList
+	for _, d := range diags {
+		errs = append(errs, d...)
+	}
+	return parts, errs, nil
+}
+
+// asErrors converts an error returned by a run function into Errors.
+func asErrors(m *hlo.Module, c *hlo.Computation, err error) []*Error {
+	if err == nil {
+		return nil
+	}
+	var l ErrorList
+	if errors.As(err, &l) {
+		return l
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return []*Error{e}
+	}
+	return []*Error{newError(m, c, nil, err.Error())}
+}

@@ -1,0 +1,220 @@
+package passes
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+func TestPipelineRunsRequiresOnceAndInvalidates(t *testing.T) {
+	var analysisRuns atomic.Int32
+	analysis := &Pass{Name: "count", Doc: "count instructions", ResultType: reflect.TypeFor[int](),
+		Run: func(u *Unit) (any, error) {
+			analysisRuns.Add(1)
+			n := 0
+			for _, c := range u.Module.Computations {
+				n += len(c.Instructions)
+			}
+			return n, nil
+		}}
+	var seen []int
+	user := func(name string) *Pass {
+		return &Pass{Name: name, Doc: "read count", Requires: []*Pass{analysis},
+			Run: func(u *Unit) (any, error) { seen = append(seen, u.ResultOf(analysis).(int)); return nil, nil }}
+	}
+	u1, u2, u3 := user("u1"), user("u2"), user("u3")
+	grow := &Pass{Name: "grow", Doc: "add an instruction", Transform: true,
+		Run: func(u *Unit) (any, error) {
+			c := u.Module.Entry
+			in := &hlo.Instruction{Name: "extra", Opcode: "negate", Shape: c.Root.Shape, Operands: []*hlo.Instruction{c.Root},
+				Parent: c, Index: len(c.Instructions), ParameterNumber: -1}
+			c.Instructions = append(c.Instructions, in)
+			c.Root = in
+			u.SetChanged()
+			return nil, nil
+		}}
+
+	var events []string
+	pl, err := NewPipeline([]*Pass{u1, u2, grow, u3}, Options{Jobs: 2, Logger: zaptest.NewLogger(t),
+		AfterPass: func(e PassEvent) error {
+			events = append(events, e.Pass.Name)
+			return nil
+		}})
+	require.NoError(t, err)
+	m, _ := whileModule()
+	before := 0
+	for _, c := range m.Computations {
+		before += len(c.Instructions)
+	}
+	res, err := pl.Run(context.Background(), m)
+	require.NoError(t, err)
+	assert.Equal(t, []int{before, before, before + 1}, seen, "the analysis is cached, then recomputed after the change")
+	assert.Equal(t, int32(2), analysisRuns.Load())
+	assert.Equal(t, []string{"count", "u1", "u2", "grow", "count", "u3"}, events)
+	n, ok := ResultOf[int](res, analysis)
+	assert.True(t, ok)
+	assert.Equal(t, before+1, n)
+	assert.Len(t, res.Timings, 6)
+}
+
+func TestPipelineVerifiesAfterChangeAndNamesThePass(t *testing.T) {
+	breaker := &Pass{Name: "breaker", Doc: "drop an operand", Transform: true,
+		RunComputation: func(u *Unit) (any, error) {
+			for _, in := range u.Computation.Instructions {
+				if in.Opcode == "add" {
+					in.Operands = in.Operands[:1]
+					u.SetChanged()
+				}
+			}
+			return nil, nil
+		}}
+	pl, err := NewPipeline([]*Pass{breaker, Stats}, Options{Jobs: 3})
+	require.NoError(t, err)
+	m, _ := whileModule()
+	m.Source = "loops.hlo"
+	_, err = pl.Run(context.Background(), m)
+	var pe *PassError
+	require.True(t, errors.As(err, &pe), "got %v", err)
+	assert.Equal(t, "verify", pe.Pass)
+	assert.Equal(t, "breaker", pe.After)
+	assert.Equal(t, `verify after pass "breaker": loops.hlo: sum/s: add has 1 operands, want 2`, err.Error())
+
+	pl, err = NewPipeline([]*Pass{breaker, Stats}, Options{NoVerify: true})
+	require.NoError(t, err)
+	m, _ = whileModule()
+	_, err = pl.Run(context.Background(), m)
+	assert.NoError(t, err, "--verify=false")
+}
+
+func TestPipelineReportsEveryComputationsErrorsInOrder(t *testing.T) {
+	m := callModule(6, 3)
+	// Break c1, c4 and main: operands from another computation.
+	foreign := m.Computations[0].Instructions[0]
+	for _, name := range []string{"c4", "c1", "main"} {
+		c := m.Computation(name)
+		c.Instructions[1].Operands[0] = foreign
+	}
+	for _, jobs := range []int{1, 4} {
+		pl, err := NewPipeline([]*Pass{Verify}, Options{Jobs: jobs})
+		require.NoError(t, err)
+		_, err = pl.Run(context.Background(), m)
+		var l ErrorList
+		require.True(t, errors.As(err, &l), "got %v", err)
+		var where []string
+		for _, e := range l {
+			where = append(where, e.Computation)
+		}
+		assert.Equal(t, []string{"c1", "c4", "main"}, where, "jobs=%d", jobs)
+		var buf bytes.Buffer
+		PrintErrors(&buf, err)
+		assert.Equal(t, "pass verify: c1/v0: operand 0 (fp) is not defined in computation c1\n"+
+			"pass verify: c4/v0: operand 0 (fp) is not defined in computation c4\n"+
+			"pass verify: main/call0: operand 0 (fp) is not defined in computation main\n", buf.String())
+	}
+}
+
+func TestPipelineCalleesFirst(t *testing.T) {
+	var mu sync.Mutex
+	var order []string
+	p := &Pass{Name: "depth", Doc: "call depth", CalleesFirst: true, ResultType: reflect.TypeFor[ComputationResults](),
+		RunComputation: func(u *Unit) (any, error) {
+			d := 0
+			for _, callee := range u.CallGraph.Callees(u.Computation) {
+				if v, ok := u.Part(callee).(int); ok {
+					d = max(d, v+1)
+				} else if !u.CallGraph.IsFusionComputation(callee) {
+					return nil, errors.New("callee result missing: " + callee.Name)
+				}
+			}
+			mu.Lock()
+			order = append(order, u.Computation.Name)
+			mu.Unlock()
+			return d, nil
+		}}
+	for _, jobs := range []int{1, 2, 8} {
+		order = nil
+		pl, err := NewPipeline([]*Pass{p}, Options{Jobs: jobs})
+		require.NoError(t, err)
+		m, cs := whileModule()
+		res, err := pl.Run(context.Background(), m)
+		require.NoError(t, err)
+		parts, ok := ResultOf[ComputationResults](res, p)
+		require.True(t, ok)
+		assert.Equal(t, 2, parts[slicesIndex(m, cs["main"])])
+		assert.Equal(t, 1, parts[slicesIndex(m, cs["body"])])
+		assert.Nil(t, parts[slicesIndex(m, cs["fused"])], "fusion computations are not visited")
+		assert.Equal(t, "main", order[len(order)-1])
+		if jobs == 1 {
+			assert.Equal(t, []string{"sum", "cond", "body", "br0", "br1", "main"}, order)
+		}
+	}
+}
+
+func slicesIndex(m *hlo.Module, c *hlo.Computation) int {
+	for i, x := range m.Computations {
+		if x == c {
+			return i
+		}
+	}
+	return -1
+}
+
+func TestPipelineCancellation(t *testing.T) {
+	started := make(chan struct{}, 100)
+	slow := &Pass{Name: "slow", Doc: "wait for cancellation",
+		RunComputation: func(u *Unit) (any, error) {
+			started <- struct{}{}
+			<-u.Context().Done()
+			return nil, u.Context().Err()
+		}}
+	pl, err := NewPipeline([]*Pass{slow, Stats}, Options{Jobs: 2})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() {
+		_, err := pl.Run(ctx, callModule(50, 2))
+		done <- err
+	}()
+	<-started
+	cancel()
+	select {
+	case err := <-done:
+		assert.ErrorIs(t, err, context.Canceled)
+	case <-time.After(10 * time.Second):
+		t.Fatal("pipeline did not stop after cancellation")
+	}
+}
+
+func TestPipelinePanicsAndResultTypes(t *testing.T) {
+	boom := &Pass{Name: "boom", Doc: "panic", RunComputation: func(u *Unit) (any, error) {
+		if u.Computation.Name == "c1" {
+			panic("bad")
+		}
+		return nil, nil
+	}}
+	pl, err := NewPipeline([]*Pass{boom}, Options{})
+	require.NoError(t, err)
+	_, err = pl.Run(context.Background(), callModule(3, 1))
+	assert.EqualError(t, err, "pass boom: c1: panic during pass boom on computation c1: bad")
+
+	liar := &Pass{Name: "liar", Doc: "wrong result type", ResultType: reflect.TypeFor[string](),
+		Run: func(*Unit) (any, error) { return 3, nil }}
+	pl, err = NewPipeline([]*Pass{liar}, Options{})
+	require.NoError(t, err)
+	_, err = pl.Run(context.Background(), callModule(1, 1))
+	assert.ErrorContains(t, err, `internal error: pass "liar" returned a int, but declared ResultType string`)
+
+	_, err = NewPipeline(nil, Options{})
+	assert.Error(t, err)
+}

@@ -1,0 +1,242 @@
+package passes
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+// Stats counts instructions by opcode and fusions by kind, per non-fusion
+// computation and for the module, with parameter and output bytes.
+//
+// Bytes are unpadded: elements times the element width (E(n) of the layout
+// when given), rounded up to whole bytes per array, summed over tuple
+// leaves. Tiling padding is the layout pass's business.
+var Stats = &Pass{
+	Name:           "stats",
+	Doc:            "count instructions by opcode, fusions by kind, parameter and output bytes",
+	ResultType:     reflect.TypeFor[*StatsResult](),
+	RunComputation: statsComputation,
+	Run:            statsModule,
+}
+
+// ComputationStats are the counts of one computation.
+type ComputationStats struct {
+	// Instructions is the number of instructions of the computation itself.
+	Instructions int `json:"instructions"`
+	// FusedInstructions counts the instructions of the fused computations
+	// its fusion instructions call (transitively).
+	FusedInstructions int `json:"fused_instructions"`
+	// ByOpcode counts the computation's own instructions by opcode.
+	ByOpcode map[string]int `json:"by_opcode"`
+	// Fusions counts fusion instructions by kind (kLoop, kInput, ...).
+	Fusions map[string]int `json:"fusions"`
+	// ParameterBytes is the total size of the parameters.
+	ParameterBytes int64 `json:"parameter_bytes"`
+	// OutputBytes is the size of the root.
+	OutputBytes int64 `json:"output_bytes"`
+}
+
+// ModuleStats are the module's totals.
+type ModuleStats struct {
+	Computations       int `json:"computations"`
+	FusionComputations int `json:"fusion_computations"`
+	// Instructions counts every instruction of every computation.
+	Instructions int `json:"instructions"`
+	// ByOpcode counts every instruction of every computation by opcode.
+	ByOpcode map[string]int `json:"by_opcode"`
+	// Fusions counts every fusion instruction by kind.
+	Fusions map[string]int `json:"fusions"`
+	// ParameterBytes and OutputBytes are those of the entry computation.
+	ParameterBytes int64 `json:"parameter_bytes"`
+	OutputBytes    int64 `json:"output_bytes"`
+}
+
+// StatsResult is the result of Stats.
+type StatsResult struct {
+	Module ModuleStats
+	// Computations holds the stats of each non-fusion computation, indexed
+	// like Module.Computations (nil for fusion computations).
+	Computations []*ComputationStats
+	mod          *hlo.Module
+}
+
+// Of returns the stats of computation c, or nil.
+func (r *StatsResult) Of(c *hlo.Computation) *ComputationStats {
+	if i := slices.Index(r.mod.Computations, c); i >= 0 {
+		return r.Computations[i]
+	}
+	return nil
+}
+
+// ModuleReport is the JSON value of "stats" at module level.
+func (r *StatsResult) ModuleReport() any { return &r.Module }
+
+// ComputationReport is the JSON value of "stats" for c.
+func (r *StatsResult) ComputationReport(c *hlo.Computation) any {
+	if s := r.Of(c); s != nil {
+		return s
+	}
+	return nil
+}
+
+// WriteText writes a table of the computations and the module's opcode
+// counts.
+func (r *StatsResult) WriteText(w io.Writer, m *hlo.Module) error {
+	ms := &r.Module
+	fmt.Fprintf(w, "stats: module %s: %d computations (%d fusion), %d instructions, entry parameters %s, output %s\n",
+		m.Name, ms.Computations, ms.FusionComputations, ms.Instructions, FormatBytes(ms.ParameterBytes), FormatBytes(ms.OutputBytes))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "computation\tinstructions\tfused\tfusions\tparameter bytes\toutput bytes\t")
+	for i, s := range r.Computations {
+		if s == nil {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%d\t%d\t\n", m.Computations[i].Name, s.Instructions, s.FusedInstructions, countList(s.Fusions), s.ParameterBytes, s.OutputBytes)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "opcodes: %s\n", countList(ms.ByOpcode))
+	_, err := fmt.Fprintf(w, "fusions: %s\n", countList(ms.Fusions))
+	return err
+}
+
+// countList prints counts as "add 3, multiply 2" by decreasing count, then
+// name; "-" when empty.
+func countList(m map[string]int) string {
+	if len(m) == 0 {
+		return "-"
+	}
+	keys := slices.Collect(maps.Keys(m))
+	slices.SortFunc(keys, func(a, b string) int {
+		if m[a] != m[b] {
+			return m[b] - m[a]
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// FormatBytes prints a byte count in binary units: "512B", "1.50KiB", "2.00GiB".
+func FormatBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%dB", n)
+	}
+	f, u := float64(n)/unit, 0
+	for f >= unit && u < 4 {
+		f /= unit
+		u++
+	}
+	return fmt.Sprintf("%.2f%s", f, []string{"KiB", "MiB", "GiB", "TiB", "PiB"}[u])
+}
+
+// ShapeBytes is the unpadded size of a shape: for each array leaf, elements
+// times the element width (the layout's E(n) if set), rounded up to bytes.
+func ShapeBytes(s hlo.Shape) int64 {
+	var total int64
+	for _, l := range s.Leaves() {
+		sh := l.Shape
+		if !sh.IsArray() {
+			continue
+		}
+		bits := int64(sh.Type.BitWidth())
+		if sh.Layout != nil && sh.Layout.ElementSizeBits > 0 {
+			bits = sh.Layout.ElementSizeBits
+		}
+		total += (sh.ElementCount()*bits + 7) / 8
+	}
+	return total
+}
+
+func fusionKind(in *hlo.Instruction) string {
+	if in.Typed.FusionKind != "" {
+		return in.Typed.FusionKind
+	}
+	if k, ok := in.Attr("kind"); ok {
+		return k
+	}
+	return "unknown"
+}
+
+func statsComputation(u *Unit) (any, error) {
+	c := u.Computation
+	s := &ComputationStats{Instructions: len(c.Instructions), ByOpcode: map[string]int{}, Fusions: map[string]int{}}
+	for i, in := range c.Instructions {
+		if i%1024 == 0 {
+			if err := u.Context().Err(); err != nil {
+				return nil, err
+			}
+		}
+		s.ByOpcode[string(in.Opcode)]++
+		if in.Opcode == "fusion" {
+			s.Fusions[fusionKind(in)]++
+		}
+	}
+	seen := map[*hlo.Computation]bool{}
+	var fused func(c *hlo.Computation)
+	fused = func(c *hlo.Computation) {
+		for _, in := range c.Instructions {
+			if in.Opcode != "fusion" {
+				continue
+			}
+			for _, fc := range in.Called {
+				if fc != nil && !seen[fc] {
+					seen[fc] = true
+					s.FusedInstructions += len(fc.Instructions)
+					fused(fc)
+				}
+			}
+		}
+	}
+	fused(c)
+	for _, p := range c.Params {
+		if p != nil {
+			s.ParameterBytes += ShapeBytes(p.Shape)
+		}
+	}
+	if c.Root != nil {
+		s.OutputBytes = ShapeBytes(c.Root.Shape)
+	}
+	return s, nil
+}
+
+func statsModule(u *Unit) (any, error) {
+	m := u.Module
+	r := &StatsResult{mod: m, Computations: make([]*ComputationStats, len(m.Computations))}
+	ms := &r.Module
+	ms.ByOpcode, ms.Fusions = map[string]int{}, map[string]int{}
+	ms.Computations = len(m.Computations)
+	for i, c := range m.Computations {
+		if s, ok := u.Part(c).(*ComputationStats); ok {
+			r.Computations[i] = s
+		}
+		if u.CallGraph.IsFusionComputation(c) {
+			ms.FusionComputations++
+		}
+		ms.Instructions += len(c.Instructions)
+		for _, in := range c.Instructions {
+			ms.ByOpcode[string(in.Opcode)]++
+			if in.Opcode == "fusion" {
+				ms.Fusions[fusionKind(in)]++
+			}
+		}
+	}
+	if m.Entry != nil {
+		if s := r.Of(m.Entry); s != nil {
+			ms.ParameterBytes, ms.OutputBytes = s.ParameterBytes, s.OutputBytes
+		}
+	}
+	return r, nil
+}

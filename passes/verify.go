@@ -1,0 +1,443 @@
+package passes
+
+import (
+	"fmt"
+	"io"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hlo-opt/hlo-opt/graph"
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+// Verify checks the module's structural invariants. The pipeline also runs
+// it after every pass that changed the IR (unless Options.NoVerify).
+//
+// Per computation (fused computations are checked with the computation
+// whose fusion calls them): a root that belongs to the computation;
+// instruction indices and parents consistent; unique names; operands and
+// control predecessors defined in the same computation; no dependence
+// cycle; parameter numbers dense; operand counts of the opcodes it knows;
+// shapes (ignoring layouts) of elementwise ops, get-tuple-element, tuple,
+// broadcast, transpose, reshape, slice, concatenate, fusion and while; and
+// called computations present with the right number of parameters.
+// Per module: an entry, unique computation names, no recursion.
+var Verify = &Pass{
+	Name:           "verify",
+	Doc:            "check operands, operand counts, shapes, roots and called computations",
+	ResultType:     reflect.TypeFor[*VerifyResult](),
+	RunComputation: verifyComputation,
+	Run:            verifyModule,
+}
+
+// VerifyResult summarises a successful verification.
+type VerifyResult struct {
+	Computations int `json:"computations"`
+	Instructions int `json:"instructions"`
+}
+
+// WriteText writes "verify: ok (N computations, M instructions)".
+func (r *VerifyResult) WriteText(w io.Writer, _ *hlo.Module) error {
+	_, err := fmt.Fprintf(w, "verify: ok (%d computations, %d instructions)\n", r.Computations, r.Instructions)
+	return err
+}
+
+// ModuleReport is the JSON value of "verify" at module level.
+func (r *VerifyResult) ModuleReport() any { return r }
+
+type verifyCount struct{ comps, instrs int }
+
+func verifyModule(u *Unit) (any, error) {
+	m := u.Module
+	if m.Entry == nil {
+		u.Errorf(nil, "module %s has no entry computation", m.Name)
+	} else if !slices.Contains(m.Computations, m.Entry) {
+		u.Errorf(nil, "entry computation %s is not in the module", m.Entry.Name)
+	}
+	seen := map[string]bool{}
+	for _, c := range m.Computations {
+		if seen[c.Name] {
+			u.Errorf(nil, "duplicate computation name %s", c.Name)
+		}
+		seen[c.Name] = true
+	}
+	if _, err := u.CallGraph.PostOrder(); err != nil {
+		u.Errorf(nil, "%v", err)
+	}
+	res := &VerifyResult{}
+	for _, c := range m.Computations {
+		res.Computations++
+		res.Instructions += len(c.Instructions)
+	}
+	return res, nil
+}
+
+func verifyComputation(u *Unit) (any, error) {
+	v := &verifier{u: u, done: map[*hlo.Computation]bool{}}
+	v.computation(u.Computation)
+	return nil, nil
+}
+
+type verifier struct {
+	u    *Unit
+	done map[*hlo.Computation]bool
+}
+
+func (v *verifier) errorf(in *hlo.Instruction, c *hlo.Computation, format string, args ...any) {
+	e := newError(v.u.Module, c, in, fmt.Sprintf(format, args...))
+	v.u.diags = append(v.u.diags, e)
+}
+
+func (v *verifier) computation(c *hlo.Computation) {
+	if v.done[c] {
+		return
+	}
+	v.done[c] = true
+	if len(c.Instructions) == 0 {
+		v.errorf(nil, c, "computation has no instructions")
+		return
+	}
+	if c.Root == nil {
+		v.errorf(nil, c, "computation has no root")
+	} else if c.Root.Parent != c || !inComp(c, c.Root) {
+		v.errorf(nil, c, "root %s is not an instruction of the computation", c.Root.Name)
+	}
+	names := make(map[string]bool, len(c.Instructions))
+	operandsOK := true
+	nparams := 0
+	for i, in := range c.Instructions {
+		if in == nil {
+			v.errorf(nil, c, "instruction %d is nil", i)
+			operandsOK = false
+			continue
+		}
+		if i%1024 == 0 && v.u.Context().Err() != nil {
+			return
+		}
+		if in.Parent != c || in.Index != i {
+			v.errorf(in, c, "instruction has parent/index %s/%d, want %s/%d", parentName(in), in.Index, c.Name, i)
+			operandsOK = false
+		}
+		if names[in.Name] {
+			v.errorf(in, c, "duplicate instruction name %s", in.Name)
+		}
+		names[in.Name] = true
+		for k, op := range in.Operands {
+			if op == nil || !inComp(c, op) {
+				v.errorf(in, c, "operand %d (%s) is not defined in computation %s", k, nameOf(op), c.Name)
+				operandsOK = false
+			}
+		}
+		for k, op := range in.ControlPredecessors {
+			if op == nil || !inComp(c, op) {
+				v.errorf(in, c, "control predecessor %d (%s) is not defined in computation %s", k, nameOf(op), c.Name)
+				operandsOK = false
+			}
+		}
+		if in.Opcode == "parameter" {
+			nparams++
+			n := in.ParameterNumber
+			if n < 0 || n >= len(c.Params) || c.Params[n] != in {
+				v.errorf(in, c, "parameter(%d) is not parameter %d of the computation", n, n)
+			}
+		}
+		v.operandCount(in)
+		if operandsOK {
+			v.shape(in)
+		}
+		v.calls(in)
+	}
+	if nparams != len(c.Params) {
+		v.errorf(nil, c, "computation has %d parameter instructions, %d parameter slots", nparams, len(c.Params))
+	}
+	if operandsOK {
+		if d, err := graph.NewDAG(c); err != nil {
+			v.errorf(nil, c, "%v", err)
+		} else if _, err := d.TopoOrder(); err != nil {
+			v.errorf(nil, c, "%v", err)
+		}
+	}
+}
+
+func inComp(c *hlo.Computation, in *hlo.Instruction) bool {
+	return in.Parent == c && in.Index >= 0 && in.Index < len(c.Instructions) && c.Instructions[in.Index] == in
+}
+
+func nameOf(in *hlo.Instruction) string {
+	if in == nil {
+		return "<nil>"
+	}
+	return in.Name
+}
+
+func parentName(in *hlo.Instruction) string {
+	if in.Parent == nil {
+		return "<nil>"
+	}
+	return in.Parent.Name
+}
+
+// Operand counts of opcodes with a fixed arity.
+var arity = map[hlo.Opcode]int{}
+
+func init() {
+	for n, ops := range map[int]string{
+		0: "parameter constant iota partition-id replica-id",
+		1: "abs ceil floor cos sin tan exponential exponential-minus-one log log-plus-one negate not sign sqrt rsqrt cbrt tanh logistic " +
+			"round-nearest-afz round-nearest-even is-finite popcnt count-leading-zeros clz real imag erf convert bitcast bitcast-convert " +
+			"copy reshape broadcast transpose reverse slice get-tuple-element reduce-precision copy-start copy-done while",
+		2: "add subtract multiply divide remainder maximum minimum power atan2 and or xor shift-left shift-right-arithmetic " +
+			"shift-right-logical compare complex dot pad gather convolution",
+		3: "select clamp",
+	} {
+		for _, op := range strings.Fields(ops) {
+			arity[hlo.Opcode(op)] = n
+		}
+	}
+}
+
+func (v *verifier) operandCount(in *hlo.Instruction) {
+	n := len(in.Operands)
+	if want, ok := arity[in.Opcode]; ok {
+		if n != want {
+			v.errorf(in, in.Parent, "%s has %d operands, want %d", in.Opcode, n, want)
+		}
+		return
+	}
+	switch in.Opcode {
+	case "reduce", "reduce-window":
+		if n < 2 || n%2 != 0 {
+			v.errorf(in, in.Parent, "%s has %d operands, want an even number >= 2", in.Opcode, n)
+		}
+	case "dynamic-slice":
+		if n < 2 {
+			v.errorf(in, in.Parent, "dynamic-slice has %d operands, want >= 2", n)
+		}
+	case "dynamic-update-slice":
+		if n < 3 {
+			v.errorf(in, in.Parent, "dynamic-update-slice has %d operands, want >= 3", n)
+		}
+	case "concatenate", "conditional", "sort":
+		if n < 1 {
+			v.errorf(in, in.Parent, "%s has no operands", in.Opcode)
+		}
+	}
+}
+
+func sameDims(a, b *hlo.Shape) bool { return slices.Equal(a.Dims, b.Dims) }
+
+var elementwise = map[hlo.Opcode]bool{}
+
+func init() {
+	for op, n := range arity {
+		if (n == 1 || n == 2) && !strings.Contains(" bitcast reshape broadcast transpose slice get-tuple-element copy-start copy-done while dot pad gather convolution ", " "+string(op)+" ") {
+			elementwise[op] = true
+		}
+	}
+}
+
+func (v *verifier) shape(in *hlo.Instruction) {
+	out := &in.Shape
+	c := in.Parent
+	switch {
+	case elementwise[in.Opcode]:
+		if !out.IsArray() {
+			return
+		}
+		for k, op := range in.Operands {
+			if op.Shape.IsArray() && !sameDims(&op.Shape, out) {
+				v.errorf(in, c, "operand %d has shape %s, want dimensions of %s", k, op.Shape.StringNoLayout(), out.StringNoLayout())
+			}
+		}
+	case in.Opcode == "select" || in.Opcode == "clamp":
+		for k, op := range in.Operands {
+			if op.Shape.IsArray() && out.IsArray() && !sameDims(&op.Shape, out) && !op.Shape.IsScalar() {
+				v.errorf(in, c, "operand %d has shape %s, want dimensions of %s", k, op.Shape.StringNoLayout(), out.StringNoLayout())
+			}
+		}
+	}
+	switch in.Opcode {
+	case "get-tuple-element":
+		op := &in.Operands[0].Shape
+		idx, ok := intAttr(in, "index")
+		if !ok {
+			idx = in.Typed.TupleIndex
+		}
+		sub, ok := op.Subshape([]int64{idx})
+		switch {
+		case !op.IsTuple():
+			v.errorf(in, c, "operand %s is not a tuple", op.StringNoLayout())
+		case !ok:
+			v.errorf(in, c, "index %d out of range for a %d-tuple", idx, len(op.Tuple))
+		case !sub.EqualIgnoringLayout(*out):
+			v.errorf(in, c, "shape %s, want tuple element %d: %s", out.StringNoLayout(), idx, sub.StringNoLayout())
+		}
+	case "tuple":
+		ok := out.IsTuple() && len(out.Tuple) == len(in.Operands)
+		for k := 0; ok && k < len(in.Operands); k++ {
+			ok = out.Tuple[k].EqualIgnoringLayout(in.Operands[k].Shape)
+		}
+		if !ok {
+			v.errorf(in, c, "shape %s does not match its operands", out.StringNoLayout())
+		}
+	case "broadcast":
+		dims, ok := dimsAttr(in)
+		op := &in.Operands[0].Shape
+		if !ok || !op.IsArray() {
+			return
+		}
+		if len(dims) != op.Rank() {
+			v.errorf(in, c, "broadcast dimensions %v, want %d entries for operand %s", dims, op.Rank(), op.StringNoLayout())
+			return
+		}
+		for i, d := range dims {
+			if d < 0 || int(d) >= out.Rank() || out.Dims[d] != op.Dims[i] {
+				v.errorf(in, c, "broadcast dimension %d maps operand dimension %d (size %d) to a different size in %s", d, i, op.Dims[i], out.StringNoLayout())
+				return
+			}
+		}
+	case "transpose":
+		dims, ok := dimsAttr(in)
+		op := &in.Operands[0].Shape
+		if !ok || !op.IsArray() {
+			return
+		}
+		bad := len(dims) != op.Rank() || out.Rank() != op.Rank()
+		for i := 0; !bad && i < len(dims); i++ {
+			bad = dims[i] < 0 || int(dims[i]) >= op.Rank() || out.Dims[i] != op.Dims[dims[i]]
+		}
+		if bad {
+			v.errorf(in, c, "transpose dimensions %v do not map %s to %s", dims, op.StringNoLayout(), out.StringNoLayout())
+		}
+	case "reshape":
+		op := &in.Operands[0].Shape
+		if op.IsArray() && out.IsArray() && op.Dynamic == nil && out.Dynamic == nil && op.ElementCount() != out.ElementCount() {
+			v.errorf(in, c, "reshape from %s to %s changes the element count", op.StringNoLayout(), out.StringNoLayout())
+		}
+	case "slice":
+		op := &in.Operands[0].Shape
+		sl := in.Typed.Slice
+		if _, ok := in.Attr("slice"); !ok || len(sl) == 0 || !op.IsArray() {
+			return
+		}
+		if len(sl) != op.Rank() || out.Rank() != op.Rank() {
+			v.errorf(in, c, "slice has %d dimensions, operand %s", len(sl), op.StringNoLayout())
+			return
+		}
+		for i, s := range sl {
+			stride := max(s.Stride, 1)
+			if want := (s.Limit - s.Start + stride - 1) / stride; out.Dims[i] != want {
+				v.errorf(in, c, "slice dimension %d has size %d, want %d", i, out.Dims[i], want)
+			}
+		}
+	case "concatenate":
+		dims, ok := dimsAttr(in)
+		if !ok || len(dims) != 1 || !out.IsArray() {
+			return
+		}
+		d, sum := dims[0], int64(0)
+		for _, op := range in.Operands {
+			if op.Shape.Rank() != out.Rank() || d < 0 || int(d) >= out.Rank() {
+				v.errorf(in, c, "operand %s does not match rank of %s", op.Shape.StringNoLayout(), out.StringNoLayout())
+				return
+			}
+			sum += op.Shape.Dims[d]
+		}
+		if sum != out.Dims[d] {
+			v.errorf(in, c, "concatenated dimension %d has size %d, operands sum to %d", d, out.Dims[d], sum)
+		}
+	}
+}
+
+func (v *verifier) calls(in *hlo.Instruction) {
+	c := in.Parent
+	for _, un := range v.u.CallGraph.Unresolved() {
+		if un.Caller == in {
+			v.errorf(in, c, "called computation %s is not in the module", un.Name)
+		}
+	}
+	for k, cc := range in.Called {
+		if cc == nil {
+			v.errorf(in, c, "called computation %d is nil", k)
+			return
+		}
+		if v.u.CallGraph.Index(cc) < 0 {
+			v.errorf(in, c, "called computation %s is not in the module", cc.Name)
+			return
+		}
+	}
+	switch in.Opcode {
+	case "fusion":
+		if len(in.Called) != 1 {
+			v.errorf(in, c, "fusion calls %d computations, want 1", len(in.Called))
+			return
+		}
+		fc := in.Called[0]
+		if len(fc.Params) != len(in.Operands) {
+			v.errorf(in, c, "fusion has %d operands, fused computation %s has %d parameters", len(in.Operands), fc.Name, len(fc.Params))
+		}
+		if fc.Root != nil && !fc.Root.Shape.EqualIgnoringLayout(in.Shape) {
+			v.errorf(in, c, "fusion shape %s, fused root %s", in.Shape.StringNoLayout(), fc.Root.Shape.StringNoLayout())
+		}
+		v.computation(fc)
+	case "while":
+		for _, cc := range in.Called {
+			if len(cc.Params) != 1 {
+				v.errorf(in, c, "while computation %s has %d parameters, want 1", cc.Name, len(cc.Params))
+			}
+		}
+		if body, ok := in.Attr("body"); ok {
+			for _, cc := range in.Called {
+				if cc.Name == strings.TrimPrefix(body, "%") && cc.Root != nil && !cc.Root.Shape.EqualIgnoringLayout(in.Shape) {
+					v.errorf(in, c, "while shape %s, body root %s", in.Shape.StringNoLayout(), cc.Root.Shape.StringNoLayout())
+				}
+			}
+		}
+	case "reduce":
+		if len(in.Called) == 1 && len(in.Called[0].Params) != len(in.Operands) {
+			v.errorf(in, c, "reduce has %d operands, to_apply %s has %d parameters", len(in.Operands), in.Called[0].Name, len(in.Called[0].Params))
+		}
+	case "conditional":
+		if len(in.Called) > 0 && len(in.Operands) != len(in.Called)+1 {
+			v.errorf(in, c, "conditional has %d operands for %d branches", len(in.Operands), len(in.Called))
+		}
+	}
+	// Fused computations reached from other callers (e.g. nested fusions)
+	// are verified along with their fusion instruction.
+}
+
+// intAttr parses an integer attribute.
+func intAttr(in *hlo.Instruction, name string) (int64, bool) {
+	s, ok := in.Attr(name)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	return n, err == nil
+}
+
+// dimsAttr returns dimensions={...}, from the typed attributes or the text.
+func dimsAttr(in *hlo.Instruction) ([]int64, bool) {
+	s, ok := in.Attr("dimensions")
+	if !ok {
+		return nil, false
+	}
+	if in.Typed.Dimensions != nil {
+		return in.Typed.Dimensions, true
+	}
+	s = strings.Trim(strings.TrimSpace(s), "{}")
+	var out []int64
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		out = append(out, n)
+	}
+	return out, true
+}
