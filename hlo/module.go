@@ -26,6 +26,27 @@ type Module struct {
 	Entry *Computation
 	// Source is the file name the module was parsed from, for messages.
 	Source string
+	// Tables are the stack-frame tables XLA prints after the header
+	// (FileNames, FunctionNames, FileLocations, StackFrames), verbatim.
+	Tables []Table
+	// Truncated reports that the text ended inside the last computation (no
+	// closing '}'), as in truncated dumps; the instructions read so far were
+	// kept and the module prints complete.
+	Truncated bool
+}
+
+// Table is one of the origin tables XLA prints after the module header,
+// such as "FileNames" followed by lines `1 "file.py"`.
+type Table struct {
+	Name    string
+	Entries []TableEntry
+}
+
+// TableEntry is one `ID VALUE` line of a Table; Value is verbatim (a quoted
+// string or a {...} block).
+type TableEntry struct {
+	ID    int64
+	Value string
 }
 
 // Attr returns the value of the module header attribute name.

@@ -1,0 +1,752 @@
+package hlo
+
+import (
+	"strconv"
+)
+
+type attrKind uint8
+
+const (
+	attrRaw     attrKind = iota // kept verbatim only
+	attrTyped                   // kept verbatim and decoded into TypedAttrs
+	attrCompRef                 // names computations; resolved into Called
+	attrCtrl                    // control-predecessors
+)
+
+// CallAttrs are the instruction attributes that name called computations,
+// in the order XLA prints them.
+var CallAttrs = []string{
+	"to_apply", "calls", "condition", "body", "select", "scatter",
+	"branch_computations", "true_computation", "false_computation",
+	"called_computations",
+}
+
+// attrKinds lists every instruction attribute name of XLA's text format.
+var attrKinds = func() map[string]attrKind {
+	m := map[string]attrKind{}
+	for _, n := range CallAttrs {
+		m[n] = attrCompRef
+	}
+	m["control-predecessors"] = attrCtrl
+	for _, n := range []string{
+		"dimensions", "slice", "padding", "window", "lhs_batch_dims", "rhs_batch_dims",
+		"lhs_contracting_dims", "rhs_contracting_dims", "dim_labels", "feature_group_count",
+		"batch_group_count", "offset_dims", "collapsed_slice_dims", "start_index_map",
+		"index_vector_dim", "operand_batching_dims", "start_indices_batching_dims",
+		"slice_sizes", "indices_are_sorted", "update_window_dims", "inserted_window_dims",
+		"scatter_dims_to_operand_dims", "input_batching_dims", "scatter_indices_batching_dims",
+		"unique_indices", "dynamic_slice_sizes", "kind", "index", "direction",
+		"iota_dimension", "replica_groups",
+	} {
+		m[n] = attrTyped
+	}
+	for _, n := range []string{
+		// generic
+		"metadata", "backend_config", "sharding", "frontend_attributes", "statistics",
+		"origin", "result_accuracy", "operand_side_metadata",
+		// collectives
+		"channel_id", "constrain_layout", "use_global_device_ids", "split_dimension",
+		"source_target_pairs", "is_host_transfer", "collective_device_list",
+		// dot / convolution
+		"precision_config", "operand_precision", "algorithm", "sparsity",
+		"lhs_ragged_dims", "rhs_group_dims", "lhs_scale", "rhs_scale",
+		// fusion / custom call
+		"output_to_operand_aliasing", "custom_call_target", "operand_layout_constraints",
+		"custom_call_has_side_effect", "literal", "custom_call_schedule", "schedule",
+		"api_version", "padding_type",
+		// misc opcodes
+		"parameter_replication", "infeed_config", "outfeed_config", "outfeed_shape",
+		"type", "exponent_bits", "mantissa_bits", "distribution", "is_stable", "epsilon",
+		"feature_index", "left_side", "lower", "unit_diagonal", "transpose_a", "fft_type",
+		"fft_length", "domain", "cross_program_prefetch_index", "is_cross_program_prefetch",
+		"async_execution_thread", "async_group_id", "async_wrapped_opcode", "k", "largest",
+		"num_carries", "is_associative", "is_reverse", "reduction_kind", "deduplicated",
+		"rng_algorithm", "is_composite", "layout",
+	} {
+		m[n] = attrRaw
+	}
+	return m
+}()
+
+// decodeTyped fills in.Typed from the verbatim value of attribute name; s
+// scans exactly the value.
+func decodeTyped(s *scanner, in *Instruction, name string) {
+	t := &in.Typed
+	switch name {
+	case "dimensions":
+		t.Dimensions = s.intList()
+	case "dynamic_slice_sizes":
+		t.DynamicSliceSizes = s.intList()
+	case "slice":
+		t.Slice = s.sliceDims()
+	case "padding":
+		if in.Opcode == OpPad {
+			t.Padding = s.padDims()
+		} else {
+			return
+		}
+	case "window":
+		t.Window = s.window()
+	case "lhs_batch_dims", "rhs_batch_dims", "lhs_contracting_dims", "rhs_contracting_dims":
+		if t.Dot == nil {
+			t.Dot = &DotDims{}
+		}
+		v := s.intList()
+		switch name {
+		case "lhs_batch_dims":
+			t.Dot.LhsBatch = v
+		case "rhs_batch_dims":
+			t.Dot.RhsBatch = v
+		case "lhs_contracting_dims":
+			t.Dot.LhsContracting = v
+		default:
+			t.Dot.RhsContracting = v
+		}
+	case "dim_labels":
+		t.Conv = s.convDims()
+	case "feature_group_count":
+		t.FeatureGroupCount = s.positiveInt(name)
+	case "batch_group_count":
+		t.BatchGroupCount = s.positiveInt(name)
+	case "kind":
+		t.FusionKind = s.word(name)
+	case "direction":
+		t.Direction = s.word(name)
+	case "index":
+		t.TupleIndex, _ = s.scanInt("tuple index")
+	case "iota_dimension":
+		t.IotaDimension, _ = s.scanInt("iota dimension")
+	case "replica_groups":
+		t.ReplicaGroups = s.replicaGroups()
+	default:
+		decodeGatherScatter(s, in, name)
+	}
+	if s.err == nil {
+		s.skipSpace()
+		if !s.atEOF() {
+			s.expected("end of " + name)
+		}
+	}
+}
+
+func decodeGatherScatter(s *scanner, in *Instruction, name string) {
+	t := &in.Typed
+	switch in.Opcode {
+	case OpGather:
+		if t.Gather == nil {
+			t.Gather = &GatherDims{}
+		}
+		g := t.Gather
+		switch name {
+		case "offset_dims":
+			g.OffsetDims = s.intList()
+		case "collapsed_slice_dims":
+			g.CollapsedSliceDims = s.intList()
+		case "start_index_map":
+			g.StartIndexMap = s.intList()
+		case "index_vector_dim":
+			g.IndexVectorDim, _ = s.scanInt(name)
+		case "operand_batching_dims":
+			g.OperandBatchingDims = s.intList()
+		case "start_indices_batching_dims":
+			g.StartIndicesBatchingDims = s.intList()
+		case "slice_sizes":
+			g.SliceSizes = s.intList()
+		case "indices_are_sorted":
+			g.IndicesAreSorted = s.boolean(name)
+		default:
+			s.off = s.end
+		}
+	case OpScatter:
+		if t.Scatter == nil {
+			t.Scatter = &ScatterDims{}
+		}
+		c := t.Scatter
+		switch name {
+		case "update_window_dims":
+			c.UpdateWindowDims = s.intList()
+		case "inserted_window_dims":
+			c.InsertedWindowDims = s.intList()
+		case "scatter_dims_to_operand_dims":
+			c.ScatterDimsToOperandDims = s.intList()
+		case "index_vector_dim":
+			c.IndexVectorDim, _ = s.scanInt(name)
+		case "input_batching_dims":
+			c.InputBatchingDims = s.intList()
+		case "scatter_indices_batching_dims":
+			c.ScatterIndicesBatchingDims = s.intList()
+		case "indices_are_sorted":
+			c.IndicesAreSorted = s.boolean(name)
+		case "unique_indices":
+			c.UniqueIndices = s.boolean(name)
+		default:
+			s.off = s.end
+		}
+	default:
+		s.off = s.end // the attribute means something else here; kept verbatim
+	}
+}
+
+// intList parses "{1,2,3}" (or "{}").
+func (s *scanner) intList() []int64 {
+	if !s.expect('{') {
+		return nil
+	}
+	out := []int64{}
+	if s.accept('}') {
+		return out
+	}
+	for {
+		v, ok := s.scanInt("integer")
+		if !ok {
+			return nil
+		}
+		out = append(out, v)
+		if !s.accept(',') {
+			break
+		}
+	}
+	if !s.expect('}') {
+		return nil
+	}
+	return out
+}
+
+func (s *scanner) positiveInt(what string) int64 {
+	s.skipSpace()
+	p := s.pos()
+	v, ok := s.scanInt(what)
+	if ok && v < 1 {
+		s.errorAt(p, "expected positive "+what+", found "+strconv.FormatInt(v, 10))
+	}
+	return v
+}
+
+func (s *scanner) word(what string) string {
+	w := s.scanIdent()
+	if w == "" {
+		s.expected(what)
+	}
+	return w
+}
+
+func (s *scanner) boolean(what string) bool {
+	s.skipSpace()
+	switch peekWord(s) {
+	case "true":
+		s.off += 4
+		return true
+	case "false":
+		s.off += 5
+		return false
+	}
+	s.expected("true or false for " + what)
+	return false
+}
+
+// sliceDims parses "{[0:2], [1:5:2]}".
+func (s *scanner) sliceDims() []SliceDim {
+	if !s.expect('{') {
+		return nil
+	}
+	out := []SliceDim{}
+	if s.accept('}') {
+		return out
+	}
+	for {
+		if !s.expect('[') {
+			return nil
+		}
+		var d SliceDim
+		var ok bool
+		if d.Start, ok = s.scanInt("slice start"); !ok || !s.expect(':') {
+			return nil
+		}
+		if d.Limit, ok = s.scanInt("slice limit"); !ok {
+			return nil
+		}
+		d.Stride = 1
+		if s.accept(':') {
+			if d.Stride, ok = s.scanInt("slice stride"); !ok {
+				return nil
+			}
+		}
+		if !s.expect(']') {
+			return nil
+		}
+		out = append(out, d)
+		if !s.accept(',') {
+			break
+		}
+	}
+	if !s.expect('}') {
+		return nil
+	}
+	return out
+}
+
+// padDims parses "0_1x2_3_1": low_high[_interior] per dimension.
+func (s *scanner) padDims() []PadDim {
+	out := []PadDim{}
+	for {
+		var d PadDim
+		var ok bool
+		if d.Low, ok = s.scanInt("padding low"); !ok || !s.expect('_') {
+			return nil
+		}
+		if d.High, ok = s.scanInt("padding high"); !ok {
+			return nil
+		}
+		if s.peek() == '_' {
+			s.off++
+			if d.Interior, ok = s.scanInt("padding interior"); !ok {
+				return nil
+			}
+		}
+		out = append(out, d)
+		if s.peek() != 'x' {
+			return out
+		}
+		s.off++
+	}
+}
+
+// xList parses "3x3x1".
+func (s *scanner) xList(what string) []int64 {
+	var out []int64
+	for {
+		v, ok := s.scanInt(what)
+		if !ok {
+			return nil
+		}
+		out = append(out, v)
+		if s.peek() != 'x' {
+			return out
+		}
+		s.off++
+	}
+}
+
+// window parses "{size=3x3 stride=2x2 pad=0_1x0_1 lhs_dilate=1x1 rhs_dilate=1x1 rhs_reversal=0x1}".
+func (s *scanner) window() []WindowDim {
+	if !s.expect('{') {
+		return nil
+	}
+	var size, stride, lhs, rhs, rev []int64
+	var pads []PadDim
+	seen := map[string]bool{}
+	n := -1
+	for !s.accept('}') {
+		s.skipSpace()
+		p := s.pos()
+		key := s.scanIdent()
+		if key == "" {
+			s.expected("window field (size, stride, pad, lhs_dilate, rhs_dilate, rhs_reversal)")
+			return nil
+		}
+		if seen[key] {
+			s.errorAt(p, "expected unique window field, found duplicate "+strconv.Quote(key))
+			return nil
+		}
+		seen[key] = true
+		if !s.expect('=') {
+			return nil
+		}
+		var l int
+		switch key {
+		case "size":
+			size = s.xList("window size")
+			l = len(size)
+		case "stride":
+			stride = s.xList("window stride")
+			l = len(stride)
+		case "lhs_dilate":
+			lhs = s.xList("lhs dilation")
+			l = len(lhs)
+		case "rhs_dilate":
+			rhs = s.xList("rhs dilation")
+			l = len(rhs)
+		case "rhs_reversal":
+			rev = s.xList("rhs reversal")
+			l = len(rev)
+		case "pad":
+			pads = s.padDims()
+			l = len(pads)
+		default:
+			s.errorAt(p, "expected window field (size, stride, pad, lhs_dilate, rhs_dilate, rhs_reversal), found "+strconv.Quote(key))
+			return nil
+		}
+		if s.err != nil {
+			return nil
+		}
+		if n >= 0 && l != n {
+			s.errorAt(p, "expected "+strconv.Itoa(n)+" window dimensions, found "+strconv.Itoa(l)+" in "+key)
+			return nil
+		}
+		n = l
+	}
+	out := make([]WindowDim, max(n, 0))
+	for i := range out {
+		d := WindowDim{Stride: 1, BaseDilation: 1, WindowDilation: 1}
+		if size != nil {
+			d.Size = size[i]
+		}
+		if stride != nil {
+			d.Stride = stride[i]
+		}
+		if lhs != nil {
+			d.BaseDilation = lhs[i]
+		}
+		if rhs != nil {
+			d.WindowDilation = rhs[i]
+		}
+		if rev != nil {
+			d.Reversal = rev[i] != 0
+		}
+		if pads != nil {
+			d.PadLow, d.PadHigh = pads[i].Low, pads[i].High
+		}
+		out[i] = d
+	}
+	return out
+}
+
+// convDims decodes dim_labels such as "b01f_01io->b01f".
+func (s *scanner) convDims() *ConvDims {
+	s.skipSpace()
+	p := s.pos()
+	start := s.off
+	for s.off < s.end && (isLetter(s.src[s.off]) || isDigit(s.src[s.off]) || s.src[s.off] == '_' || s.src[s.off] == '-' || s.src[s.off] == '>') {
+		s.off++
+	}
+	labels := s.src[start:s.off]
+	bad := func() *ConvDims {
+		s.errorAt(p, "expected dim_labels like b01f_01io->b01f, found "+strconv.Quote(labels))
+		return nil
+	}
+	var in, ker, out string
+	us, arrow := -1, -1
+	for i := 0; i < len(labels); i++ {
+		if labels[i] == '_' && us < 0 {
+			us = i
+		}
+		if labels[i] == '-' && i+1 < len(labels) && labels[i+1] == '>' {
+			arrow = i
+		}
+	}
+	if us < 0 || arrow < us {
+		return bad()
+	}
+	in, ker, out = labels[:us], labels[us+1:arrow], labels[arrow+2:]
+	nsp := len(in) - 2
+	if nsp < 0 || len(ker) != nsp+2 || len(out) != nsp+2 {
+		return bad()
+	}
+	c := &ConvDims{Labels: labels, InputBatch: -1, InputFeature: -1, KernelInputFeature: -1,
+		KernelOutputFeature: -1, OutputBatch: -1, OutputFeature: -1,
+		InputSpatial: make([]int64, nsp), KernelSpatial: make([]int64, nsp), OutputSpatial: make([]int64, nsp)}
+	decode := func(str string, a, b byte, pa, pb *int64, spatial []int64) bool {
+		for i := range spatial {
+			spatial[i] = -1
+		}
+		for i := 0; i < len(str); i++ {
+			ch := str[i]
+			switch {
+			case ch == a && *pa < 0:
+				*pa = int64(i)
+			case ch == b && *pb < 0:
+				*pb = int64(i)
+			case isDigit(ch) && int(ch-'0') < len(spatial) && spatial[ch-'0'] < 0:
+				spatial[ch-'0'] = int64(i)
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	if !decode(in, 'b', 'f', &c.InputBatch, &c.InputFeature, c.InputSpatial) ||
+		!decode(ker, 'i', 'o', &c.KernelInputFeature, &c.KernelOutputFeature, c.KernelSpatial) ||
+		!decode(out, 'b', 'f', &c.OutputBatch, &c.OutputFeature, c.OutputSpatial) {
+		return bad()
+	}
+	return c
+}
+
+// replicaGroups parses "{{0,1},{2,3}}", "{}" or the iota form
+// "[G,S]<=[N...]" with an optional transpose "T(perm)", which it expands.
+func (s *scanner) replicaGroups() [][]int64 {
+	s.skipSpace()
+	if s.peek() == '[' {
+		return s.iotaReplicaGroups()
+	}
+	if !s.expect('{') {
+		return nil
+	}
+	out := [][]int64{}
+	if s.accept('}') {
+		return out
+	}
+	for {
+		g := s.intList()
+		if s.err != nil {
+			return nil
+		}
+		out = append(out, g)
+		if !s.accept(',') {
+			break
+		}
+	}
+	if !s.expect('}') {
+		return nil
+	}
+	return out
+}
+
+func (s *scanner) bracketInts(what string) []int64 {
+	if !s.expect('[') {
+		return nil
+	}
+	var out []int64
+	for {
+		v, ok := s.scanInt(what)
+		if !ok {
+			return nil
+		}
+		if v < 0 {
+			s.expected("non-negative " + what)
+			return nil
+		}
+		out = append(out, v)
+		if !s.accept(',') {
+			break
+		}
+	}
+	if !s.expect(']') {
+		return nil
+	}
+	return out
+}
+
+func (s *scanner) iotaReplicaGroups() [][]int64 {
+	p := s.pos()
+	groupDims := s.bracketInts("replica group dimension")
+	if s.err != nil {
+		return nil
+	}
+	s.skipSpace()
+	if s.peek() != '<' || s.peekAt(1) != '=' {
+		s.expected("'<='")
+		return nil
+	}
+	s.off += 2
+	reshape := s.bracketInts("iota dimension")
+	if s.err != nil {
+		return nil
+	}
+	var perm []int64
+	s.skipSpace()
+	if s.peek() == 'T' {
+		s.off++
+		if !s.expect('(') {
+			return nil
+		}
+		for {
+			v, ok := s.scanInt("transpose dimension")
+			if !ok {
+				return nil
+			}
+			perm = append(perm, v)
+			if !s.accept(',') {
+				break
+			}
+		}
+		if !s.expect(')') {
+			return nil
+		}
+	}
+	total := int64(1)
+	for _, d := range reshape {
+		if d != 0 && total > (1<<24)/d {
+			s.errorAt(p, "expected at most 2^24 devices in replica_groups, found more")
+			return nil
+		}
+		total *= d
+	}
+	gtotal := int64(1)
+	for _, d := range groupDims {
+		if d != 0 && gtotal > (1<<24)/d {
+			gtotal = -1
+			break
+		}
+		gtotal *= d
+	}
+	if len(groupDims) != 2 || gtotal != total {
+		s.errorAt(p, "expected [groups,size]<=[dims] with as many devices on both sides, found "+strconv.Quote(s.src[p.Col-1+s.lineStart:s.off]))
+		return nil
+	}
+	if perm == nil {
+		for i := range reshape {
+			perm = append(perm, int64(i))
+		}
+	}
+	if len(perm) != len(reshape) {
+		s.errorAt(p, "expected a transpose of "+strconv.Itoa(len(reshape))+" dimensions, found "+strconv.Itoa(len(perm)))
+		return nil
+	}
+	var seen uint64
+	for _, d := range perm {
+		if d < 0 || d >= int64(len(reshape)) || d >= 64 || seen&(1<<uint(d)) != 0 {
+			s.errorAt(p, "expected a permutation in T(...), found "+strconv.FormatInt(d, 10))
+			return nil
+		}
+		seen |= 1 << uint(d)
+	}
+	// Element at transposed index j is iota at index perm-mapped back.
+	rank := len(reshape)
+	strides := make([]int64, rank)
+	st := int64(1)
+	for i := rank - 1; i >= 0; i-- {
+		strides[i] = st
+		st *= reshape[i]
+	}
+	tdims := make([]int64, rank)
+	for i, d := range perm {
+		tdims[i] = reshape[d]
+	}
+	flat := make([]int64, 0, total)
+	idx := make([]int64, rank)
+	for k := int64(0); k < total; k++ {
+		v := int64(0)
+		for i := range idx {
+			v += idx[i] * strides[perm[i]]
+		}
+		flat = append(flat, v)
+		for i := rank - 1; i >= 0; i-- {
+			idx[i]++
+			if idx[i] < tdims[i] {
+				break
+			}
+			idx[i] = 0
+		}
+	}
+	out := make([][]int64, groupDims[0])
+	for g := range out {
+		out[g] = flat[int64(g)*groupDims[1] : int64(g+1)*groupDims[1] : int64(g+1)*groupDims[1]]
+	}
+	return out
+}
+
+// meshReplicaGroups expands "mesh['x'=2,'y'=4] {'y'}": devices are numbered
+// row-major over the mesh axes; each group holds the devices that differ
+// only along the listed axes, the first listed axis major. It returns nil
+// for forms it does not know (the verbatim value is kept).
+func meshReplicaGroups(v string) [][]int64 {
+	s := newScanner("", v, 0, len(v), 1, 0)
+	s.off = len("mesh")
+	if !s.accept('[') {
+		return nil
+	}
+	var names []string
+	var sizes []int64
+	quoted := func() string {
+		s.skipSpace()
+		if s.peek() != '\'' {
+			return ""
+		}
+		i := s.off + 1
+		for i < s.end && s.src[i] != '\'' {
+			i++
+		}
+		if i >= s.end {
+			return ""
+		}
+		n := s.src[s.off+1 : i]
+		s.off = i + 1
+		return n
+	}
+	for !s.accept(']') {
+		n := quoted()
+		if n == "" || !s.accept('=') {
+			return nil
+		}
+		sz, ok := s.scanInt("mesh axis size")
+		if !ok || sz < 1 || sz > 1<<20 {
+			return nil
+		}
+		names = append(names, n)
+		sizes = append(sizes, sz)
+		s.accept(',')
+	}
+	total := int64(1)
+	for _, sz := range sizes {
+		total *= sz
+		if total > 1<<24 {
+			return nil
+		}
+	}
+	var groupAxes []int
+	if s.accept('{') {
+		for !s.accept('}') {
+			n := quoted()
+			idx := -1
+			for i, m := range names {
+				if m == n {
+					idx = i
+				}
+			}
+			if idx < 0 {
+				return nil
+			}
+			groupAxes = append(groupAxes, idx)
+			s.accept(',')
+		}
+	}
+	s.skipSpace()
+	if !s.atEOF() || s.err != nil {
+		return nil
+	}
+	inGroup := make([]bool, len(names))
+	for _, a := range groupAxes {
+		inGroup[a] = true
+	}
+	var outer []int
+	for i := range names {
+		if !inGroup[i] {
+			outer = append(outer, i)
+		}
+	}
+	strides := make([]int64, len(sizes))
+	st := int64(1)
+	for i := len(sizes) - 1; i >= 0; i-- {
+		strides[i] = st
+		st *= sizes[i]
+	}
+	// Enumerate the axes in order "outer then group" and cut into groups.
+	order := append(append([]int{}, outer...), groupAxes...)
+	idx := make([]int64, len(order))
+	groupSize := int64(1)
+	for _, a := range groupAxes {
+		groupSize *= sizes[a]
+	}
+	var out [][]int64
+	var cur []int64
+	for k := int64(0); k < total; k++ {
+		d := int64(0)
+		for i, a := range order {
+			d += idx[i] * strides[a]
+		}
+		cur = append(cur, d)
+		if int64(len(cur)) == groupSize {
+			out = append(out, cur)
+			cur = nil
+		}
+		for i := len(order) - 1; i >= 0; i-- {
+			idx[i]++
+			if idx[i] < sizes[order[i]] {
+				break
+			}
+			idx[i] = 0
+		}
+	}
+	return out
+}

@@ -1,0 +1,148 @@
+package hlo
+
+// ProgramShape is the signature of a computation: parameter shapes and the
+// result shape, with layouts.
+type ProgramShape struct {
+	Params []Shape
+	Result Shape
+}
+
+// InputOutputAlias is one entry of the module header's input_output_alias:
+// the output at OutputIndex aliases parameter ParamNumber at ParamIndex.
+type InputOutputAlias struct {
+	OutputIndex []int64
+	ParamNumber int64
+	ParamIndex  []int64
+	// Kind is "may-alias" or "must-alias"; "" when the text gave none.
+	Kind string
+}
+
+// EntryComputationLayout returns the parsed entry_computation_layout
+// header attribute, or nil when the header has none.
+func (m *Module) EntryComputationLayout() (*ProgramShape, error) {
+	v, ok := m.Attr("entry_computation_layout")
+	if !ok {
+		return nil, nil
+	}
+	s := newScanner(m.Source, v, 0, len(v), 1, 0)
+	ps, err := parseProgramShape(&s)
+	if err != nil {
+		return nil, err
+	}
+	return ps, nil
+}
+
+// InputOutputAliases returns the parsed input_output_alias header
+// attribute, or nil when the header has none.
+func (m *Module) InputOutputAliases() ([]InputOutputAlias, error) {
+	v, ok := m.Attr("input_output_alias")
+	if !ok {
+		return nil, nil
+	}
+	s := newScanner(m.Source, v, 0, len(v), 1, 0)
+	a, err := parseIOAliases(&s)
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// parseProgramShape parses "{(f32[2]{0}, s32[])->f32[2]{0}}".
+func parseProgramShape(s *scanner) (*ProgramShape, *Error) {
+	p := &shapeParser{scanner: *s, ar: &arena{}}
+	ps := &ProgramShape{}
+	if p.expect('{') && p.expect('(') {
+		if !p.accept(')') {
+			for {
+				sh, ok := p.parseShape()
+				if !ok {
+					break
+				}
+				ps.Params = append(ps.Params, sh)
+				if !p.accept(',') {
+					p.expect(')')
+					break
+				}
+			}
+		}
+		if p.err == nil {
+			p.skipSpace()
+			if p.peek() == '-' && p.peekAt(1) == '>' {
+				p.off += 2
+				if sh, ok := p.parseShape(); ok {
+					ps.Result = sh
+					if p.expect('}') {
+						p.skipSpace()
+						if !p.atEOF() {
+							p.expected("end of entry_computation_layout")
+						}
+					}
+				}
+			} else {
+				p.expected("'->'")
+			}
+		}
+	}
+	if p.err != nil {
+		return nil, p.err
+	}
+	return ps, nil
+}
+
+// shapeIndex parses "{}" or "{0,1}".
+func (s *scanner) shapeIndex() []int64 {
+	v := s.intList()
+	for _, i := range v {
+		if i < 0 {
+			s.expected("non-negative shape index")
+			return nil
+		}
+	}
+	return v
+}
+
+// parseIOAliases parses "{ {0}: (0, {}, may-alias), {1}: (1, {1}) }".
+func parseIOAliases(s *scanner) ([]InputOutputAlias, *Error) {
+	var out []InputOutputAlias
+	if s.expect('{') && !s.accept('}') {
+		for s.err == nil {
+			var a InputOutputAlias
+			a.OutputIndex = s.shapeIndex()
+			if s.err != nil || !s.expect(':') || !s.expect('(') {
+				break
+			}
+			var ok bool
+			if a.ParamNumber, ok = s.scanInt("parameter number"); !ok || !s.expect(',') {
+				break
+			}
+			a.ParamIndex = s.shapeIndex()
+			if s.err != nil {
+				break
+			}
+			if s.accept(',') {
+				a.Kind = s.scanIdent()
+				if a.Kind != "may-alias" && a.Kind != "must-alias" {
+					s.expected("may-alias or must-alias")
+					break
+				}
+			}
+			if !s.expect(')') {
+				break
+			}
+			out = append(out, a)
+			if !s.accept(',') {
+				if s.expect('}') {
+					s.skipSpace()
+					if !s.atEOF() {
+						s.expected("end of input_output_alias")
+					}
+				}
+				break
+			}
+		}
+	}
+	if s.err != nil {
+		return nil, s.err
+	}
+	return out, nil
+}

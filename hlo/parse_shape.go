@@ -1,0 +1,498 @@
+package hlo
+
+import (
+	"strconv"
+	"strings"
+)
+
+// arena hands out small slices and structs from large blocks, so that a
+// parse allocates a few big blocks instead of one object per shape. Every
+// slice it returns has its capacity clipped, so appending to one never
+// writes into another.
+type arena struct {
+	ints    []int64
+	layouts []Layout
+	insts   []Instruction
+	ptrs    []*Instruction
+	attrs   []Attribute
+}
+
+const arenaBlock = 4096
+
+func (a *arena) int64s(src []int64) []int64 {
+	n := len(src)
+	if cap(a.ints)-len(a.ints) < n {
+		a.ints = make([]int64, 0, max(arenaBlock, n))
+	}
+	l := len(a.ints)
+	a.ints = append(a.ints, src...)
+	return a.ints[l : l+n : l+n]
+}
+
+func (a *arena) layout() *Layout {
+	if len(a.layouts) == cap(a.layouts) {
+		a.layouts = make([]Layout, 0, 256)
+	}
+	a.layouts = a.layouts[:len(a.layouts)+1]
+	return &a.layouts[len(a.layouts)-1]
+}
+
+func (a *arena) inst() *Instruction {
+	if len(a.insts) == cap(a.insts) {
+		a.insts = make([]Instruction, 0, 128)
+	}
+	a.insts = a.insts[:len(a.insts)+1]
+	return &a.insts[len(a.insts)-1]
+}
+
+func (a *arena) instPtrs(src []*Instruction) []*Instruction {
+	n := len(src)
+	if n == 0 {
+		return nil
+	}
+	if cap(a.ptrs)-len(a.ptrs) < n {
+		a.ptrs = make([]*Instruction, 0, max(arenaBlock, n))
+	}
+	l := len(a.ptrs)
+	a.ptrs = append(a.ptrs, src...)
+	return a.ptrs[l : l+n : l+n]
+}
+
+func (a *arena) attrList(src []Attribute) []Attribute {
+	n := len(src)
+	if n == 0 {
+		return nil
+	}
+	if cap(a.attrs)-len(a.attrs) < n {
+		a.attrs = make([]Attribute, 0, max(1024, n))
+	}
+	l := len(a.attrs)
+	a.attrs = append(a.attrs, src...)
+	return a.attrs[l : l+n : l+n]
+}
+
+// shapeParser parses shapes and layouts; the instruction parser embeds it.
+type shapeParser struct {
+	scanner
+	ar      *arena
+	scratch []int64
+	depth   int
+}
+
+const maxShapeDepth = 64
+
+// looksLikeShape reports whether a shape starts at the current offset
+// (after space): a '(' or a primitive type name followed by '['.
+func (p *shapeParser) looksLikeShape() bool {
+	p.skipSpace()
+	if p.off >= p.end {
+		return false
+	}
+	c := p.src[p.off]
+	if c == '(' {
+		return true
+	}
+	if !isLetter(c) {
+		return false
+	}
+	i := p.off + 1
+	for i < p.end && (isLetter(p.src[i]) || isDigit(p.src[i])) {
+		i++
+	}
+	if i >= p.end || p.src[i] != '[' {
+		return false
+	}
+	_, ok := LookupPrimitiveType(p.src[p.off:i])
+	return ok
+}
+
+// parseShape parses "f32[2,<=3,?]{1,0:T(8,128)}" or a tuple "(s32[], f32[2])".
+func (p *shapeParser) parseShape() (Shape, bool) {
+	p.skipSpace()
+	if p.peek() == '(' {
+		return p.parseTupleShape()
+	}
+	start := p.off
+	i := start
+	for i < p.end && (isLetter(p.src[i]) || isDigit(p.src[i])) {
+		i++
+	}
+	t, ok := LookupPrimitiveType(p.src[start:i])
+	if !ok || t == TUPLE || i >= p.end || p.src[i] != '[' {
+		p.expected("shape")
+		return Shape{}, false
+	}
+	p.off = i + 1
+	sh := Shape{Type: t}
+	dims := p.scratch[:0]
+	var dynamic []bool
+	p.skipSpace()
+	if p.peek() != ']' {
+		for {
+			p.skipSpace()
+			switch {
+			case p.peek() == '?':
+				p.off++
+				dynamic = markDynamic(dynamic, len(dims))
+				dims = append(dims, UnboundedDim)
+			case p.peek() == '<' && p.peekAt(1) == '=':
+				p.off += 2
+				d, ok := p.scanInt("dimension bound")
+				if !ok {
+					return Shape{}, false
+				}
+				if d < 0 {
+					p.expected("non-negative dimension bound")
+					return Shape{}, false
+				}
+				dynamic = markDynamic(dynamic, len(dims))
+				dims = append(dims, d)
+			default:
+				dpos := p.pos()
+				d, ok := p.scanInt("dimension size")
+				if !ok {
+					return Shape{}, false
+				}
+				if d < 0 {
+					p.errorAt(dpos, "expected non-negative dimension size, found "+itoa(d))
+					return Shape{}, false
+				}
+				dims = append(dims, d)
+			}
+			if !p.accept(',') {
+				break
+			}
+		}
+	}
+	p.scratch = dims[:0]
+	if !p.expect(']') {
+		return Shape{}, false
+	}
+	if len(dims) > 0 {
+		sh.Dims = p.ar.int64s(dims)
+	} else if t.IsArray() {
+		sh.Dims = []int64{}
+	}
+	if dynamic != nil {
+		for len(dynamic) < len(dims) {
+			dynamic = append(dynamic, false)
+		}
+		sh.Dynamic = dynamic
+	}
+	if !t.IsArray() && len(dims) > 0 {
+		p.errorAt(p.pos(), "expected no dimensions for "+t.String()+", found "+itoa(int64(len(dims))))
+		return Shape{}, false
+	}
+	// A layout follows the ']' immediately; "f32[2] {" is a shape then a body.
+	if p.off < p.end && p.src[p.off] == '{' {
+		l, ok := p.parseLayout(len(dims))
+		if !ok {
+			return Shape{}, false
+		}
+		if t.IsArray() {
+			sh.Layout = l
+		}
+	}
+	return sh, true
+}
+
+func itoa(v int64) string {
+	var b [24]byte
+	return string(strconv.AppendInt(b[:0], v, 10))
+}
+
+func markDynamic(d []bool, i int) []bool {
+	for len(d) < i {
+		d = append(d, false)
+	}
+	return append(d, true)
+}
+
+func (p *shapeParser) parseTupleShape() (Shape, bool) {
+	if p.depth >= maxShapeDepth {
+		p.expected("shape nested at most 64 deep")
+		return Shape{}, false
+	}
+	p.depth++
+	defer func() { p.depth-- }()
+	p.off++ // '('
+	var elems []Shape
+	if !p.accept(')') {
+		for {
+			e, ok := p.parseShape()
+			if !ok {
+				return Shape{}, false
+			}
+			elems = append(elems, e)
+			if !p.accept(',') {
+				break
+			}
+		}
+		if !p.expect(')') {
+			return Shape{}, false
+		}
+	}
+	if elems == nil {
+		elems = []Shape{}
+	}
+	return Shape{Type: TUPLE, Tuple: elems}, true
+}
+
+// parseLayout parses "{3,2,0,1:T(8,128)(2,1)S(1)}" at the current '{'.
+func (p *shapeParser) parseLayout(rank int) (*Layout, bool) {
+	open := p.pos()
+	p.off++ // '{'
+	l := p.ar.layout()
+	m2m := p.scratch[:0]
+	p.skipSpace()
+	if c := p.peek(); c != ':' && c != '}' {
+		for {
+			d, ok := p.scanInt("minor_to_major dimension")
+			if !ok {
+				return nil, false
+			}
+			m2m = append(m2m, d)
+			if !p.accept(',') {
+				break
+			}
+		}
+	}
+	p.scratch = m2m[:0]
+	if len(m2m) > 0 {
+		if len(m2m) != rank {
+			p.errorAt(open, "expected "+itoa(int64(rank))+" minor_to_major dimensions, found "+itoa(int64(len(m2m))))
+			return nil, false
+		}
+		var seen uint64
+		for _, d := range m2m {
+			if d < 0 || d >= int64(rank) || d < 64 && seen&(1<<uint(d)) != 0 {
+				p.errorAt(open, "expected a permutation of 0.."+itoa(int64(rank-1))+" in minor_to_major, found "+itoa(d))
+				return nil, false
+			}
+			if d < 64 {
+				seen |= 1 << uint(d)
+			}
+		}
+		l.MinorToMajor = p.ar.int64s(m2m)
+	} else {
+		l.MinorToMajor = []int64{}
+		if rank > 0 && p.peek() != ':' && p.peek() != '}' {
+			p.expected("minor_to_major dimension")
+			return nil, false
+		}
+	}
+	if p.accept(':') {
+		if !p.parseLayoutItems(l) {
+			return nil, false
+		}
+	}
+	if !p.expect('}') {
+		return nil, false
+	}
+	return l, true
+}
+
+func (p *shapeParser) parseLayoutItems(l *Layout) bool {
+	for {
+		p.skipSpace()
+		c := p.peek()
+		switch c {
+		case '}':
+			return true
+		case 'D':
+			p.off++
+			raw, ok := p.parenRaw()
+			if !ok {
+				return false
+			}
+			l.DimLevelTypes = raw
+		case 'T':
+			p.off++
+			if p.peek() != '(' {
+				p.expected("'(' of a tile")
+				return false
+			}
+			for p.peek() == '(' {
+				t, ok := p.parseTile()
+				if !ok {
+					return false
+				}
+				l.Tiles = append(l.Tiles, t)
+			}
+		case 'L', 'E', 'M':
+			p.off++
+			if !p.expect('(') {
+				return false
+			}
+			v, ok := p.scanInt("integer")
+			if !ok || !p.expect(')') {
+				return false
+			}
+			switch c {
+			case 'L':
+				l.TailPaddingAlignment = v
+			case 'E':
+				l.ElementSizeBits = v
+			default:
+				l.DynamicShapeMetadataPrefixBytes = v
+			}
+		case 'S':
+			if p.peekAt(1) == 'C' {
+				start := p.off
+				p.off += 2
+				if _, ok := p.parenRaw(); !ok {
+					return false
+				}
+				l.SplitConfigs += p.src[start:p.off]
+				continue
+			}
+			p.off++
+			if !p.expect('(') {
+				return false
+			}
+			v, ok := p.scanInt("memory space")
+			if !ok || !p.expect(')') {
+				return false
+			}
+			l.MemorySpace = v
+		case '#', '*':
+			p.off++
+			if !p.expect('(') {
+				return false
+			}
+			p.skipSpace()
+			e := p.off
+			for e < p.end && (isLetter(p.src[e]) || isDigit(p.src[e])) {
+				e++
+			}
+			t, ok := LookupPrimitiveType(p.src[p.off:e])
+			if !ok {
+				p.expected("primitive type")
+				return false
+			}
+			p.off = e
+			if !p.expect(')') {
+				return false
+			}
+			if c == '#' {
+				l.IndexType = t
+			} else {
+				l.PointerType = t
+			}
+		case 'P':
+			p.off++
+			if !p.expect('(') {
+				return false
+			}
+			if p.depth >= maxShapeDepth {
+				p.expected("shape nested at most 64 deep")
+				return false
+			}
+			p.depth++
+			sh, ok := p.parseShape()
+			p.depth--
+			if !ok || !p.expect(')') {
+				return false
+			}
+			l.PhysicalShape = &sh
+		default:
+			p.expected("layout attribute (T, S, E, L, D, P, M, SC, # or *)")
+			return false
+		}
+	}
+}
+
+// parenRaw returns the text inside a "(...)" group at the current offset.
+func (p *shapeParser) parenRaw() (string, bool) {
+	if p.peek() != '(' {
+		p.expected("'('")
+		return "", false
+	}
+	i := strings.IndexByte(p.src[p.off:p.end], ')')
+	if i < 0 || strings.IndexByte(p.src[p.off:p.off+i], '\n') >= 0 {
+		p.off++
+		p.expected("')'")
+		return "", false
+	}
+	raw := p.src[p.off+1 : p.off+i]
+	p.off += i + 1
+	return raw, true
+}
+
+func (p *shapeParser) parseTile() (Tile, bool) {
+	p.off++ // '('
+	t := Tile{}
+	for {
+		p.skipSpace()
+		if p.peek() == '*' {
+			p.off++
+			t = append(t, CombinedDim)
+		} else {
+			v, ok := p.scanInt("tile dimension")
+			if !ok {
+				return nil, false
+			}
+			if v < 0 {
+				p.expected("non-negative tile dimension")
+				return nil, false
+			}
+			t = append(t, v)
+		}
+		if !p.accept(',') {
+			break
+		}
+	}
+	if !p.expect(')') {
+		return nil, false
+	}
+	return t, true
+}
+
+func newShapeParser(file, src string) *shapeParser {
+	return &shapeParser{scanner: newScanner(file, src, 0, len(src), 1, 0), ar: &arena{}}
+}
+
+// ParseShape parses a shape as XLA prints it, e.g. "f32[8,128]{1,0:T(8,128)}"
+// or "(s32[], bf16[4]{0})".
+func ParseShape(s string) (Shape, error) {
+	p := newShapeParser("", s)
+	sh, ok := p.parseShape()
+	if ok {
+		p.skipSpace()
+		if !p.atEOF() {
+			p.expected("end of shape")
+		}
+	}
+	if p.err != nil {
+		return Shape{}, p.err
+	}
+	return sh, nil
+}
+
+// ParseLayout parses a layout such as "{3,2,0,1:T(8,128)(2,1)S(1)}"; the
+// rank is the number of minor_to_major entries.
+func ParseLayout(s string) (Layout, error) {
+	p := newShapeParser("", s)
+	p.skipSpace()
+	if p.peek() != '{' {
+		p.expected("'{'")
+		return Layout{}, p.err
+	}
+	rank := 0
+	if i := strings.IndexAny(s[p.off:], ":}"); i > 0 {
+		if inner := strings.TrimSpace(s[p.off+1 : p.off+i]); inner != "" {
+			rank = strings.Count(inner, ",") + 1
+		}
+	}
+	l, ok := p.parseLayout(rank)
+	if ok {
+		p.skipSpace()
+		if !p.atEOF() {
+			p.expected("end of layout")
+		}
+	}
+	if p.err != nil {
+		return Layout{}, p.err
+	}
+	return *l, nil
+}

@@ -1,0 +1,984 @@
+package hlo
+
+import (
+	"bytes"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// ParseFile parses one HLO module from src. filename is used in error
+// messages only. The error, if any, is an ErrorList of positioned errors
+// "FILE:LINE:COL: expected X, found Y".
+//
+// The parser reads what XLA prints and what people write: names with or
+// without '%', operands with or without shapes, comments anywhere, callees
+// after callers, no HloModule line (the module is then named after its
+// entry), no ENTRY (the last computation is the entry), no ROOT (the last
+// instruction is the root), CRLF line ends. A text that ends inside its
+// last computation is accepted with the instructions read so far and
+// Module.Truncated set. Operands must be defined before their use.
+// Inline operands such as "exp(f32[] parameter(0))" are hoisted into
+// instructions of their own, named "<opcode>.inline<N>".
+func ParseFile(filename string, src []byte) (*Module, error) {
+	return parseText(filename, normalizeText(src), 1)
+}
+
+// Parse parses one HLO module from src, without a file name.
+func Parse(src []byte) (*Module, error) { return ParseFile("", src) }
+
+// ParseString parses one HLO module from a string.
+func ParseString(src string) (*Module, error) { return ParseFile("", []byte(src)) }
+
+// normalizeText copies src into a string, dropping the '\r' of CRLF line
+// ends so that verbatim values never carry them.
+func normalizeText(src []byte) string {
+	if bytes.IndexByte(src, '\r') < 0 {
+		return string(src)
+	}
+	return strings.ReplaceAll(string(src), "\r\n", "\n")
+}
+
+// parallelThreshold is the text size above which computations are parsed
+// concurrently.
+const parallelThreshold = 256 << 10
+
+func parseText(file, text string, firstLine int) (*Module, error) {
+	s := newScanner(file, text, 0, len(text), firstLine, 0)
+	m := &Module{Source: file}
+	var errs ErrorList
+	headerPos := parseHeader(&s, m)
+	if s.err != nil {
+		errs = append(errs, s.err)
+		return nil, errs
+	}
+	spans := prescan(s)
+	if len(spans) == 0 {
+		s.expected("computation")
+		errs = append(errs, s.err)
+		return nil, errs
+	}
+	results := make([]chunkResult, len(spans))
+	jobs := 1
+	if len(text) >= parallelThreshold && len(spans) > 1 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	if jobs == 1 {
+		cp := newChunkParser(file, text)
+		for i := range spans {
+			results[i] = cp.parseSpan(spans[i])
+		}
+	} else {
+		// Contiguous batches of about equal size, a few per worker.
+		nb := min(len(spans), jobs*4)
+		per := (len(text) + nb - 1) / nb
+		var batches [][2]int
+		lo, size := 0, 0
+		for i, sp := range spans {
+			size += sp.end - sp.off
+			if size >= per || i == len(spans)-1 {
+				batches = append(batches, [2]int{lo, i + 1})
+				lo, size = i+1, 0
+			}
+		}
+		var g errgroup.Group
+		g.SetLimit(jobs)
+		for _, b := range batches {
+			g.Go(func() error {
+				cp := newChunkParser(file, text)
+				for i := b[0]; i < b[1]; i++ {
+					results[i] = cp.parseSpan(spans[i])
+				}
+				return nil
+			})
+		}
+		_ = g.Wait()
+	}
+	var calls []callRef
+	for i := range results {
+		r := &results[i]
+		m.Computations = append(m.Computations, r.comps...)
+		calls = append(calls, r.calls...)
+		if r.err != nil {
+			errs = append(errs, r.err)
+		}
+		if r.truncated {
+			m.Truncated = true
+		}
+	}
+	if len(errs) == 0 && len(m.Computations) == 0 {
+		end := newScanner(file, text, len(text), len(text), 0, 0)
+		end.line, end.lineStart = lastPos(text, firstLine)
+		errs.Add(file, end.pos(), "expected '}', found end of file")
+	}
+	if len(errs) > 0 {
+		errs.Sort()
+		return nil, errs
+	}
+	resolveModule(m, calls, headerPos, &errs)
+	if len(errs) > 0 {
+		errs.Sort()
+		return nil, errs
+	}
+	return m, nil
+}
+
+// headerPositions remembers where header values start, for the errors of
+// their typed checks.
+type headerPositions map[string]scanner
+
+var tableNames = map[string]bool{"FileNames": true, "FunctionNames": true, "FileLocations": true, "StackFrames": true}
+
+// parseHeader parses the optional "HloModule name, attr=value, ..." line
+// and the origin tables after it.
+func parseHeader(s *scanner, m *Module) headerPositions {
+	var hp headerPositions
+	s.skipSpace()
+	if peekWord(s) == "HloModule" {
+		s.off += len("HloModule")
+		m.Name = s.scanName()
+		if m.Name == "" {
+			s.expected("module name")
+			return nil
+		}
+		for s.accept(',') {
+			s.skipSpace()
+			e := s.identEnd(s.off)
+			if e == s.off || !isLetter(s.src[s.off]) {
+				s.expected("module attribute name")
+				return nil
+			}
+			name := s.src[s.off:e]
+			s.off = e
+			if !s.expect('=') {
+				return nil
+			}
+			s.skipSpace()
+			if hp == nil {
+				hp = headerPositions{}
+			}
+			sub := *s
+			v, ok := s.scanValue("attribute value")
+			if !ok {
+				return nil
+			}
+			sub.end = s.off
+			hp[name] = sub
+			if _, dup := lookupAttr(m.Attrs, name); dup {
+				sub.errorAt(sub.pos(), "expected unique module attribute, found duplicate "+strconv.Quote(name))
+				s.err = sub.err
+				return nil
+			}
+			m.Attrs = append(m.Attrs, Attribute{Name: name, Value: v})
+		}
+	}
+	for {
+		s.skipSpace()
+		w := peekWord(s)
+		if !tableNames[w] {
+			break
+		}
+		// A computation may be named like a table; a table name is alone on its line.
+		after := s.off + len(w)
+		for after < s.end && (s.src[after] == ' ' || s.src[after] == '\t') {
+			after++
+		}
+		if after < s.end && s.src[after] != '\n' && s.src[after] != '\r' {
+			break
+		}
+		s.off += len(w)
+		t := Table{Name: w}
+		for {
+			s.skipSpace()
+			if !isDigit(s.peek()) {
+				break
+			}
+			id, ok := s.scanInt("table entry id")
+			if !ok {
+				return nil
+			}
+			v, ok := s.scanValue("table entry")
+			if !ok {
+				return nil
+			}
+			t.Entries = append(t.Entries, TableEntry{ID: id, Value: v})
+		}
+		m.Tables = append(m.Tables, t)
+	}
+	return hp
+}
+
+// peekWord returns the identifier at the current offset without moving.
+func peekWord(s *scanner) string {
+	if s.off >= s.end || !isLetter(s.src[s.off]) {
+		return ""
+	}
+	return s.src[s.off:s.identEnd(s.off)]
+}
+
+// span is the text of one computation found by prescan.
+type span struct {
+	off, end, line, lineStart int
+}
+
+// prescan cuts the text after the header into computations without parsing
+// them: a computation runs from its name to the '}' matching its body's
+// '{' (the first '{' outside parentheses that does not follow ']' directly,
+// which would make it a layout), plus attributes after the '}' on the same
+// line. Strings and comments are skipped. The parser then reads each span
+// on its own, so spans can be parsed concurrently.
+func prescan(s scanner) []span {
+	var spans []span
+	for {
+		s.skipSpace()
+		if s.atEOF() {
+			return spans
+		}
+		sp := span{off: s.off, line: s.line, lineStart: s.lineStart}
+		s.scanToBody()
+		s.scanBody()
+		sp.end = s.off
+		spans = append(spans, sp)
+	}
+}
+
+// scanToBody moves just past the '{' that opens a computation body.
+func (s *scanner) scanToBody() {
+	parens, braces := 0, 0
+	for s.off < s.end {
+		c := s.src[s.off]
+		switch c {
+		case '"':
+			s.skipString()
+			continue
+		case '/':
+			if n := s.peekAt(1); n == '/' || n == '*' {
+				s.skipSpace()
+				continue
+			}
+		case '\n':
+			s.line++
+			s.lineStart = s.off + 1
+		case '(':
+			parens++
+		case ')':
+			parens--
+		case '{':
+			if parens <= 0 && braces == 0 && (s.off == 0 || s.src[s.off-1] != ']') {
+				s.off++
+				return
+			}
+			braces++
+		case '}':
+			if braces > 0 {
+				braces--
+			}
+		}
+		s.off++
+	}
+}
+
+// scanBody moves past the '}' closing a body whose '{' was just passed,
+// and past ", attr=value" on the same line after it.
+func (s *scanner) scanBody() {
+	depth := 1
+	for s.off < s.end {
+		c := s.src[s.off]
+		switch c {
+		case '"':
+			s.skipString()
+			continue
+		case '/':
+			if n := s.peekAt(1); n == '/' || n == '*' {
+				s.skipSpace()
+				continue
+			}
+		case '\n':
+			s.line++
+			s.lineStart = s.off + 1
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				s.off++
+				// Attributes of the computation: "}, execution_thread=...".
+				i := s.off
+				for i < s.end && (s.src[i] == ' ' || s.src[i] == '\t') {
+					i++
+				}
+				if i < s.end && s.src[i] == ',' {
+					for s.off < s.end && s.src[s.off] != '\n' {
+						if s.src[s.off] == '"' {
+							s.skipString()
+							continue
+						}
+						s.off++
+					}
+				}
+				return
+			}
+		}
+		s.off++
+	}
+}
+
+type callRef struct {
+	inst *Instruction
+	name string
+	pos  Pos
+}
+
+type ctrlRef struct {
+	inst *Instruction
+	name string
+	pos  Pos
+}
+
+type chunkResult struct {
+	comps     []*Computation
+	calls     []callRef
+	err       *Error
+	truncated bool
+}
+
+// chunkParser parses computations; each worker owns one, with its arena.
+type chunkParser struct {
+	shapeParser
+	names    map[string]*Instruction
+	insts    []*Instruction
+	operands []*Instruction
+	attrs    []Attribute
+	calls    []callRef
+	ctrl     []ctrlRef
+	inline   int
+	comp     *Computation
+	rootSeen *Instruction
+	ctrlFor  *Instruction
+}
+
+func newChunkParser(file, text string) *chunkParser {
+	cp := &chunkParser{names: make(map[string]*Instruction, 256)}
+	cp.shapeParser = shapeParser{scanner: newScanner(file, text, 0, 0, 1, 0), ar: &arena{}}
+	return cp
+}
+
+func (p *chunkParser) parseSpan(sp span) chunkResult {
+	p.off, p.end, p.line, p.lineStart, p.err = sp.off, sp.end, sp.line, sp.lineStart, nil
+	p.calls = nil
+	var r chunkResult
+	for {
+		p.skipSpace()
+		if p.atEOF() {
+			break
+		}
+		c, truncated := p.parseComputation()
+		if truncated {
+			r.truncated = true
+		}
+		if c == nil {
+			break
+		}
+		r.comps = append(r.comps, c)
+	}
+	r.calls = p.calls
+	r.err = p.err
+	return r
+}
+
+// parseComputation parses
+//
+//	[ENTRY] name [(p: shape, ...) -> shape] { instruction... } [, attr=value...]
+func (p *chunkParser) parseComputation() (*Computation, bool) {
+	c := &Computation{}
+	p.skipSpace()
+	if w := peekWord(&p.scanner); w == "ENTRY" {
+		p.off += len(w)
+		c.IsEntry = true
+		p.skipSpace()
+	}
+	c.Pos = p.pos()
+	c.Name = p.scanName()
+	if c.Name == "" {
+		p.expected("computation name")
+		return nil, false
+	}
+	p.skipSpace()
+	if p.peek() == '(' {
+		if !p.parseSignature() {
+			return nil, false
+		}
+	}
+	if !p.expect('{') {
+		return nil, false
+	}
+	clear(p.names)
+	p.insts = p.insts[:0]
+	p.ctrl = p.ctrl[:0]
+	p.comp = c
+	p.rootSeen = nil
+	p.inline = 0
+	truncated := false
+	for {
+		p.skipSpace()
+		if p.atEOF() {
+			truncated = true
+			break
+		}
+		if p.peek() == '}' {
+			if len(p.insts) == 0 {
+				p.expected("instruction")
+				return nil, false
+			}
+			p.off++
+			break
+		}
+		if !p.parseStatement() {
+			return nil, false
+		}
+	}
+	if len(p.insts) == 0 {
+		p.expected("instruction")
+		return nil, false
+	}
+	if !truncated {
+		for p.accept(',') {
+			p.skipSpace()
+			e := p.identEnd(p.off)
+			if e == p.off || !isLetter(p.src[p.off]) {
+				p.expected("computation attribute name")
+				return nil, false
+			}
+			name := p.src[p.off:e]
+			p.off = e
+			if !p.expect('=') {
+				return nil, false
+			}
+			v, ok := p.scanValue("attribute value")
+			if !ok {
+				return nil, false
+			}
+			c.Attrs = append(c.Attrs, Attribute{Name: name, Value: v})
+		}
+	}
+	if truncated {
+		// The text ends inside this computation: it is dropped and the
+		// computations complete so far make the module.
+		return nil, true
+	}
+	if !p.finishComputation(c) {
+		return nil, false
+	}
+	return c, false
+}
+
+// parseSignature checks "(p: shape, ...) -> shape"; the printer rebuilds
+// it from the parameters and the root.
+func (p *chunkParser) parseSignature() bool {
+	p.off++ // '('
+	if !p.accept(')') {
+		for {
+			if p.scanName() == "" {
+				p.expected("parameter name")
+				return false
+			}
+			if !p.expect(':') {
+				return false
+			}
+			if _, ok := p.parseShape(); !ok {
+				return false
+			}
+			if !p.accept(',') {
+				break
+			}
+		}
+		if !p.expect(')') {
+			return false
+		}
+	}
+	p.skipSpace()
+	if p.peek() != '-' || p.peekAt(1) != '>' {
+		p.expected("'->'")
+		return false
+	}
+	p.off += 2
+	_, ok := p.parseShape()
+	return ok
+}
+
+// parseStatement parses "[ROOT] name = shape opcode(operands), attrs".
+func (p *chunkParser) parseStatement() bool {
+	isRoot := false
+	if w := peekWord(&p.scanner); w == "ROOT" {
+		save := p.scanner
+		p.off += len(w)
+		p.skipSpace()
+		if p.peek() == '=' {
+			p.scanner = save // an instruction named ROOT
+		} else {
+			isRoot = true
+		}
+	}
+	p.skipSpace()
+	pos := p.pos()
+	name := p.scanName()
+	if name == "" {
+		p.expected("instruction name")
+		return false
+	}
+	if !p.expect('=') {
+		return false
+	}
+	var sh Shape
+	infer := !p.looksLikeShape()
+	if !infer {
+		var ok bool
+		if sh, ok = p.parseShape(); !ok {
+			return false
+		}
+	}
+	p.skipSpace()
+	opPos := p.pos()
+	opName := p.scanIdent()
+	if infer && (opName == "" || p.peek() == '[') {
+		p.off = p.lineStart + opPos.Col - 1
+		p.expected("shape")
+		return false
+	}
+	in := p.parseRest(name, pos, sh, opName, opPos, true)
+	if in == nil {
+		return false
+	}
+	if infer && !inferShape(in) {
+		p.errorAt(opPos, "expected shape, found "+strconv.Quote(opName)+" (its shape cannot be inferred)")
+		return false
+	}
+	if isRoot {
+		if p.rootSeen != nil {
+			p.errorAt(pos, "expected one ROOT instruction, found a second one "+strconv.Quote(name))
+			return false
+		}
+		p.rootSeen = in
+	}
+	return true
+}
+
+func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, opPos Pos, top bool) *Instruction {
+	op, ok := LookupOpcode(opName)
+	if !ok {
+		if opName == "" {
+			p.expected("opcode")
+		} else {
+			p.errorAt(opPos, "expected opcode, found "+strconv.Quote(opName))
+		}
+		return nil
+	}
+	if !p.expect('(') {
+		return nil
+	}
+	in := p.ar.inst()
+	in.Name = name
+	in.Pos = pos
+	in.Shape = sh
+	in.Opcode = op
+	in.Parent = p.comp
+	in.ParameterNumber = -1
+	in.Typed = TypedAttrs{TupleIndex: -1, IotaDimension: -1, FeatureGroupCount: 1, BatchGroupCount: 1}
+	switch op {
+	case OpParameter:
+		n, ok := p.scanInt("parameter number")
+		if !ok {
+			return nil
+		}
+		if n < 0 || n > 1<<30 {
+			p.expected("parameter number in [0, 2^30]")
+			return nil
+		}
+		in.ParameterNumber = int(n)
+		if !p.expect(')') {
+			return nil
+		}
+	case OpConstant:
+		lit, ok := p.scanLiteral()
+		if !ok {
+			return nil
+		}
+		in.Literal = lit
+	default:
+		if !p.parseOperands(in) {
+			return nil
+		}
+	}
+	if top {
+		base := len(p.attrs)
+		for p.accept(',') {
+			if !p.parseAttr(in, base) {
+				return nil
+			}
+		}
+		in.Attrs = p.ar.attrList(p.attrs[base:])
+		p.attrs = p.attrs[:base]
+	}
+	if prev, dup := p.names[name]; dup {
+		p.errorAt(pos, "expected unique instruction name, found duplicate "+strconv.Quote(name)+" (first at "+strconv.Itoa(prev.Pos.Line)+":"+strconv.Itoa(prev.Pos.Col)+")")
+		return nil
+	}
+	p.names[name] = in
+	p.insts = append(p.insts, in)
+	return in
+}
+
+// scanLiteral returns the text inside constant(...), verbatim, and moves
+// past the closing ')'.
+func (p *chunkParser) scanLiteral() (string, bool) {
+	p.skipSpace()
+	start := p.off
+	depth := 0
+	for p.off < p.end {
+		c := p.src[p.off]
+		switch c {
+		case '"':
+			if !p.skipString() {
+				return "", false
+			}
+			continue
+		case '(', '{', '[':
+			depth++
+		case ')', '}', ']':
+			if depth == 0 {
+				if c != ')' {
+					p.expected("')'")
+					return "", false
+				}
+				lit := strings.TrimRight(p.src[start:p.off], " \t\n")
+				if lit == "" {
+					p.expected("literal")
+					return "", false
+				}
+				p.off++
+				return lit, true
+			}
+			depth--
+		case '\n':
+			p.line++
+			p.lineStart = p.off + 1
+		case '/':
+			if n := p.peekAt(1); n == '/' || n == '*' {
+				p.skipSpace()
+				continue
+			}
+		}
+		p.off++
+	}
+	p.expected("')'")
+	return "", false
+}
+
+// parseOperands parses "[shape] name, ..." up to ')'. An operand written as
+// "shape opcode(...)" is an inline instruction and is hoisted.
+func (p *chunkParser) parseOperands(in *Instruction) bool {
+	base := len(p.operands)
+	defer func() { p.operands = p.operands[:base] }()
+	if !p.accept(')') {
+		for {
+			hasShape := p.looksLikeShape()
+			var sh Shape
+			if hasShape {
+				var ok bool
+				if sh, ok = p.parseShape(); !ok {
+					return false
+				}
+			}
+			p.skipSpace()
+			pos := p.pos()
+			name := p.scanName()
+			if name == "" {
+				p.expected("operand name")
+				return false
+			}
+			var opnd *Instruction
+			if hasShape && p.peek() == '(' {
+				if p.depth >= maxShapeDepth {
+					p.expected("operands nested at most 64 deep")
+					return false
+				}
+				p.inline++
+				gen := name + ".inline" + strconv.Itoa(p.inline)
+				p.depth++
+				opnd = p.parseRest(gen, pos, sh, name, pos, false)
+				p.depth--
+				if opnd == nil {
+					return false
+				}
+			} else {
+				opnd = p.names[name]
+				if opnd == nil {
+					p.errorAt(pos, "expected defined instruction, found "+strconv.Quote(name))
+					return false
+				}
+			}
+			p.operands = append(p.operands, opnd)
+			if !p.accept(',') {
+				break
+			}
+		}
+		if !p.expect(')') {
+			return false
+		}
+	}
+	in.Operands = p.ar.instPtrs(p.operands[base:])
+	return true
+}
+
+// parseAttr parses one "name=value" after an instruction's operands.
+func (p *chunkParser) parseAttr(in *Instruction, base int) bool {
+	p.skipSpace()
+	pos := p.pos()
+	e := p.identEnd(p.off)
+	if e == p.off || !isLetter(p.src[p.off]) {
+		p.expected("attribute name")
+		return false
+	}
+	name := p.src[p.off:e]
+	kind, known := attrKinds[name]
+	if !known {
+		p.errorAt(pos, "expected attribute name, found unknown "+strconv.Quote(name))
+		return false
+	}
+	p.off = e
+	for _, a := range p.attrs[base:] {
+		if a.Name == name {
+			p.errorAt(pos, "expected unique attribute, found duplicate "+strconv.Quote(name))
+			return false
+		}
+	}
+	if !p.expect('=') {
+		return false
+	}
+	switch kind {
+	case attrCompRef:
+		v, ok := p.parseCompRefs(in)
+		if !ok {
+			return false
+		}
+		p.attrs = append(p.attrs, Attribute{Name: name, Value: v})
+		return true
+	case attrCtrl:
+		if p.ctrlFor == in {
+			p.errorAt(pos, "expected unique attribute, found duplicate "+strconv.Quote(name))
+			return false
+		}
+		p.ctrlFor = in
+		return p.parseCtrl(in)
+	}
+	p.skipSpace()
+	sub := p.scanner
+	v, ok := p.scanValue("attribute value")
+	if !ok {
+		return false
+	}
+	if name == "replica_groups" && len(v) > 4 && v[:5] == "mesh[" {
+		// replica_groups=mesh['x'=2,'y'=4] {'y'}: the group axes follow a blank.
+		i := p.off
+		for i < p.end && (p.src[i] == ' ' || p.src[i] == '\t') {
+			i++
+		}
+		if i < p.end && p.src[i] == '{' {
+			p.off = i
+			if _, ok := p.scanValue("mesh axes"); !ok {
+				return false
+			}
+			v = p.src[sub.off:p.off]
+		}
+		p.attrs = append(p.attrs, Attribute{Name: name, Value: v})
+		in.Typed.ReplicaGroups = meshReplicaGroups(v)
+		return true
+	}
+	if name == "literal" {
+		// literal=s32[] 1: a shape, a blank, then the literal.
+		i := p.off
+		for i < p.end && (p.src[i] == ' ' || p.src[i] == '\t') {
+			i++
+		}
+		if i < p.end && p.src[i] != ',' && p.src[i] != '\n' && p.src[i] != '/' && p.src[i] != '}' {
+			p.off = i
+			if _, ok := p.scanValue("literal"); !ok {
+				return false
+			}
+			v = p.src[sub.off:p.off]
+		}
+	}
+	p.attrs = append(p.attrs, Attribute{Name: name, Value: v})
+	if kind == attrTyped {
+		sub.end = p.off
+		decodeTyped(&sub, in, name)
+		if sub.err != nil {
+			p.err = sub.err
+			return false
+		}
+	}
+	return true
+}
+
+// parseNameList parses "name" or "{name, name, ...}" and calls f for each.
+func (p *chunkParser) parseNameList(what string, f func(name string, pos Pos)) (braced bool, ok bool) {
+	p.skipSpace()
+	if p.peek() != '{' {
+		pos := p.pos()
+		n := p.scanName()
+		if n == "" {
+			p.expected(what)
+			return false, false
+		}
+		f(n, pos)
+		return false, true
+	}
+	p.off++
+	if p.accept('}') {
+		return true, true
+	}
+	for {
+		p.skipSpace()
+		pos := p.pos()
+		n := p.scanName()
+		if n == "" {
+			p.expected(what)
+			return true, false
+		}
+		f(n, pos)
+		if !p.accept(',') {
+			break
+		}
+	}
+	return true, p.expect('}')
+}
+
+// parseCompRefs parses the computation names of calls=, to_apply=, ...;
+// the value kept is the names without '%': "f" or "{f, g}".
+func (p *chunkParser) parseCompRefs(in *Instruction) (string, bool) {
+	var names []string
+	braced, ok := p.parseNameList("computation name", func(n string, pos Pos) {
+		names = append(names, n)
+		p.calls = append(p.calls, callRef{inst: in, name: n, pos: pos})
+	})
+	if !ok {
+		return "", false
+	}
+	if !braced {
+		return names[0], true
+	}
+	return "{" + strings.Join(names, ", ") + "}", true
+}
+
+func (p *chunkParser) parseCtrl(in *Instruction) bool {
+	_, ok := p.parseNameList("instruction name", func(n string, pos Pos) {
+		p.ctrl = append(p.ctrl, ctrlRef{inst: in, name: n, pos: pos})
+	})
+	return ok
+}
+
+// finishComputation sets the root, the parameters and the control
+// predecessors once all instructions are read.
+func (p *chunkParser) finishComputation(c *Computation) bool {
+	c.Instructions = p.ar.instPtrs(p.insts)
+	maxParam := -1
+	for i, in := range c.Instructions {
+		in.Index = i
+		if in.ParameterNumber > maxParam {
+			maxParam = in.ParameterNumber
+		}
+	}
+	c.Root = p.rootSeen
+	if c.Root == nil {
+		c.Root = c.Instructions[len(c.Instructions)-1]
+	}
+	if maxParam >= 0 {
+		if maxParam >= len(c.Instructions) {
+			for _, in := range c.Instructions {
+				if in.ParameterNumber == maxParam {
+					p.errorAt(in.Pos, "expected parameter numbers 0.."+strconv.Itoa(maxParam)+" without gaps, found parameter("+strconv.Itoa(maxParam)+")")
+				}
+			}
+			return false
+		}
+		c.Params = make([]*Instruction, maxParam+1)
+		for _, in := range c.Instructions {
+			if n := in.ParameterNumber; n >= 0 {
+				if c.Params[n] != nil {
+					p.errorAt(in.Pos, "expected unique parameter number, found duplicate parameter("+strconv.Itoa(n)+")")
+					return false
+				}
+				c.Params[n] = in
+			}
+		}
+		for n, in := range c.Params {
+			if in == nil {
+				p.errorAt(c.Pos, "expected parameter numbers 0.."+strconv.Itoa(maxParam)+" without gaps, found no parameter("+strconv.Itoa(n)+")")
+				return false
+			}
+		}
+	}
+	for _, r := range p.ctrl {
+		pred := p.names[r.name]
+		if pred == nil {
+			p.errorAt(r.pos, "expected defined instruction, found "+strconv.Quote(r.name))
+			return false
+		}
+		r.inst.ControlPredecessors = append(r.inst.ControlPredecessors, pred)
+	}
+	return true
+}
+
+// resolveModule links called computations, picks the entry and checks the
+// module header.
+func resolveModule(m *Module, calls []callRef, hp headerPositions, errs *ErrorList) {
+	byName := make(map[string]*Computation, len(m.Computations))
+	for _, c := range m.Computations {
+		if prev, dup := byName[c.Name]; dup {
+			errs.Add(m.Source, c.Pos, "expected unique computation name, found duplicate "+strconv.Quote(c.Name)+" (first at "+strconv.Itoa(prev.Pos.Line)+":"+strconv.Itoa(prev.Pos.Col)+")")
+			continue
+		}
+		byName[c.Name] = c
+	}
+	for _, r := range calls {
+		c := byName[r.name]
+		if c == nil {
+			errs.Add(m.Source, r.pos, "expected defined computation, found "+strconv.Quote(r.name))
+			continue
+		}
+		r.inst.Called = append(r.inst.Called, c)
+	}
+	for _, c := range m.Computations {
+		if c.IsEntry {
+			if m.Entry != nil {
+				errs.Add(m.Source, c.Pos, "expected one ENTRY computation, found a second one "+strconv.Quote(c.Name))
+				continue
+			}
+			m.Entry = c
+		}
+	}
+	if m.Entry == nil {
+		m.Entry = m.Computations[len(m.Computations)-1]
+		m.Entry.IsEntry = true
+	}
+	if m.Name == "" {
+		m.Name = m.Entry.Name
+	}
+	if sub, ok := hp["entry_computation_layout"]; ok {
+		if _, err := parseProgramShape(&sub); err != nil {
+			errs.Add(err.Filename, err.Pos, err.Msg)
+		}
+	}
+	if sub, ok := hp["input_output_alias"]; ok {
+		if _, err := parseIOAliases(&sub); err != nil {
+			errs.Add(err.Filename, err.Pos, err.Msg)
+		}
+	}
+}
+
+// lastPos returns the line and line start offset of the end of text.
+func lastPos(text string, firstLine int) (line, lineStart int) {
+	return firstLine + strings.Count(text, "\n"), strings.LastIndexByte(text, '\n') + 1
+}

@@ -1,0 +1,363 @@
+package hlo
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func mustParse(t *testing.T, src string) *Module {
+	t.Helper()
+	m, err := ParseFile("t.hlo", []byte(src))
+	require.NoError(t, err)
+	return m
+}
+
+func instr(t *testing.T, m *Module, name string) *Instruction {
+	t.Helper()
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			if in.Name == name {
+				return in
+			}
+		}
+	}
+	require.Failf(t, "no instruction", "%s", name)
+	return nil
+}
+
+// The first example of the shapes-and-layout seed: add.936.
+func TestSeedAddShape(t *testing.T) {
+	sh, err := ParseShape("bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}")
+	require.NoError(t, err)
+	assert.Equal(t, BF16, sh.Type)
+	assert.Equal(t, []int64{8, 1, 1280, 16384}, sh.Dims)
+	require.NotNil(t, sh.Layout)
+	assert.Equal(t, []int64{3, 2, 0, 1}, sh.Layout.MinorToMajor)
+	assert.Equal(t, []Tile{{8, 128}, {2, 1}}, sh.Layout.Tiles)
+	assert.Equal(t, int64(0), sh.Layout.MemorySpace)
+	assert.Equal(t, "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}", sh.String())
+
+	m := mustParse(t, `
+ENTRY e {
+  exponential.183 = bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)} parameter(0)
+  broadcast.3115 = bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)} parameter(1)
+  add.936 = bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}
+          add(exponential.183, broadcast.3115)
+}`)
+	add := instr(t, m, "add.936")
+	assert.Equal(t, OpAdd, add.Opcode)
+	assert.True(t, add.IsRoot(), "the last instruction is the root when none is marked")
+	require.Len(t, add.Operands, 2)
+	assert.Equal(t, "exponential.183", add.Operands[0].Name)
+	assert.Equal(t, "broadcast.3115", add.Operands[1].Name)
+	assert.Equal(t, Pos{Line: 5, Col: 3}, add.Pos)
+	assert.True(t, sh.Equal(add.Shape))
+}
+
+// The fusion of the shapes-and-layout seed, with memory space S(1).
+func TestSeedFusionMemorySpace(t *testing.T) {
+	m := mustParse(t, `HloModule m
+
+%all-reduce-scatter.3 (p: bf16[32,32,8192]) -> bf16[32,32,4096] {
+  %p = bf16[32,32,8192]{2,1,0:T(8,128)(2,1)S(1)} parameter(0)
+  ROOT %s = bf16[32,32,4096]{2,1,0:T(8,128)(2,1)S(1)} slice(%p), slice={[0:32], [0:32], [0:4096]}
+}
+
+ENTRY %main (fusion.32: bf16[32,32,8192]) -> bf16[32,32,4096] {
+  %fusion.32 = bf16[32,32,8192]{2,1,0:T(8,128)(2,1)S(1)} parameter(0)
+  ROOT %fusion.3 = bf16[32,32,4096]{2,1,0:T(8,128)(2,1)S(1)}
+            fusion(bf16[32,32,8192]{2,1,0:T(8,128)(2,1)S(1)} %fusion.32),
+            kind=kCustom, calls=%all-reduce-scatter.3
+}
+`)
+	f := instr(t, m, "fusion.3")
+	require.NotNil(t, f.Shape.Layout)
+	assert.Equal(t, int64(1), f.Shape.Layout.MemorySpace)
+	assert.Equal(t, []Tile{{8, 128}, {2, 1}}, f.Shape.Layout.Tiles)
+	assert.Equal(t, []int64{2, 1, 0}, f.Shape.Layout.MinorToMajor)
+	assert.Equal(t, "kCustom", f.Typed.FusionKind)
+	require.Len(t, f.Called, 1)
+	assert.Same(t, m.Computation("all-reduce-scatter.3"), f.Called[0])
+	assert.Same(t, m.Entry, f.Parent)
+	assert.Equal(t, int64(1), f.Operands[0].Shape.Layout.MemorySpace)
+	assert.Equal(t, []SliceDim{{0, 32, 1}, {0, 32, 1}, {0, 4096, 1}}, instr(t, m, "s").Typed.Slice)
+	assert.Contains(t, m.String(), "ROOT %fusion.3 = bf16[32,32,4096]{2,1,0:T(8,128)(2,1)S(1)} fusion(bf16[32,32,8192]{2,1,0:T(8,128)(2,1)S(1)} %fusion.32), kind=kCustom, calls=%all-reduce-scatter.3\n")
+}
+
+// The minor_to_major examples of the seed: a [2 x 3] array with layouts
+// {0,1} (dimension 0 minor) and {1,0} (dimension 1 minor), and the default.
+func TestSeedMinorToMajor(t *testing.T) {
+	colMajor, err := ParseShape("f32[2,3]{0,1}")
+	require.NoError(t, err)
+	assert.Equal(t, []int64{0, 1}, colMajor.MinorToMajor())
+	rowMajor, err := ParseShape("f32[2,3]{1,0}")
+	require.NoError(t, err)
+	assert.Equal(t, []int64{1, 0}, rowMajor.MinorToMajor())
+	noLayout, err := ParseShape("f32[2,3]")
+	require.NoError(t, err)
+	assert.Nil(t, noLayout.Layout)
+	assert.Equal(t, []int64{1, 0}, noLayout.MinorToMajor(), "default is major-to-minor")
+	assert.Equal(t, "f32[2,3]{1,0}", noLayout.String())
+	l, err := ParseLayout("{3,2,0,1:T(8,128)(2,1)S(1)}")
+	require.NoError(t, err)
+	assert.Equal(t, []int64{3, 2, 0, 1}, l.MinorToMajor)
+	assert.Equal(t, int64(1), l.MemorySpace)
+	assert.Equal(t, "{3,2,0,1:T(8,128)(2,1)S(1)}", l.String())
+}
+
+func TestParseShapeForms(t *testing.T) {
+	for _, s := range []string{
+		"f32[]", "pred[2,3]{0,1}", "(f32[2]{0}, (s32[], u8[4]{0}))", "()", "token[]",
+		"f32[<=4194304]{0}", "f32[?,3]{1,0}", "s4[100,9]{1,0:E(4)}", "u32[]{:T(128)}",
+		"f32[4,8]{1,0:T(2,*,4)L(8)#(s32)*(u32)S(5)M(16)}", "f32[8]{0:T(1024)(128)(2,1)}",
+		"f32[2,3]{1,0:P(f32[6]{0})}", "f8e4m3fn[16]{0}", "f4e2m1fn[32]{0:E(4)}",
+	} {
+		sh, err := ParseShape(s)
+		if assert.NoError(t, err, s) {
+			back, err := ParseShape(sh.String())
+			require.NoError(t, err)
+			assert.Equal(t, sh.String(), back.String(), s)
+			var p printer
+			p.shape(&sh, true)
+			assert.Equal(t, sh.String(), string(p.buf), "printer agrees with Shape.String for %s", s)
+		}
+	}
+	sh, err := ParseShape("f32[<=4,?]")
+	require.NoError(t, err)
+	assert.Equal(t, []bool{true, true}, sh.Dynamic)
+	assert.Equal(t, UnboundedDim, sh.Dims[1])
+	sh, err = ParseShape("(f32[], f32[], f32[], f32[], f32[], /*index=5*/f32[])")
+	require.NoError(t, err)
+	assert.Len(t, sh.Tuple, 6)
+	assert.Equal(t, "(f32[], f32[], f32[], f32[], f32[], /*index=5*/f32[])", sh.String())
+}
+
+func TestTypedAttributes(t *testing.T) {
+	m := mustParse(t, `
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  p = f32[8,16,16,4] parameter(0)
+  k = f32[3,3,4,8] parameter(1)
+  conv = f32[8,8,8,8] convolution(p, k), window={size=3x3 stride=2x2 pad=0_1x1_1 rhs_dilate=1x2 rhs_reversal=0x1}, dim_labels=b01f_01io->b01f, feature_group_count=1
+  x = f32[4,6] parameter(2)
+  y = f32[6,5] parameter(3)
+  dot = f32[4,5] dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  pad = f32[7,12] pad(x, f32[] constant(0)), padding=1_2x0_3_1
+  r = f32[4] reduce(x, f32[] constant(0)), dimensions={1}, to_apply=add
+  ds = f32[2,2] dynamic-slice(x, s32[] constant(1), s32[] constant(2)), dynamic_slice_sizes={2,2}
+  io = s32[4,6] iota(), iota_dimension=1
+  cmp = pred[4,6] compare(x, x), direction=GE
+  ar = f32[4,6] all-reduce(x), replica_groups=[2,4]<=[4,2]T(1,0), to_apply=add
+  ar2 = f32[4,6] all-reduce(x), replica_groups={{0,1},{2,3}}, to_apply=add
+  ar3 = f32[4,6] all-reduce(x), replica_groups=mesh['a'=2,'b'=4] {'a'}, to_apply=add
+  idx = s32[3,1] parameter(4)
+  g = f32[3,6] gather(x, idx), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,6}, indices_are_sorted=true
+  upd = f32[3,6] parameter(5)
+  sc = f32[4,6] scatter(x, idx, upd), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, unique_indices=true, to_apply=add
+  t = (f32[4,5], f32[4]) tuple(dot, r)
+  ROOT gte = f32[4] get-tuple-element(t), index=1
+}`)
+	conv := instr(t, m, "conv")
+	require.Len(t, conv.Typed.Window, 2)
+	assert.Equal(t, WindowDim{Size: 3, Stride: 2, PadLow: 0, PadHigh: 1, BaseDilation: 1, WindowDilation: 1}, conv.Typed.Window[0])
+	assert.Equal(t, WindowDim{Size: 3, Stride: 2, PadLow: 1, PadHigh: 1, BaseDilation: 1, WindowDilation: 2, Reversal: true}, conv.Typed.Window[1])
+	require.NotNil(t, conv.Typed.Conv)
+	assert.Equal(t, &ConvDims{InputBatch: 0, InputFeature: 3, InputSpatial: []int64{1, 2},
+		KernelInputFeature: 2, KernelOutputFeature: 3, KernelSpatial: []int64{0, 1},
+		OutputBatch: 0, OutputFeature: 3, OutputSpatial: []int64{1, 2}, Labels: "b01f_01io->b01f"}, conv.Typed.Conv)
+	assert.Equal(t, int64(1), conv.Typed.FeatureGroupCount)
+	assert.Equal(t, int64(1), conv.Typed.BatchGroupCount)
+	assert.Equal(t, &DotDims{LhsContracting: []int64{1}, RhsContracting: []int64{0}}, instr(t, m, "dot").Typed.Dot)
+	assert.Equal(t, []PadDim{{1, 2, 0}, {0, 3, 1}}, instr(t, m, "pad").Typed.Padding)
+	r := instr(t, m, "r")
+	assert.Equal(t, []int64{1}, r.Typed.Dimensions)
+	require.Len(t, r.Called, 1)
+	assert.Equal(t, "add", r.Called[0].Name)
+	assert.Equal(t, []int64{2, 2}, instr(t, m, "ds").Typed.DynamicSliceSizes)
+	assert.Equal(t, int64(1), instr(t, m, "io").Typed.IotaDimension)
+	assert.Equal(t, "GE", instr(t, m, "cmp").Typed.Direction)
+	assert.Equal(t, [][]int64{{0, 2, 4, 6}, {1, 3, 5, 7}}, instr(t, m, "ar").Typed.ReplicaGroups)
+	assert.Equal(t, [][]int64{{0, 1}, {2, 3}}, instr(t, m, "ar2").Typed.ReplicaGroups)
+	assert.Equal(t, [][]int64{{0, 4}, {1, 5}, {2, 6}, {3, 7}}, instr(t, m, "ar3").Typed.ReplicaGroups)
+	assert.Equal(t, &GatherDims{OffsetDims: []int64{1}, CollapsedSliceDims: []int64{0}, StartIndexMap: []int64{0},
+		IndexVectorDim: 1, SliceSizes: []int64{1, 6}, IndicesAreSorted: true}, instr(t, m, "g").Typed.Gather)
+	assert.Equal(t, &ScatterDims{UpdateWindowDims: []int64{1}, InsertedWindowDims: []int64{0},
+		ScatterDimsToOperandDims: []int64{0}, IndexVectorDim: 1, UniqueIndices: true}, instr(t, m, "sc").Typed.Scatter)
+	gte := instr(t, m, "gte")
+	assert.Equal(t, int64(1), gte.Typed.TupleIndex)
+	assert.Equal(t, int64(-1), instr(t, m, "dot").Typed.TupleIndex)
+	assert.Equal(t, int64(-1), instr(t, m, "dot").Typed.IotaDimension)
+	// Inline operands are hoisted into instructions before their user.
+	pad := instr(t, m, "pad")
+	assert.Equal(t, "constant.inline1", pad.Operands[1].Name)
+	assert.Equal(t, "0", pad.Operands[1].Literal)
+	assert.Equal(t, pad.Index-1, pad.Operands[1].Index)
+}
+
+func TestControlPredecessorsAndHeader(t *testing.T) {
+	m := mustParse(t, `HloModule m, is_scheduled=true, input_output_alias={ {0}: (0, {}, may-alias), {1}: (1, {2}) }, entry_computation_layout={(f32[2]{0}, (s32[], f32[3]{0}))->(f32[2]{0}, f32[2]{0})}
+
+ENTRY e {
+  a = f32[2] parameter(0)
+  b = (s32[], f32[3]) parameter(1)
+  c = f32[2] negate(a)
+  d = f32[2] abs(a), control-predecessors={c}
+  ROOT t = (f32[2], f32[2]) tuple(c, d)
+}`)
+	assert.True(t, m.IsScheduled())
+	d := instr(t, m, "d")
+	require.Len(t, d.ControlPredecessors, 1)
+	assert.Equal(t, "c", d.ControlPredecessors[0].Name)
+	assert.Contains(t, m.String(), "%d = f32[2]{0} abs(f32[2]{0} %a), control-predecessors={%c}\n")
+	ps, err := m.EntryComputationLayout()
+	require.NoError(t, err)
+	require.Len(t, ps.Params, 2)
+	assert.Equal(t, "f32[2]{0}", ps.Params[0].String())
+	assert.Equal(t, "(s32[], f32[3]{0})", ps.Params[1].String())
+	assert.Equal(t, "(f32[2]{0}, f32[2]{0})", ps.Result.String())
+	al, err := m.InputOutputAliases()
+	require.NoError(t, err)
+	assert.Equal(t, []InputOutputAlias{
+		{OutputIndex: []int64{0}, ParamNumber: 0, ParamIndex: []int64{}, Kind: "may-alias"},
+		{OutputIndex: []int64{1}, ParamNumber: 1, ParamIndex: []int64{2}},
+	}, al)
+	assert.Equal(t, []*Instruction{instr(t, m, "a"), instr(t, m, "b")}, m.Entry.Params)
+}
+
+func TestLiteralForms(t *testing.T) {
+	src := `ENTRY e {
+  a = f32[] constant(nan)
+  b = f32[] constant(-inf)
+  c = c64[2] constant({(1, 2), (3.5, -4)})
+  d = f32[2,2]{1,0} constant({ { 1, 2 },
+                                { 3, 4 } })
+  e = f32[100] constant({...})
+  f = (f32[], s32[2]) constant((1, {2, 3}))
+  g = pred[] constant(true)
+  h = bf16[] constant(-5.734e+04)
+  ROOT t = (f32[], f32[]) tuple(a, b)
+}`
+	m := mustParse(t, src)
+	assert.Equal(t, "nan", instr(t, m, "a").Literal)
+	assert.Equal(t, "{(1, 2), (3.5, -4)}", instr(t, m, "c").Literal)
+	assert.Equal(t, "{...}", instr(t, m, "e").Literal)
+	assert.Equal(t, "(1, {2, 3})", instr(t, m, "f").Literal)
+	printed := m.String()
+	assert.Equal(t, printed, mustParse(t, printed).String())
+	var b strings.Builder
+	require.NoError(t, m.Print(&b, PrintOptions{ElideLargeConstants: true}))
+	assert.Contains(t, b.String(), "%e = f32[100]{0} constant({...})")
+	assert.Contains(t, b.String(), "%c = c64[2]{0} constant({(1, 2), (3.5, -4)})", "small constants stay")
+}
+
+func TestLenientForms(t *testing.T) {
+	crlf := "// leading comment\r\n/* block\r\n comment */\r\nbody {\r\n  p = f32[] parameter(0) // trailing\r\n// CHECK: inside a body\r\n  ROOT n = f32[] negate(p)\r\n} // body\r\n\r\nENTRY %main {\r\n  %x = f32[] parameter(0)\r\n  ROOT %c = f32[] call(f32[] %x), to_apply=%callee\r\n}\r\n%callee (q: f32[]) -> f32[] {\r\n  q = f32[] parameter(0)\r\n  ROOT r = f32[] call(q), to_apply=body\r\n}\r\n"
+	m := mustParse(t, crlf)
+	assert.Equal(t, "main", m.Name, "a module without HloModule is named after its entry")
+	assert.Equal(t, "main", m.Entry.Name)
+	assert.Equal(t, "callee", instr(t, m, "c").Called[0].Name, "a callee may follow its caller")
+	assert.NotContains(t, m.String(), "\r")
+	assert.Equal(t, Pos{Line: 5, Col: 3}, instr(t, m, "p").Pos)
+}
+
+func TestShortForm(t *testing.T) {
+	m := mustParse(t, `HloModule m
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(f32[] %a, f32[] %b), metadata={op_name="x"}
+}
+ENTRY %e (p: f32[4]) -> f32[] {
+  %p = f32[4]{0} parameter(0)
+  %z = f32[] constant(0)
+  ROOT %r = f32[] reduce(f32[4]{0} %p, f32[] %z), dimensions={0}, to_apply=%add, metadata={op_name="y"}, backend_config={"k":1}
+}`)
+	var b strings.Builder
+	require.NoError(t, m.Print(&b, PrintOptions{Short: true}))
+	assert.Equal(t, `HloModule m
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY e {
+  p = f32[4]{0} parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=add, backend_config={"k":1}
+}
+`, b.String())
+	m2 := mustParse(t, b.String())
+	assert.Equal(t, "add", instr(t, m2, "r").Called[0].Name)
+}
+
+func TestAttributeOrder(t *testing.T) {
+	m := mustParse(t, `ENTRY e {
+  a = f32[4] parameter(0)
+  c = f32[4] negate(a)
+  ROOT b = f32[4] copy(a), metadata={op_name="m"}, control-predecessors={c}, backend_config="x", sharding={replicated}, frontend_attributes={k="v"}
+}`)
+	assert.Contains(t, m.String(), `ROOT %b = f32[4]{0} copy(f32[4]{0} %a), sharding={replicated}, frontend_attributes={k="v"}, control-predecessors={%c}, metadata={op_name="m"}, backend_config="x"`)
+}
+
+func TestTruncatedModule(t *testing.T) {
+	m := mustParse(t, `HloModule t
+c1 {
+  p = f32[] parameter(0)
+  ROOT n = f32[] negate(p)
+}
+c2 (p0: f32[], p1: f32[]) -> f32[] {
+  p0 = f32[] parameter(0)
+  n = f32[] negate(p0)
+`)
+	assert.True(t, m.Truncated)
+	require.Len(t, m.Computations, 1, "the unterminated computation is dropped")
+	assert.Equal(t, "c1", m.Entry.Name)
+}
+
+func TestOperandIndexComments(t *testing.T) {
+	m := mustParse(t, `ENTRY e {
+  a = f32[] parameter(0)
+  ROOT t = (f32[], f32[], f32[], f32[], f32[], /*index=5*/f32[]) tuple(a, a, a, a, a, /*index=5*/a)
+}`)
+	assert.Contains(t, m.String(), "tuple(f32[] %a, f32[] %a, f32[] %a, f32[] %a, f32[] %a, /*index=5*/f32[] %a)")
+}
+
+func TestInferredShapes(t *testing.T) {
+	m := mustParse(t, `ENTRY e {
+  p = (f32[2]{0}, s32[]) parameter(0)
+  g = get-tuple-element(p), index=0
+  n = negate(g)
+  ROOT c = compare(n, g), direction=LT
+}`)
+	assert.Equal(t, "f32[2]{0}", instr(t, m, "g").Shape.String())
+	assert.Equal(t, "f32[2]{0}", instr(t, m, "n").Shape.String())
+	assert.Equal(t, "pred[2]{0}", instr(t, m, "c").Shape.String())
+}
+
+func TestSplitInputFile(t *testing.T) {
+	src := "HloModule a\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n// -----\nHloModule b\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n  // -----  \nENTRY e {\n  ROOT p = f32[] bogus(0)\n}\n"
+	chunks := SplitInputFile([]byte(src))
+	require.Len(t, chunks, 3)
+	assert.Equal(t, []int{1, 6, 11}, []int{chunks[0].Line, chunks[1].Line, chunks[2].Line})
+	var outs []string
+	for _, c := range chunks[:2] {
+		m, err := ParseChunk("f.hlo", c)
+		require.NoError(t, err)
+		outs = append(outs, m.String())
+	}
+	_, err := ParseChunk("f.hlo", chunks[2])
+	require.Error(t, err)
+	assert.Equal(t, `f.hlo:12:18: expected opcode, found "bogus"`, err.Error(), "positions are lines of the whole file")
+	joined := JoinOutputs(outs)
+	assert.Equal(t, "HloModule a\n\nENTRY %e (p: f32[]) -> f32[] {\n  ROOT %p = f32[] parameter(0)\n}\n// -----\nHloModule b\n\nENTRY %e (p: f32[]) -> f32[] {\n  ROOT %p = f32[] parameter(0)\n}\n", joined)
+	assert.Len(t, SplitInputFile([]byte(src[:20])), 1)
+}

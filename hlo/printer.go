@@ -1,0 +1,520 @@
+package hlo
+
+import (
+	"io"
+	"runtime"
+	"strconv"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// PrintOptions selects the text form the printer writes.
+type PrintOptions struct {
+	// Short selects XLA's short parsable form: names without '%', operands
+	// without shapes, no metadata, and computations without signatures.
+	// Unlike XLA it keeps backend_config and control-predecessors, so that
+	// nothing an analysis reads is lost.
+	Short bool
+	// ElideLargeConstants prints array constants of more than 10 elements
+	// as "{...}", as XLA does by default. By default constants are printed
+	// in full, so that nothing is lost.
+	ElideLargeConstants bool
+}
+
+// String prints the module in XLA's canonical text form (see Print).
+func (m *Module) String() string {
+	var p printer
+	p.module(m)
+	return string(p.buf)
+}
+
+// Print writes the module in the form of XLA's HloModule::ToString():
+// the header, then every computation in text order with its signature
+// "%name (p: f32[2]) -> f32[2] {", ENTRY and ROOT marked, names with '%',
+// operands with their shapes, "/*index=N*/" every fifth operand and tuple
+// element, and attributes in XLA's order (opcode-specific ones first, then
+// called computations, sharding, frontend_attributes, control-predecessors,
+// statistics, origin, metadata, backend_config). Printing the parse of
+// printed text gives the same bytes.
+func (m *Module) Print(w io.Writer, opts PrintOptions) error {
+	p := printer{opts: opts}
+	p.header(m)
+	if _, err := w.Write(p.buf); err != nil {
+		return err
+	}
+	bufs := printComputations(m, opts)
+	for i, b := range bufs {
+		if i > 0 {
+			if _, err := w.Write([]byte{'\n'}); err != nil {
+				return err
+			}
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// String prints the computation as it appears in a module.
+func (c *Computation) String() string {
+	var p printer
+	p.computation(c)
+	return string(p.buf)
+}
+
+// String prints the instruction as one line of XLA text without ROOT:
+// "%add.1 = f32[2]{0} add(f32[2]{0} %x, f32[2]{0} %y)".
+func (in *Instruction) String() string {
+	var p printer
+	p.instruction(in)
+	return string(p.buf)
+}
+
+// printParallelMin is the instruction count above which computations are
+// printed concurrently.
+const printParallelMin = 20000
+
+func printComputations(m *Module, opts PrintOptions) [][]byte {
+	bufs := make([][]byte, len(m.Computations))
+	n := 0
+	for _, c := range m.Computations {
+		n += len(c.Instructions)
+	}
+	jobs := runtime.GOMAXPROCS(0)
+	if n < printParallelMin || len(m.Computations) < 2 || jobs < 2 {
+		for i, c := range m.Computations {
+			p := printer{opts: opts}
+			p.computation(c)
+			bufs[i] = p.buf
+		}
+		return bufs
+	}
+	var g errgroup.Group
+	g.SetLimit(jobs)
+	for i, c := range m.Computations {
+		g.Go(func() error {
+			p := printer{opts: opts, buf: make([]byte, 0, 160*len(c.Instructions))}
+			p.computation(c)
+			bufs[i] = p.buf
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return bufs
+}
+
+type printer struct {
+	buf  []byte
+	opts PrintOptions
+}
+
+func (p *printer) str(s string) { p.buf = append(p.buf, s...) }
+func (p *printer) byte(c byte)  { p.buf = append(p.buf, c) }
+func (p *printer) int(v int64)  { p.buf = strconv.AppendInt(p.buf, v, 10) }
+
+func (p *printer) module(m *Module) {
+	p.header(m)
+	for i, c := range m.Computations {
+		if i > 0 {
+			p.byte('\n')
+		}
+		p.computation(c)
+	}
+}
+
+func (p *printer) header(m *Module) {
+	p.str("HloModule ")
+	p.str(m.Name)
+	for _, a := range m.Attrs {
+		p.str(", ")
+		p.str(a.Name)
+		p.byte('=')
+		p.str(a.Value)
+	}
+	p.str("\n\n")
+	for _, t := range m.Tables {
+		p.str(t.Name)
+		p.byte('\n')
+		for _, e := range t.Entries {
+			p.int(e.ID)
+			p.byte(' ')
+			p.str(e.Value)
+			p.byte('\n')
+		}
+		p.byte('\n')
+	}
+	if len(m.Tables) > 0 {
+		p.byte('\n')
+	}
+}
+
+func (p *printer) name(n string) {
+	if !p.opts.Short {
+		p.byte('%')
+	}
+	p.str(n)
+}
+
+func (p *printer) computation(c *Computation) {
+	if c.IsEntry {
+		p.str("ENTRY ")
+	}
+	p.name(c.Name)
+	if !p.opts.Short {
+		p.str(" (")
+		for i, prm := range c.Params {
+			if i > 0 {
+				p.str(", ")
+			}
+			if prm == nil {
+				p.str("_: ()")
+				continue
+			}
+			p.str(prm.Name)
+			p.str(": ")
+			p.shape(&prm.Shape, false)
+		}
+		p.str(") -> ")
+		if c.Root != nil {
+			p.shape(&c.Root.Shape, false)
+		} else {
+			p.str("()")
+		}
+	}
+	p.str(" {\n")
+	for _, in := range c.Instructions {
+		p.str("  ")
+		if in == c.Root {
+			p.str("ROOT ")
+		}
+		p.instruction(in)
+		p.byte('\n')
+	}
+	p.byte('}')
+	for _, a := range c.Attrs {
+		p.str(", ")
+		p.str(a.Name)
+		p.byte('=')
+		p.str(a.Value)
+	}
+	p.byte('\n')
+}
+
+func (p *printer) instruction(in *Instruction) {
+	p.name(in.Name)
+	p.str(" = ")
+	p.shape(&in.Shape, true)
+	p.byte(' ')
+	p.str(string(in.Opcode))
+	p.byte('(')
+	switch {
+	case in.Opcode == OpParameter:
+		p.int(int64(in.ParameterNumber))
+	case in.Opcode == OpConstant:
+		if p.opts.ElideLargeConstants && in.Shape.IsArray() && in.Shape.ElementCount() > 10 {
+			p.str("{...}")
+		} else {
+			p.str(in.Literal)
+		}
+	default:
+		for i, o := range in.Operands {
+			if i > 0 {
+				p.str(", ")
+				if !p.opts.Short && i%5 == 0 {
+					p.str("/*index=")
+					p.int(int64(i))
+					p.str("*/")
+				}
+			}
+			if !p.opts.Short {
+				p.shape(&o.Shape, true)
+				p.byte(' ')
+			}
+			p.name(o.Name)
+		}
+	}
+	p.byte(')')
+	p.attributes(in)
+}
+
+// attribute ranks: XLA prints opcode-specific attributes first, then these.
+const (
+	rankOpcode = iota
+	rankCalls
+	rankSharding
+	rankFrontend
+	rankControl
+	rankStatistics
+	rankOrigin
+	rankMetadata
+	rankBackend
+)
+
+var attrRanks = map[string]int{
+	"sharding": rankSharding, "frontend_attributes": rankFrontend,
+	"statistics": rankStatistics, "origin": rankOrigin, "metadata": rankMetadata,
+	"backend_config": rankBackend,
+}
+
+var callAttrIndex = func() map[string]int {
+	m := map[string]int{}
+	for i, n := range CallAttrs {
+		m[n] = i
+	}
+	return m
+}()
+
+// countNames counts the computation names in a verbatim call attribute value.
+func countNames(v string) int {
+	if v == "" || v[0] != '{' {
+		return 1
+	}
+	if len(v) <= 2 {
+		return 0
+	}
+	n := 1
+	for i := 0; i < len(v); i++ {
+		if v[i] == ',' {
+			n++
+		}
+	}
+	return n
+}
+
+func (p *printer) attributes(in *Instruction) {
+	type item struct {
+		rank, sub, idx int
+		calledLo       int // first index into in.Called, or -1
+	}
+	var stack [16]item
+	items := stack[:0]
+	called := 0
+	for i, a := range in.Attrs {
+		it := item{idx: i, calledLo: -1}
+		if ci, ok := callAttrIndex[a.Name]; ok {
+			it.rank, it.sub = rankCalls, ci
+			it.calledLo = called
+			called += countNames(a.Value)
+		} else if r, ok := attrRanks[a.Name]; ok {
+			it.rank = r
+		}
+		if p.opts.Short && it.rank == rankMetadata {
+			continue
+		}
+		items = append(items, it)
+	}
+	if len(in.ControlPredecessors) > 0 {
+		items = append(items, item{rank: rankControl, idx: -1, calledLo: -1})
+	}
+	// Insertion sort: stable, few items.
+	for i := 1; i < len(items); i++ {
+		for j := i; j > 0; j-- {
+			a, b := items[j-1], items[j]
+			if a.rank < b.rank || a.rank == b.rank && a.sub <= b.sub {
+				break
+			}
+			items[j-1], items[j] = b, a
+		}
+	}
+	useCalled := called == len(in.Called)
+	for _, it := range items {
+		p.str(", ")
+		if it.idx < 0 {
+			p.str("control-predecessors={")
+			for i, c := range in.ControlPredecessors {
+				if i > 0 {
+					p.str(", ")
+				}
+				p.name(c.Name)
+			}
+			p.byte('}')
+			continue
+		}
+		a := in.Attrs[it.idx]
+		p.str(a.Name)
+		p.byte('=')
+		if it.calledLo < 0 {
+			p.str(a.Value)
+			continue
+		}
+		n := countNames(a.Value)
+		braced := a.Value != "" && a.Value[0] == '{'
+		if braced {
+			p.byte('{')
+		}
+		if useCalled {
+			for k := 0; k < n; k++ {
+				if k > 0 {
+					p.str(", ")
+				}
+				p.name(in.Called[it.calledLo+k].Name)
+			}
+		} else {
+			p.calledNames(a.Value)
+		}
+		if braced {
+			p.byte('}')
+		}
+	}
+}
+
+// calledNames prints the names of a verbatim call attribute value.
+func (p *printer) calledNames(v string) {
+	if len(v) > 0 && v[0] == '{' {
+		v = v[1 : len(v)-1]
+	}
+	first := true
+	for len(v) > 0 {
+		i := 0
+		for i < len(v) && v[i] != ',' {
+			i++
+		}
+		n := v[:i]
+		for len(n) > 0 && n[0] == ' ' {
+			n = n[1:]
+		}
+		if !first {
+			p.str(", ")
+		}
+		first = false
+		p.name(n)
+		if i == len(v) {
+			break
+		}
+		v = v[i+1:]
+	}
+}
+
+// shape appends a shape exactly as Shape.String (withLayout) or
+// Shape.StringNoLayout prints it.
+func (p *printer) shape(s *Shape, withLayout bool) {
+	if s.IsTuple() {
+		p.byte('(')
+		for i := range s.Tuple {
+			if i > 0 {
+				p.str(", ")
+				if i%5 == 0 {
+					p.str("/*index=")
+					p.int(int64(i))
+					p.str("*/")
+				}
+			}
+			p.shape(&s.Tuple[i], withLayout)
+		}
+		p.byte(')')
+		return
+	}
+	p.str(s.Type.String())
+	p.byte('[')
+	for i, d := range s.Dims {
+		if i > 0 {
+			p.byte(',')
+		}
+		switch {
+		case d == UnboundedDim:
+			p.byte('?')
+		case s.IsDynamicDim(i):
+			p.str("<=")
+			p.int(d)
+		default:
+			p.int(d)
+		}
+	}
+	p.byte(']')
+	if !withLayout || !s.IsArray() {
+		return
+	}
+	if s.Layout == nil {
+		if n := len(s.Dims); n > 0 {
+			p.byte('{')
+			for i := n - 1; i >= 0; i-- {
+				p.int(int64(i))
+				if i > 0 {
+					p.byte(',')
+				}
+			}
+			p.byte('}')
+		}
+		return
+	}
+	if len(s.Dims) == 0 && s.Layout.isPlain() {
+		return
+	}
+	p.layout(s.Layout)
+}
+
+// layout appends a layout exactly as Layout.String prints it.
+func (p *printer) layout(l *Layout) {
+	p.byte('{')
+	for i, d := range l.MinorToMajor {
+		if i > 0 {
+			p.byte(',')
+		}
+		p.int(d)
+	}
+	if l.isPlain() {
+		p.byte('}')
+		return
+	}
+	p.byte(':')
+	if l.DimLevelTypes != "" {
+		p.str("D(")
+		p.str(l.DimLevelTypes)
+		p.byte(')')
+	}
+	if len(l.Tiles) > 0 {
+		p.byte('T')
+		for _, t := range l.Tiles {
+			p.byte('(')
+			for i, d := range t {
+				if i > 0 {
+					p.byte(',')
+				}
+				if d == CombinedDim {
+					p.byte('*')
+				} else {
+					p.int(d)
+				}
+			}
+			p.byte(')')
+		}
+	}
+	if l.TailPaddingAlignment > 1 {
+		p.str("L(")
+		p.int(l.TailPaddingAlignment)
+		p.byte(')')
+	}
+	if l.IndexType != Invalid {
+		p.str("#(")
+		p.str(l.IndexType.String())
+		p.byte(')')
+	}
+	if l.PointerType != Invalid {
+		p.str("*(")
+		p.str(l.PointerType.String())
+		p.byte(')')
+	}
+	if l.ElementSizeBits != 0 {
+		p.str("E(")
+		p.int(l.ElementSizeBits)
+		p.byte(')')
+	}
+	if l.MemorySpace != 0 {
+		p.str("S(")
+		p.int(l.MemorySpace)
+		p.byte(')')
+	}
+	p.str(l.SplitConfigs)
+	if l.PhysicalShape != nil {
+		p.str("P(")
+		p.shape(l.PhysicalShape, true)
+		p.byte(')')
+	}
+	if l.DynamicShapeMetadataPrefixBytes != 0 {
+		p.str("M(")
+		p.int(l.DynamicShapeMetadataPrefixBytes)
+		p.byte(')')
+	}
+	p.byte('}')
+}

@@ -1,0 +1,346 @@
+package hlo
+
+import (
+	"strconv"
+	"strings"
+)
+
+// scanner is the byte-level lexer shared by every parsing routine. It walks
+// src[off:end], keeps the 1-based line and the offset where the current line
+// starts (so positions cost nothing until an error needs one), and records
+// the first error. Tokens are substrings of src: no per-token allocation.
+type scanner struct {
+	src       string
+	off       int
+	end       int
+	line      int
+	lineStart int
+	file      string
+	err       *Error
+}
+
+func newScanner(file, src string, off, end, line, lineStart int) scanner {
+	return scanner{src: src, off: off, end: end, line: line, lineStart: lineStart, file: file}
+}
+
+func (s *scanner) pos() Pos { return Pos{Line: s.line, Col: s.off - s.lineStart + 1} }
+
+// failed reports whether an error was recorded.
+func (s *scanner) failed() bool { return s.err != nil }
+
+// errorf records an error at p unless one is already recorded.
+func (s *scanner) errorAt(p Pos, msg string) {
+	if s.err == nil {
+		s.err = &Error{Filename: s.file, Pos: p, Msg: msg}
+	}
+}
+
+// expected records "expected what, found <token here>" at the current
+// position (after skipping space).
+func (s *scanner) expected(what string) {
+	s.skipSpace()
+	s.errorAt(s.pos(), "expected "+what+", found "+s.found())
+}
+
+// advanceTo moves to offset stop, counting the newlines passed.
+func (s *scanner) advanceTo(stop int) {
+	for {
+		i := strings.IndexByte(s.src[s.off:stop], '\n')
+		if i < 0 {
+			break
+		}
+		s.off += i + 1
+		s.line++
+		s.lineStart = s.off
+	}
+	s.off = stop
+}
+
+// skipSpace skips blanks, newlines, "// ..." line comments (FileCheck lines
+// included) and "/* ... */" comments such as /*index=5*/.
+func (s *scanner) skipSpace() {
+	for s.off < s.end {
+		switch s.src[s.off] {
+		case ' ', '\t', '\r', '\f', '\v':
+			s.off++
+		case '\n':
+			s.off++
+			s.line++
+			s.lineStart = s.off
+		case '/':
+			if s.off+1 >= s.end {
+				return
+			}
+			switch s.src[s.off+1] {
+			case '/':
+				i := strings.IndexByte(s.src[s.off:s.end], '\n')
+				if i < 0 {
+					s.off = s.end
+					return
+				}
+				s.off += i
+			case '*':
+				i := strings.Index(s.src[s.off+2:s.end], "*/")
+				if i < 0 {
+					s.advanceTo(s.end)
+					return
+				}
+				s.advanceTo(s.off + 2 + i + 2)
+			default:
+				return
+			}
+		default:
+			return
+		}
+	}
+}
+
+func (s *scanner) atEOF() bool { return s.off >= s.end }
+
+// peek returns the byte at the current offset, or 0 at the end.
+func (s *scanner) peek() byte {
+	if s.off < s.end {
+		return s.src[s.off]
+	}
+	return 0
+}
+
+func (s *scanner) peekAt(i int) byte {
+	if s.off+i < s.end {
+		return s.src[s.off+i]
+	}
+	return 0
+}
+
+// accept skips space and consumes c if it is next.
+func (s *scanner) accept(c byte) bool {
+	s.skipSpace()
+	if s.off < s.end && s.src[s.off] == c {
+		s.off++
+		return true
+	}
+	return false
+}
+
+// expect skips space and consumes c, or records an error.
+func (s *scanner) expect(c byte) bool {
+	if s.accept(c) {
+		return true
+	}
+	s.expected(quoteByte(c))
+	return false
+}
+
+func quoteByte(c byte) string { return strconv.QuoteRune(rune(c)) }
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' }
+func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
+
+// isIdentChar reports the bytes of names: letters, digits, '_', '.', '-'.
+func isIdentChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-'
+}
+
+// identEnd returns the end of the identifier run starting at i.
+func (s *scanner) identEnd(i int) int {
+	for i < s.end && isIdentChar(s.src[i]) {
+		i++
+	}
+	return i
+}
+
+// found describes the token at the current offset for error messages.
+func (s *scanner) found() string {
+	if s.off >= s.end {
+		return "end of file"
+	}
+	c := s.src[s.off]
+	start := s.off
+	if c == '%' {
+		start++
+	}
+	if e := s.identEnd(start); e > start {
+		w := s.src[s.off:e]
+		if len(w) > 40 {
+			w = w[:40] + "..."
+		}
+		return strconv.Quote(w)
+	}
+	if c == '"' {
+		return "string"
+	}
+	if c == '\n' {
+		return "newline"
+	}
+	return quoteByte(c)
+}
+
+// scanIdent scans an identifier (letters, digits, '_', '.', '-') starting
+// with a letter or '_' and returns it, or "" without moving.
+func (s *scanner) scanIdent() string {
+	s.skipSpace()
+	if s.off >= s.end || !isLetter(s.src[s.off]) {
+		return ""
+	}
+	e := s.identEnd(s.off + 1)
+	id := s.src[s.off:e]
+	s.off = e
+	return id
+}
+
+// scanName scans an instruction or computation name with an optional '%'
+// prefix and returns it without the '%', or "" without moving.
+func (s *scanner) scanName() string {
+	s.skipSpace()
+	i := s.off
+	if i < s.end && s.src[i] == '%' {
+		i++
+		if i < s.end && !isIdentChar(s.src[i]) {
+			return ""
+		}
+	} else if i >= s.end || !isLetter(s.src[i]) {
+		return ""
+	}
+	e := s.identEnd(i)
+	if e == i {
+		return ""
+	}
+	s.off = e
+	return s.src[i:e]
+}
+
+// scanInt scans a decimal integer with an optional '-' sign.
+func (s *scanner) scanInt(what string) (int64, bool) {
+	s.skipSpace()
+	i := s.off
+	neg := false
+	if i < s.end && s.src[i] == '-' {
+		neg = true
+		i++
+	}
+	if i >= s.end || !isDigit(s.src[i]) {
+		s.expected(what)
+		return 0, false
+	}
+	var v uint64
+	for i < s.end && isDigit(s.src[i]) {
+		d := uint64(s.src[i] - '0')
+		if v > (1<<63-1-d)/10 {
+			s.errorAt(s.pos(), "expected "+what+", found out-of-range integer")
+			return 0, false
+		}
+		v = v*10 + d
+		i++
+	}
+	s.off = i
+	if neg {
+		return -int64(v), true
+	}
+	return int64(v), true
+}
+
+// skipString moves past a double-quoted string with backslash escapes; the
+// scanner must be at the opening quote.
+func (s *scanner) skipString() bool {
+	start := s.pos()
+	i := s.off + 1
+	for i < s.end {
+		switch s.src[i] {
+		case '\\':
+			i += 2
+			continue
+		case '"':
+			s.advanceTo(i + 1)
+			return true
+		}
+		i++
+	}
+	s.errorAt(start, "expected closing '\"' of string, found end of file")
+	s.advanceTo(s.end)
+	return false
+}
+
+// scanString scans a quoted string and returns it with its quotes.
+func (s *scanner) scanString(what string) (string, bool) {
+	s.skipSpace()
+	if s.peek() != '"' {
+		s.expected(what)
+		return "", false
+	}
+	start := s.off
+	if !s.skipString() {
+		return "", false
+	}
+	return s.src[start:s.off], true
+}
+
+// scanValue scans a raw attribute value: a run of non-blank bytes and
+// balanced (), [], {} groups (with strings and comments inside them),
+// ending at a top-level ',', blank, comment or unmatched closing bracket.
+// The value is returned verbatim.
+func (s *scanner) scanValue(what string) (string, bool) {
+	s.skipSpace()
+	start := s.off
+	var stackBuf [32]byte
+	stack := stackBuf[:0]
+loop:
+	for s.off < s.end {
+		c := s.src[s.off]
+		switch c {
+		case '"':
+			if !s.skipString() {
+				return "", false
+			}
+			continue
+		case '{', '(', '[':
+			stack = append(stack, closerOf(c))
+		case '}', ')', ']':
+			if len(stack) == 0 {
+				break loop
+			}
+			if stack[len(stack)-1] != c {
+				s.expected(quoteByte(stack[len(stack)-1]))
+				return "", false
+			}
+			stack = stack[:len(stack)-1]
+		case ',', ' ', '\t', '\r':
+			if len(stack) == 0 {
+				break loop
+			}
+		case '\n':
+			if len(stack) == 0 {
+				break loop
+			}
+			s.line++
+			s.lineStart = s.off + 1
+		case '/':
+			if n := s.peekAt(1); n == '/' || n == '*' {
+				if len(stack) == 0 {
+					break loop
+				}
+				s.skipSpace()
+				continue
+			}
+		}
+		s.off++
+	}
+	if len(stack) > 0 {
+		s.expected(quoteByte(stack[len(stack)-1]))
+		return "", false
+	}
+	if s.off == start {
+		s.expected(what)
+		return "", false
+	}
+	return s.src[start:s.off], true
+}
+
+func closerOf(c byte) byte {
+	switch c {
+	case '{':
+		return '}'
+	case '(':
+		return ')'
+	}
+	return ']'
+}
