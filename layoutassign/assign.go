@@ -793,20 +793,18 @@ func (a *assigner) insertCopies(res *Assignment) {
 			}
 		}
 	}
-	type key struct {
-		st site
+	// One copy per copied instruction and target shape, placed before its
+	// first user; a root copy is appended.
+	type group struct {
+		of    *hlo.Instruction
+		comp  *hlo.Computation
+		shape hlo.Shape
+		sites []site
 	}
-	order := []key{}
-	reqs := map[key][]copyReq{}
+	var groups []*group
+	byKey := map[string]*group{}
 	for _, r := range a.copies {
-		k := key{r.site}
-		if _, ok := reqs[k]; !ok {
-			order = append(order, k)
-		}
-		reqs[k] = append(reqs[k], r)
-	}
-	for _, k := range order {
-		st := k.st
+		st := r.site
 		var of *hlo.Instruction
 		var comp *hlo.Computation
 		if st.user != nil {
@@ -818,27 +816,46 @@ func (a *assigner) insertCopies(res *Assignment) {
 			continue
 		}
 		sh := of.Shape.Clone()
-		for _, r := range reqs[k] {
-			if leaf, ok := sh.Subshape(r.path); ok && leaf.IsArray() {
-				*leaf = layoutFor(*leaf, r.m2m, a.opts.Target)
+		if leaf, ok := sh.Subshape(r.path); ok && leaf.IsArray() {
+			*leaf = layoutFor(*leaf, r.m2m, a.opts.Target)
+		}
+		root := ""
+		if st.user == nil {
+			root = "root"
+		}
+		k := fmt.Sprintf("%p %s %s", of, sh.String(), root)
+		g := byKey[k]
+		if g == nil {
+			g = &group{of: of, comp: comp, shape: sh}
+			byKey[k] = g
+			groups = append(groups, g)
+		}
+		g.sites = append(g.sites, st)
+	}
+	for _, g := range groups {
+		comp := g.comp
+		cp := &hlo.Instruction{Name: newName(), Opcode: "copy", Shape: g.shape, Operands: []*hlo.Instruction{g.of},
+			Parent: comp, ParameterNumber: -1, Typed: hlo.TypedAttrs{TupleIndex: -1, IotaDimension: -1, FeatureGroupCount: 1, BatchGroupCount: 1}}
+		at := len(comp.Instructions)
+		for _, st := range g.sites {
+			if st.user != nil {
+				at = min(at, slices.Index(comp.Instructions, st.user))
 			}
 		}
-		cp := &hlo.Instruction{Name: newName(), Opcode: "copy", Shape: sh, Operands: []*hlo.Instruction{of},
-			Parent: comp, ParameterNumber: -1, Typed: hlo.TypedAttrs{TupleIndex: -1, IotaDimension: -1, FeatureGroupCount: 1, BatchGroupCount: 1}}
-		c := Copy{Name: cp.Name, Computation: comp.Name, Of: of.Name, Operand: st.op, From: of.Shape.String(), To: sh.String()}
-		if st.user != nil {
-			at := slices.Index(comp.Instructions, st.user)
-			comp.Instructions = slices.Insert(comp.Instructions, at, cp)
-			st.user.Operands[st.op] = cp
-			c.User = st.user.Name
-		} else {
-			comp.Instructions = append(comp.Instructions, cp)
-			comp.Root = cp
+		comp.Instructions = slices.Insert(comp.Instructions, at, cp)
+		for _, st := range g.sites {
+			c := Copy{Name: cp.Name, Computation: comp.Name, Of: g.of.Name, Operand: st.op, From: g.of.Shape.String(), To: g.shape.String()}
+			if st.user != nil {
+				st.user.Operands[st.op] = cp
+				c.User = st.user.Name
+			} else {
+				comp.Root = cp
+			}
+			res.Copies = append(res.Copies, c)
 		}
 		for i, in := range comp.Instructions {
 			in.Index = i
 		}
-		res.Copies = append(res.Copies, c)
 	}
 }
 

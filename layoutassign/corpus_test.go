@@ -39,7 +39,6 @@ func corpusModules(t testing.TB) map[string]*hlo.Module {
 	return out
 }
 
-
 func onlyComments(s string) bool {
 	for _, line := range strings.Split(s, "\n") {
 		line = strings.TrimSpace(line)

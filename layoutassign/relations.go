@@ -256,10 +256,12 @@ func nonDegenerate(dims, m2m []int64) []int64 {
 	return out
 }
 
-// tiledTailMatches reports whether the tiled formats of a and b agree:
-// same tiles and element size, and the physical dims the first tile covers
-// are equal, so that a reinterpretation of the untiled data is also one of
-// the tiled data.
+// tiledTailMatches reports whether the tiled formats of a and b agree for
+// data that is the same sequence of elements untiled: same tiles and
+// element size, the physical dims inside the first tile's minor extent
+// equal, and its most major covered dim equal on both sides or a multiple
+// of the tile on both (whole tile rows then flatten the same way, so
+// merging [8,16] rows into 128 under (8,128) is still free).
 func tiledTailMatches(a, b hlo.Shape) bool {
 	ta, tb := tilesOf(a), tilesOf(b)
 	if len(ta) == 0 && len(tb) == 0 {
@@ -271,14 +273,16 @@ func tiledTailMatches(a, b hlo.Shape) bool {
 	if a.Layout.ElementSizeBits != b.Layout.ElementSizeBits {
 		return false
 	}
-	k := len(ta[0])
+	t := ta[0]
+	k := len(t)
 	pa, pb := hlo.PhysicalDims(a), hlo.PhysicalDims(b)
-	for i := 1; i <= k; i++ {
+	for i := 1; i < k; i++ {
 		if dimFromEnd(pa, i) != dimFromEnd(pb, i) {
 			return false
 		}
 	}
-	return true
+	da, db := dimFromEnd(pa, k), dimFromEnd(pb, k)
+	return da == db || t[0] > 0 && da%t[0] == 0 && db%t[0] == 0
 }
 
 func dimFromEnd(p []int64, i int) int64 {

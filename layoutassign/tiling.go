@@ -2,6 +2,7 @@ package layoutassign
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 )
@@ -252,3 +253,22 @@ func WithTiling(shape hlo.Shape, target Target) hlo.Shape {
 }
 
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+// ParseTarget returns the target named "tpu", "gpu" or "cpu" (the
+// --target flag), with 1-byte PRED; "tpu-pred4" is the TPU with 4-byte
+// PRED of the tiled-layout document.
+func ParseTarget(name string) (Target, error) {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "tpu", "":
+		return TPU(), nil
+	case "tpu-pred4":
+		t := TPU()
+		t.PredBytes = 4
+		return t, nil
+	case "gpu":
+		return GPU(), nil
+	case "cpu":
+		return CPU(), nil
+	}
+	return Target{}, fmt.Errorf("unknown target %q (want tpu, tpu-pred4, gpu or cpu)", name)
+}
