@@ -27,15 +27,17 @@ type Options struct {
 type Copy struct {
 	// Name is the new instruction's name, Computation the computation it
 	// was added to.
-	Name        string
-	Computation string
+	Name        string `json:"name"`
+	Computation string `json:"computation"`
 	// Of is the copied instruction; User the instruction that now reads
 	// the copy ("" when the copy became the computation's root).
-	Of, User string
+	Of   string `json:"of"`
+	User string `json:"user,omitempty"`
 	// Operand is the operand number of User that was replaced.
-	Operand int
+	Operand int `json:"operand"`
 	// From and To are the copied value's shape before and after.
-	From, To string
+	From string `json:"from"`
+	To   string `json:"to"`
 }
 
 // Assignment is what Assign did to a module.
