@@ -1,35 +1,84 @@
-package graph
+package graph_test
 
-import "fmt"
+import (
+	"fmt"
 
-// Example walks a module's call graph callees first and orders one
-// computation's instructions.
+	"github.com/hlo-opt/hlo-opt/graph"
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+const loop = `
+HloModule loop
+
+%cond (s: (s32[], f32[4])) -> pred[] {
+  %s = (s32[], f32[4]{0}) parameter(0)
+  %i = s32[] get-tuple-element((s32[], f32[4]{0}) %s), index=0
+  %n = s32[] constant(8)
+  ROOT %lt = pred[] compare(s32[] %i, s32[] %n), direction=LT
+}
+
+%fused (p: f32[4]) -> f32[4] {
+  %p = f32[4]{0} parameter(0)
+  ROOT %e = f32[4]{0} exponential(f32[4]{0} %p)
+}
+
+%body (t: (s32[], f32[4])) -> (s32[], f32[4]) {
+  %t = (s32[], f32[4]{0}) parameter(0)
+  %j = s32[] get-tuple-element((s32[], f32[4]{0}) %t), index=0
+  %x = f32[4]{0} get-tuple-element((s32[], f32[4]{0}) %t), index=1
+  %one = s32[] constant(1)
+  %k = s32[] add(s32[] %j, s32[] %one)
+  %y = f32[4]{0} fusion(f32[4]{0} %x), kind=kLoop, calls=%fused
+  ROOT %r = (s32[], f32[4]{0}) tuple(s32[] %k, f32[4]{0} %y)
+}
+
+ENTRY %main (a: f32[4]) -> (s32[], f32[4]) {
+  %a = f32[4]{0} parameter(0)
+  %zero = s32[] constant(0)
+  %init = (s32[], f32[4]{0}) tuple(s32[] %zero, f32[4]{0} %a)
+  ROOT %w = (s32[], f32[4]{0}) while((s32[], f32[4]{0}) %init), condition=%cond, body=%body
+}
+`
+
+// Example walks a module's call graph callees first, then orders one
+// computation's instructions and groups them into parallel levels.
 func Example() {
-	m, cs := whileModule()
-	cg := NewCallGraph(m)
-	order, err := cg.NonFusionPostOrder()
+	m, err := hlo.ParseFile("loop.hlo", []byte(loop))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("computations:", names(order))
-	for _, s := range cg.Sites(cs["main"]) {
+	cg := graph.NewCallGraph(m)
+	order, _ := cg.NonFusionPostOrder()
+	for i, c := range order {
+		if i > 0 {
+			fmt.Print(" ")
+		}
+		fmt.Print(c.Name)
+	}
+	fmt.Println()
+	for _, s := range cg.Sites(m.Computation("body")) {
 		fmt.Printf("%s calls %s (%s)\n", s.Caller.Name, s.Callee.Name, s.Kind)
 	}
-	d, err := NewDAG(cs["body"])
-	if err != nil {
-		fmt.Println(err)
-		return
+	for _, s := range cg.Sites(m.Entry) {
+		fmt.Printf("%s calls %s (%s)\n", s.Caller.Name, s.Callee.Name, s.Kind)
 	}
-	instrs, _ := d.TopoOrder()
-	fmt.Println("body:", names(instrs))
+	d, _ := graph.NewDAG(m.Computation("body"))
+	levels, _ := d.Levels()
+	for i, l := range levels {
+		fmt.Print("level ", i, ":")
+		for _, in := range l {
+			fmt.Print(" ", in.Name)
+		}
+		fmt.Println()
+	}
 	// Output:
-	// computations: [sum cond body br0 br1 main]
-	// red calls sum (to_apply)
-	// loop calls cond (while_condition)
-	// loop calls body (while_body)
-	// fus calls fused (fusion)
-	// cnd calls br0 (conditional_branch)
-	// cnd calls br1 (conditional_branch)
-	// body: [x rr neg]
+	// cond body main
+	// y calls fused (fusion)
+	// w calls cond (while_condition)
+	// w calls body (while_body)
+	// level 0: t one
+	// level 1: j x
+	// level 2: k y
+	// level 3: r
 }

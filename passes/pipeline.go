@@ -7,10 +7,12 @@ import (
 	"reflect"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/hlo-opt/hlo-opt/graph"
@@ -122,7 +124,8 @@ type run struct {
 	valid   map[*Pass]any // cache of results for the current IR
 	res     *Results
 	seq     int
-	current *Pass
+	current *Pass         // the pass reqs belongs to
+	reqs    map[*Pass]any // results of current's Requires
 }
 
 // Run runs the pipeline on m. Each requested pass runs after the passes it
@@ -198,20 +201,34 @@ func (r *run) callGraph() *graph.CallGraph {
 }
 
 func (r *run) newUnit(ctx context.Context, p *Pass, c *hlo.Computation, parts ComputationResults, changed *atomic.Bool) *Unit {
-	log := r.pl.opts.Logger.Named(p.Name)
-	if c != nil {
-		log = log.With(zap.String("computation", c.Name))
+	log := r.pl.opts.Logger
+	// Child loggers cost allocations; skip them when nothing is logged.
+	if log.Core().Enabled(zapcore.ErrorLevel) {
+		log = log.Named(p.Name)
+		if c != nil {
+			log = log.With(zap.String("computation", c.Name))
+		}
 	}
-	u := &Unit{Pass: p, Module: r.mod, Computation: c, CallGraph: r.callGraph(), Logger: log,
-		ctx: ctx, resultOf: map[*Pass]any{}, parts: parts, changed: changed}
-	for _, q := range p.Requires {
-		u.resultOf[q] = r.valid[q]
+	return &Unit{Pass: p, Module: r.mod, Computation: c, CallGraph: r.callGraph(), Logger: log,
+		ctx: ctx, resultOf: r.requiredResults(p), parts: parts, changed: changed}
+}
+
+// requiredResults returns the results of p's Requires, shared read-only by
+// all of p's units.
+func (r *run) requiredResults(p *Pass) map[*Pass]any {
+	if r.current != p || r.reqs == nil {
+		r.reqs = make(map[*Pass]any, len(p.Requires))
+		for _, q := range p.Requires {
+			r.reqs[q] = r.valid[q]
+		}
+		r.current = p
 	}
-	return u
+	return r.reqs
 }
 
 // runPass runs one pass: the per-computation fan-out, then Run.
 func (r *run) runPass(ctx context.Context, p *Pass) (result any, changed bool, err error) {
+	r.requiredResults(p) // before the fan-out: units only read it
 	var flag atomic.Bool
 	var errs ErrorList
 	var parts ComputationResults
@@ -290,6 +307,13 @@ func (r *run) fanOut(ctx context.Context, p *Pass, flag *atomic.Bool) (Computati
 	comps, err := cg.NonFusionPostOrder()
 	if err != nil {
 		return nil, nil, err
+	}
+	if !p.CalleesFirst {
+		// Independent computations start largest first (longest processing
+		// time first), so that a big entry computation does not start last
+		// and leave the other workers idle. Slots keep the output in module
+		// order whatever the start order.
+		comps = largestFirst(cg, comps)
 	}
 	n := len(r.mod.Computations)
 	parts := make(ComputationResults, n)
@@ -376,4 +400,22 @@ func asErrors(m *hlo.Module, c *hlo.Computation, err error) []*Error {
 		return []*Error{e}
 	}
 	return []*Error{newError(m, c, nil, err.Error())}
+}
+
+// largestFirst orders computations by decreasing size, counting the
+// instructions of the fused computations they call; ties keep their order.
+func largestFirst(cg *graph.CallGraph, comps []*hlo.Computation) []*hlo.Computation {
+	size := make(map[*hlo.Computation]int, len(comps))
+	for _, c := range comps {
+		n := len(c.Instructions)
+		for _, s := range cg.Sites(c) {
+			if s.Kind == graph.CallFusion {
+				n += len(s.Callee.Instructions)
+			}
+		}
+		size[c] = n
+	}
+	out := slices.Clone(comps)
+	slices.SortStableFunc(out, func(a, b *hlo.Computation) int { return size[b] - size[a] })
+	return out
 }

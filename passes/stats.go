@@ -145,19 +145,21 @@ func FormatBytes(n int64) string {
 // ShapeBytes is the unpadded size of a shape: for each array leaf, elements
 // times the element width (the layout's E(n) if set), rounded up to bytes.
 func ShapeBytes(s hlo.Shape) int64 {
-	var total int64
-	for _, l := range s.Leaves() {
-		sh := l.Shape
-		if !sh.IsArray() {
-			continue
+	if s.IsTuple() {
+		var total int64
+		for i := range s.Tuple {
+			total += ShapeBytes(s.Tuple[i])
 		}
-		bits := int64(sh.Type.BitWidth())
-		if sh.Layout != nil && sh.Layout.ElementSizeBits > 0 {
-			bits = sh.Layout.ElementSizeBits
-		}
-		total += (sh.ElementCount()*bits + 7) / 8
+		return total
 	}
-	return total
+	if !s.IsArray() {
+		return 0
+	}
+	bits := int64(s.Type.BitWidth())
+	if s.Layout != nil && s.Layout.ElementSizeBits > 0 {
+		bits = s.Layout.ElementSizeBits
+	}
+	return (s.ElementCount()*bits + 7) / 8
 }
 
 func fusionKind(in *hlo.Instruction) string {
@@ -170,37 +172,75 @@ func fusionKind(in *hlo.Instruction) string {
 	return "unknown"
 }
 
+// statsPart is what statsComputation returns: the computation's stats and
+// the opcode and fusion counts of the computation plus the fused
+// computations it owns (those whose first caller is in it), so that the
+// module totals need no serial pass over the instructions.
+type statsPart struct {
+	stats            *ComputationStats
+	instrs           int
+	byOpcode, fusion map[string]int
+	fusionComps      int
+}
+
 func statsComputation(u *Unit) (any, error) {
 	c := u.Computation
 	s := &ComputationStats{Instructions: len(c.Instructions), ByOpcode: map[string]int{}, Fusions: map[string]int{}}
-	for i, in := range c.Instructions {
-		if i%1024 == 0 {
-			if err := u.Context().Err(); err != nil {
-				return nil, err
+	part := &statsPart{stats: s, byOpcode: map[string]int{}, fusion: map[string]int{}}
+	count := func(c *hlo.Computation, own bool) error {
+		for i, in := range c.Instructions {
+			if i%1024 == 0 {
+				if err := u.Context().Err(); err != nil {
+					return err
+				}
+			}
+			if own {
+				s.ByOpcode[string(in.Opcode)]++
+			}
+			part.byOpcode[string(in.Opcode)]++
+			if in.Opcode == "fusion" {
+				k := fusionKind(in)
+				if own {
+					s.Fusions[k]++
+				}
+				part.fusion[k]++
 			}
 		}
-		s.ByOpcode[string(in.Opcode)]++
-		if in.Opcode == "fusion" {
-			s.Fusions[fusionKind(in)]++
-		}
+		part.instrs += len(c.Instructions)
+		return nil
+	}
+	if err := count(c, true); err != nil {
+		return nil, err
 	}
 	seen := map[*hlo.Computation]bool{}
-	var fused func(c *hlo.Computation)
-	fused = func(c *hlo.Computation) {
+	var fused func(c *hlo.Computation) error
+	fused = func(c *hlo.Computation) error {
 		for _, in := range c.Instructions {
 			if in.Opcode != "fusion" {
 				continue
 			}
 			for _, fc := range in.Called {
-				if fc != nil && !seen[fc] {
-					seen[fc] = true
-					s.FusedInstructions += len(fc.Instructions)
-					fused(fc)
+				if fc == nil || seen[fc] {
+					continue
+				}
+				seen[fc] = true
+				s.FusedInstructions += len(fc.Instructions)
+				if callers := u.CallGraph.Callers(fc); len(callers) > 0 && callers[0].Caller == in {
+					part.fusionComps++
+					if err := count(fc, false); err != nil {
+						return err
+					}
+				}
+				if err := fused(fc); err != nil {
+					return err
 				}
 			}
 		}
+		return nil
 	}
-	fused(c)
+	if err := fused(c); err != nil {
+		return nil, err
+	}
 	for _, p := range c.Params {
 		if p != nil {
 			s.ParameterBytes += ShapeBytes(p.Shape)
@@ -209,7 +249,7 @@ func statsComputation(u *Unit) (any, error) {
 	if c.Root != nil {
 		s.OutputBytes = ShapeBytes(c.Root.Shape)
 	}
-	return s, nil
+	return part, nil
 }
 
 func statsModule(u *Unit) (any, error) {
@@ -219,18 +259,18 @@ func statsModule(u *Unit) (any, error) {
 	ms.ByOpcode, ms.Fusions = map[string]int{}, map[string]int{}
 	ms.Computations = len(m.Computations)
 	for i, c := range m.Computations {
-		if s, ok := u.Part(c).(*ComputationStats); ok {
-			r.Computations[i] = s
+		part, ok := u.Part(c).(*statsPart)
+		if !ok {
+			continue
 		}
-		if u.CallGraph.IsFusionComputation(c) {
-			ms.FusionComputations++
+		r.Computations[i] = part.stats
+		ms.Instructions += part.instrs
+		ms.FusionComputations += part.fusionComps
+		for k, n := range part.byOpcode {
+			ms.ByOpcode[k] += n
 		}
-		ms.Instructions += len(c.Instructions)
-		for _, in := range c.Instructions {
-			ms.ByOpcode[string(in.Opcode)]++
-			if in.Opcode == "fusion" {
-				ms.Fusions[fusionKind(in)]++
-			}
+		for k, n := range part.fusion {
+			ms.Fusions[k] += n
 		}
 	}
 	if m.Entry != nil {

@@ -152,13 +152,31 @@ func (v *verifier) computation(c *hlo.Computation) {
 	if nparams != len(c.Params) {
 		v.errorf(nil, c, "computation has %d parameter instructions, %d parameter slots", nparams, len(c.Params))
 	}
-	if operandsOK {
+	// Operands defined before their users cannot form a cycle; only
+	// otherwise is the dependence graph built and sorted.
+	if operandsOK && !definedBeforeUse(c) {
 		if d, err := graph.NewDAG(c); err != nil {
 			v.errorf(nil, c, "%v", err)
 		} else if _, err := d.TopoOrder(); err != nil {
 			v.errorf(nil, c, "%v", err)
 		}
 	}
+}
+
+func definedBeforeUse(c *hlo.Computation) bool {
+	for i, in := range c.Instructions {
+		for _, op := range in.Operands {
+			if op.Index >= i {
+				return false
+			}
+		}
+		for _, op := range in.ControlPredecessors {
+			if op.Index >= i {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func inComp(c *hlo.Computation, in *hlo.Instruction) bool {
@@ -289,11 +307,12 @@ func (v *verifier) shape(in *hlo.Instruction) {
 			return
 		}
 		if len(dims) != op.Rank() {
-			v.errorf(in, c, "broadcast dimensions %v, want %d entries for operand %s", dims, op.Rank(), op.StringNoLayout())
+			v.errorf(in, c, "broadcast dimensions %s, want %d entries for operand %s", braces(dims), op.Rank(), op.StringNoLayout())
 			return
 		}
 		for i, d := range dims {
-			if d < 0 || int(d) >= out.Rank() || out.Dims[d] != op.Dims[i] {
+			// XLA also accepts a degenerate (size 1) operand dimension.
+			if d < 0 || int(d) >= out.Rank() || (out.Dims[d] != op.Dims[i] && op.Dims[i] != 1) {
 				v.errorf(in, c, "broadcast dimension %d maps operand dimension %d (size %d) to a different size in %s", d, i, op.Dims[i], out.StringNoLayout())
 				return
 			}
@@ -309,7 +328,7 @@ func (v *verifier) shape(in *hlo.Instruction) {
 			bad = dims[i] < 0 || int(dims[i]) >= op.Rank() || out.Dims[i] != op.Dims[dims[i]]
 		}
 		if bad {
-			v.errorf(in, c, "transpose dimensions %v do not map %s to %s", dims, op.StringNoLayout(), out.StringNoLayout())
+			v.errorf(in, c, "transpose dimensions %s do not map %s to %s", braces(dims), op.StringNoLayout(), out.StringNoLayout())
 		}
 	case "reshape":
 		op := &in.Operands[0].Shape
@@ -440,4 +459,13 @@ func dimsAttr(in *hlo.Instruction) ([]int64, bool) {
 		out = append(out, n)
 	}
 	return out, true
+}
+
+// braces prints dimensions as XLA does: {1,0}.
+func braces(dims []int64) string {
+	s := make([]string, len(dims))
+	for i, d := range dims {
+		s[i] = strconv.FormatInt(d, 10)
+	}
+	return "{" + strings.Join(s, ",") + "}"
 }

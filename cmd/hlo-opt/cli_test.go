@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+func example(t *testing.T) string {
+	return filepath.Join(repoRoot(t), "testdata", "examples", "softmax.hlo")
+}
+
+func TestNoPassesPrintsCanonicalModule(t *testing.T) {
+	out, errOut, code := hloOpt(t, "", example(t))
+	require.Equal(t, 0, code, errOut)
+	m, err := hlo.ParseFile("out", []byte(out))
+	require.NoError(t, err)
+	assert.Equal(t, out, m.String(), "the output is canonical: it prints back unchanged")
+
+	src, err := os.ReadFile(example(t))
+	require.NoError(t, err)
+	stdinOut, _, code := hloOpt(t, string(src), "-")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, out, stdinOut, "- reads stdin")
+
+	short, _, code := hloOpt(t, "", "--print=short", example(t))
+	assert.Equal(t, 0, code)
+	assert.NotContains(t, short, "%")
+	assert.Contains(t, short, "ROOT div.fusion = f32[8,128]{1,0} fusion(exp.fusion, row_sum)")
+}
+
+func TestOutputFileIsAtomic(t *testing.T) {
+	dir := t.TempDir()
+	dst := filepath.Join(dir, "out.hlo")
+	_, errOut, code := hloOpt(t, "", "-o", dst, example(t))
+	require.Equal(t, 0, code, errOut)
+	data, err := os.ReadFile(dst)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(data), "HloModule softmax"))
+
+	bad := filepath.Join(dir, "bad.hlo")
+	require.NoError(t, os.WriteFile(bad, []byte("HloModule m\nENTRY e {\n  x = f32[ parameter(0)\n}\n"), 0o644))
+	dst2 := filepath.Join(dir, "never.hlo")
+	_, errOut, code = hloOpt(t, "", "-o", dst2, bad)
+	assert.Equal(t, 1, code)
+	assert.Regexp(t, `^`+regexpQuote(bad)+`:3:\d+: expected `, errOut, "parse errors are FILE:LINE:COL")
+	_, err = os.Stat(dst2)
+	assert.True(t, os.IsNotExist(err), "no file at all on error")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 2, "no temporary files left behind")
+}
+
+func regexpQuote(s string) string {
+	r := strings.NewReplacer(".", `\.`, "+", `\+`, "(", `\(`, ")", `\)`)
+	return r.Replace(s)
+}
+
+func TestSplitInputFile(t *testing.T) {
+	src := "HloModule a\nENTRY e {\n  ROOT p = f32[2] parameter(0)\n}\n// -----\nHloModule b\nENTRY e {\n  ROOT q = s32[] parameter(0)\n}\n"
+	out, errOut, code := hloOpt(t, src, "--split-input-file", "-")
+	require.Equal(t, 0, code, errOut)
+	parts := strings.Split(out, "// -----\n")
+	require.Len(t, parts, 2)
+	assert.True(t, strings.HasPrefix(parts[0], "HloModule a"))
+	assert.True(t, strings.HasPrefix(parts[1], "HloModule b"))
+
+	jsonOut, _, code := hloOpt(t, src, "--split-input-file", "--format=json", "-")
+	assert.Equal(t, 0, code)
+	assert.True(t, strings.HasPrefix(jsonOut, "[\n{"), "JSON chunks form an array")
+
+	broken := strings.Replace(src, "s32[] parameter(0)", "s32[] parameter(", 1)
+	_, errOut, code = hloOpt(t, broken, "--split-input-file", "-")
+	assert.Equal(t, 1, code)
+	assert.True(t, strings.HasPrefix(errOut, "<stdin>:9:"), "positions count lines of the whole file: %s", errOut)
+}
+
+func TestUsageAndUnknownPass(t *testing.T) {
+	_, errOut, code := hloOpt(t, "", "--passes=stats,nope", example(t))
+	assert.Equal(t, 1, code)
+	assert.Equal(t, "hlo-opt: unknown pass \"nope\" (known: stats, verify)\n", errOut)
+
+	_, _, code = hloOpt(t, "", "--bogus-flag", example(t))
+	assert.Equal(t, 2, code)
+	_, _, code = hloOpt(t, "")
+	assert.Equal(t, 2, code, "missing input")
+	_, _, code = hloOpt(t, "", "--format=xml", example(t))
+	assert.Equal(t, 2, code)
+	_, _, code = hloOpt(t, "", "--emit=report", example(t))
+	assert.Equal(t, 2, code, "a report needs passes")
+	_, _, code = hloOpt(t, "", "-h")
+	assert.Equal(t, 0, code)
+
+	out, _, code := hloOpt(t, "", "--list-passes")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, "stats        count instructions by opcode")
+	assert.Contains(t, out, "verify       check operands")
+
+	_, errOut, code = hloOpt(t, "", filepath.Join(t.TempDir(), "missing.hlo"))
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "no such file")
+}
+
+func TestEmitTimingDumpAndDOT(t *testing.T) {
+	both, errOut, code := hloOpt(t, "", "--passes=stats", "--emit=both", "--timing", example(t))
+	require.Equal(t, 0, code, errOut)
+	assert.True(t, strings.HasPrefix(both, "HloModule softmax"))
+	assert.Contains(t, both, "\nstats: module softmax:")
+	assert.Contains(t, errOut, "hlo-opt: timing: pass stats ")
+	assert.Contains(t, errOut, "hlo-opt: timing: parse ")
+
+	dir := t.TempDir()
+	_, errOut, code = hloOpt(t, "", "--passes=verify,stats", "--dump-dir", dir, example(t))
+	require.Equal(t, 0, code, errOut)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	assert.Equal(t, []string{"00-input.hlo", "01-verify.hlo", "02-stats.hlo"}, names)
+
+	dot, _, code := hloOpt(t, "", "--format=dot", example(t))
+	assert.Equal(t, 0, code)
+	assert.Contains(t, dot, "strict digraph softmax {")
+	assert.Contains(t, dot, `main -> fused_exp [label="fusion"];`)
+	assert.Contains(t, dot, `main -> max_f32 [label="to_apply"];`)
+
+	dot, _, code = hloOpt(t, "", "--format=dot", "--computation=main", example(t))
+	assert.Equal(t, 0, code)
+	assert.Contains(t, dot, `subgraph "cluster_exp.fusion" {`)
+	_, errOut, code = hloOpt(t, "", "--format=dot", "--computation=nope", example(t))
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, `no computation "nope"`)
+
+	logs, errOut, code := hloOpt(t, "", "--passes=stats", "--log-level=debug", "--log-format=json", example(t))
+	assert.Equal(t, 0, code)
+	assert.NotEmpty(t, logs)
+	assert.Contains(t, errOut, `"msg":"pass done"`)
+}
+
+func TestSubcommandTable(t *testing.T) {
+	var got []string
+	register("test-echo", subcommand{Synopsis: "test-echo ARGS", Run: func(_ context.Context, env *Env, args []string) int {
+		got = args
+		return 3
+	}})
+	defer delete(subcommands, "test-echo")
+	_, _, code := hloOpt(t, "", "test-echo", "a", "b")
+	assert.Equal(t, 3, code)
+	assert.Equal(t, []string{"a", "b"}, got)
+	assert.Panics(t, func() { register("test-echo", subcommand{}) })
+	_, errOut, _ := hloOpt(t, "", "-h")
+	assert.Contains(t, errOut, "hlo-opt test-echo ARGS")
+}

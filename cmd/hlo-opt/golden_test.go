@@ -1,0 +1,72 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestGolden is the one table-driven golden test of every pass: for each
+// testdata/<pass>/NAME.hlo it runs "hlo-opt --passes=<pass>" and compares
+// the text report and the JSON output with the sections "text" and "json"
+// of testdata/<pass>/NAME.golden (a txtar archive). testdata/examples
+// holds modules whose golden is the canonical printed module ("module"
+// section). Regenerate with: go test ./... -update, and review the diff.
+func TestGolden(t *testing.T) {
+	root := filepath.Join(repoRoot(t), "testdata")
+	dirs, err := os.ReadDir(root)
+	require.NoError(t, err)
+	reg, err := newRegistry()
+	require.NoError(t, err)
+	ran := 0
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		pass := d.Name()
+		isPass := false
+		if _, err := reg.Lookup(pass); err == nil {
+			isPass = true
+		}
+		inputs, err := filepath.Glob(filepath.Join(root, pass, "*.hlo"))
+		require.NoError(t, err)
+		for _, in := range inputs {
+			name := strings.TrimSuffix(filepath.Base(in), ".hlo")
+			t.Run(pass+"/"+name, func(t *testing.T) {
+				got := &txtar{sections: map[string]string{}}
+				add := func(section string, args ...string) {
+					out, errOut, code := hloOpt(t, "", args...)
+					if code != 0 {
+						out = errOut
+					}
+					got.names = append(got.names, section)
+					got.sections[section] = strings.ReplaceAll(out, root+string(filepath.Separator), "testdata/")
+				}
+				if isPass {
+					add("text", "--passes="+pass, in)
+					add("json", "--passes="+pass, "--format=json", in)
+				} else {
+					add("module", in)
+				}
+				goldenPath := filepath.Join(root, pass, name+".golden")
+				if *update {
+					require.NoError(t, os.WriteFile(goldenPath, []byte(got.format()), 0o644))
+					return
+				}
+				data, err := os.ReadFile(goldenPath)
+				require.NoError(t, err, "missing golden file; run go test ./cmd/hlo-opt -update")
+				want := parseTxtar(string(data))
+				assert.Equal(t, want.names, got.names)
+				for _, s := range got.names {
+					assert.Equal(t, want.sections[s], got.sections[s], "section %s", s)
+				}
+			})
+			ran++
+		}
+	}
+	assert.Positive(t, ran, "no golden inputs under testdata/")
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+// readInput reads the named file, or stdin for "-".
+func readInput(env *Env, name string) ([]byte, error) {
+	if name == "-" {
+		return io.ReadAll(env.Stdin)
+	}
+	return os.ReadFile(name)
+}
+
+// writeOutput writes data to stdout for "-" and otherwise atomically to the
+// named file.
+func writeOutput(env *Env, name string, data []byte) error {
+	if name == "" || name == "-" {
+		_, err := env.Stdout.Write(data)
+		return err
+	}
+	return writeFileAtomic(name, data)
+}
+
+// writeFileAtomic writes a temporary file next to path and renames it into
+// place, so that path is either complete or untouched.
+func writeFileAtomic(path string, data []byte) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// chunk is one '// -----' separated part of the input; line is the number
+// of lines before it in the file.
+type chunk struct {
+	src  []byte
+	line int
+}
+
+// splitInput splits src with hlo.SplitInputFile.
+func splitInput(src []byte) []chunk {
+	var out []chunk
+	for _, c := range hlo.SplitInputFile(src) {
+		out = append(out, chunk{src: c.Src, line: c.Line - 1})
+	}
+	return out
+}
+
+// progress draws "hlo-opt: stats 12/40" on a terminal, at most every
+// 100ms, and erases it when done; it does nothing when disabled.
+type progress struct {
+	mu      sync.Mutex
+	w       io.Writer
+	on      bool
+	last    time.Time
+	started time.Time
+	drawn   bool
+}
+
+func newProgress(w io.Writer, on bool) *progress {
+	return &progress{w: w, on: on, started: time.Now()}
+}
+
+func (p *progress) update(pass string, done, total int) {
+	if !p.on {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	// Only long runs get a line, and it is redrawn at most every 100ms.
+	if now.Sub(p.started) < 500*time.Millisecond || now.Sub(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last = now
+	p.drawn = true
+	fmt.Fprintf(p.w, "\r\x1b[Khlo-opt: %s %d/%d computations", pass, done, total)
+}
+
+func (p *progress) done() {
+	if !p.on {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+}

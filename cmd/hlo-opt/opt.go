@@ -1,0 +1,357 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/hlo-opt/hlo-opt/graph"
+	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/passes"
+)
+
+type options struct {
+	passes       string
+	listPasses   bool
+	format       string
+	emit         string
+	timing       bool
+	dumpDir      string
+	logLevel     zapcore.Level
+	logFormat    string
+	jobs         int
+	verify       bool
+	output       string
+	split        bool
+	print        string
+	elide        bool
+	computation  string
+	progress     bool
+	progressTerm bool // set when stderr is a terminal
+}
+
+func newFlagSet(env *Env, o *options) *flag.FlagSet {
+	fs := flag.NewFlagSet("hlo-opt", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	fs.StringVar(&o.passes, "passes", "", "comma-separated `list` of passes to run, in order (see --list-passes)")
+	fs.BoolVar(&o.listPasses, "list-passes", false, "print the name and doc of each pass and exit")
+	fs.StringVar(&o.format, "format", "text", "output `format`: text, json or dot")
+	fs.StringVar(&o.emit, "emit", "", "what to print: module, report or both (default: module without --passes, report with)")
+	fs.BoolVar(&o.timing, "timing", false, "print each pass's wall time on stderr")
+	fs.StringVar(&o.dumpDir, "dump-dir", "", "write the module after each pass as `dir`/NN-pass.hlo")
+	o.logLevel = zapcore.WarnLevel
+	fs.Var(&o.logLevel, "log-level", "log `level`: debug, info, warn, error")
+	fs.StringVar(&o.logFormat, "log-format", "console", "log format: console or json")
+	fs.IntVar(&o.jobs, "jobs", 0, "computations processed in parallel (default GOMAXPROCS)")
+	fs.BoolVar(&o.verify, "verify", true, "verify the module after each pass that changed it")
+	fs.StringVar(&o.output, "o", "-", "write output to `file` (atomically; - is stdout)")
+	fs.BoolVar(&o.split, "split-input-file", false, "handle each '// -----' chunk of the input as its own module")
+	fs.StringVar(&o.print, "print", "full", "module text form: full or short")
+	fs.BoolVar(&o.elide, "elide-large-constants", false, "print constants of more than 10 elements as {...}")
+	fs.StringVar(&o.computation, "computation", "", "with --format=dot: draw this computation's instruction graph (fusions as clusters)")
+	fs.BoolVar(&o.progress, "progress", true, "show a progress line on stderr when it is a terminal")
+	fs.Usage = func() {
+		fmt.Fprintf(env.Stderr, "usage: hlo-opt [flags] FILE|-\n")
+		for _, name := range subcommandNames() {
+			fmt.Fprintf(env.Stderr, "       hlo-opt %s\n", subcommands[name].Synopsis)
+		}
+		fmt.Fprintf(env.Stderr, "\nParses an HLO module, runs the passes named by --passes and prints the module\nand/or the passes' reports. Exit status: 0 ok, 1 failure, 2 usage.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// Main runs hlo-opt with the given arguments and returns the exit code.
+func Main(ctx context.Context, args []string, env *Env) int {
+	if len(args) > 0 {
+		if sc, ok := subcommands[args[0]]; ok {
+			return sc.Run(ctx, env, args[1:])
+		}
+	}
+	var o options
+	fs := newFlagSet(env, &o)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	reg, err := newRegistry()
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "hlo-opt: internal error: %v\n", err)
+		return 1
+	}
+	if o.listPasses {
+		for _, p := range reg.Passes() {
+			fmt.Fprintf(env.Stdout, "%-12s %s\n", p.Name, p.Doc)
+		}
+		return 0
+	}
+	usage := func(format string, args ...any) int {
+		fmt.Fprintf(env.Stderr, "hlo-opt: "+format+"\n", args...)
+		fmt.Fprintf(env.Stderr, "run 'hlo-opt -h' for usage\n")
+		return 2
+	}
+	switch {
+	case fs.NArg() != 1:
+		return usage("want exactly one input file (or -), got %d arguments", fs.NArg())
+	case o.format != "text" && o.format != "json" && o.format != "dot":
+		return usage("--format=%s: want text, json or dot", o.format)
+	case o.emit != "" && o.emit != "module" && o.emit != "report" && o.emit != "both":
+		return usage("--emit=%s: want module, report or both", o.emit)
+	case o.print != "full" && o.print != "short":
+		return usage("--print=%s: want full or short", o.print)
+	case o.logFormat != "console" && o.logFormat != "json":
+		return usage("--log-format=%s: want console or json", o.logFormat)
+	case o.computation != "" && o.format != "dot":
+		return usage("--computation needs --format=dot")
+	}
+	ps, err := reg.Parse(o.passes)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "hlo-opt: %v\n", err)
+		return 1
+	}
+	if o.emit == "" {
+		o.emit = "module"
+		if len(ps) > 0 {
+			o.emit = "report"
+		}
+	}
+	if o.emit != "module" && len(ps) == 0 && o.format != "dot" {
+		return usage("--emit=%s needs --passes", o.emit)
+	}
+	if f, ok := env.Stderr.(*os.File); ok && o.progress {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			o.progressTerm = true
+		}
+	}
+
+	filename := fs.Arg(0)
+	src, err := readInput(env, filename)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "hlo-opt: %v\n", err)
+		return 1
+	}
+	if filename == "-" {
+		filename = "<stdin>"
+	}
+	logger := newLogger(env.Stderr, o.logLevel, o.logFormat)
+	defer func() { _ = logger.Sync() }()
+
+	chunks := []chunk{{src: src}}
+	if o.split {
+		chunks = splitInput(src)
+	}
+	d := &driver{o: &o, env: env, passes: ps, logger: logger, filename: filename}
+	var outs [][]byte
+	failed := false
+	for i, ch := range chunks {
+		out, err := d.runChunk(ctx, i, len(chunks), ch)
+		if err != nil {
+			if ctx.Err() != nil {
+				fmt.Fprintf(env.Stderr, "hlo-opt: %v\n", ctx.Err())
+				return 1
+			}
+			printError(env.Stderr, err)
+			failed = true
+			continue
+		}
+		outs = append(outs, out)
+	}
+	if failed {
+		return 1
+	}
+	var all []byte
+	if o.format == "json" && o.split {
+		all = append(all, "[\n"...)
+		for i, out := range outs {
+			if i > 0 {
+				all = append(all, ",\n"...)
+			}
+			all = append(all, bytes.TrimRight(out, "\n")...)
+		}
+		all = append(all, "\n]\n"...)
+	} else {
+		// Outputs are joined as XLA's hlo-opt joins them.
+		for i, out := range outs {
+			if i > 0 {
+				all = append(all, hlo.OutputSeparator...)
+			}
+			all = append(all, bytes.TrimRight(out, "\n")...)
+		}
+		if len(all) > 0 {
+			all = append(all, '\n')
+		}
+	}
+	if err := writeOutput(env, o.output, all); err != nil {
+		fmt.Fprintf(env.Stderr, "hlo-opt: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// printError prints an error one line per problem, each prefixed with
+// "hlo-opt: " unless it is a positioned parse error.
+func printError(w io.Writer, err error) {
+	var pl hlo.ErrorList
+	if errors.As(err, &pl) {
+		for _, e := range pl {
+			fmt.Fprintln(w, e)
+		}
+		return
+	}
+	var buf bytes.Buffer
+	passes.PrintErrors(&buf, err)
+	for _, line := range strings.Split(strings.TrimRight(buf.String(), "\n"), "\n") {
+		fmt.Fprintf(w, "hlo-opt: %s\n", line)
+	}
+}
+
+type driver struct {
+	o        *options
+	env      *Env
+	passes   []*passes.Pass
+	logger   *zap.Logger
+	filename string
+}
+
+func (d *driver) printOpts() hlo.PrintOptions {
+	return hlo.PrintOptions{Short: d.o.print == "short", ElideLargeConstants: d.o.elide}
+}
+
+func (d *driver) moduleText(m *hlo.Module) (string, error) {
+	var b strings.Builder
+	if err := m.Print(&b, d.printOpts()); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+func (d *driver) runChunk(ctx context.Context, idx, n int, ch chunk) ([]byte, error) {
+	o := d.o
+	start := time.Now()
+	// Pad the chunk so that positions in errors are those of the file.
+	src := append(bytes.Repeat([]byte("\n"), ch.line), ch.src...)
+	m, err := hlo.ParseFile(d.filename, src)
+	if err != nil {
+		return nil, err
+	}
+	if o.timing {
+		fmt.Fprintf(d.env.Stderr, "hlo-opt: timing: parse %s\n", time.Since(start).Round(time.Microsecond))
+	}
+	dumpDir := o.dumpDir
+	if dumpDir != "" && n > 1 {
+		dumpDir = filepath.Join(dumpDir, fmt.Sprintf("chunk%d", idx))
+	}
+	if dumpDir != "" {
+		if err := os.MkdirAll(dumpDir, 0o755); err != nil {
+			return nil, err
+		}
+		if err := d.dump(filepath.Join(dumpDir, "00-input.hlo"), m); err != nil {
+			return nil, err
+		}
+	}
+	res := &passes.Results{Module: m}
+	if len(d.passes) > 0 {
+		prog := newProgress(d.env.Stderr, o.progressTerm)
+		opts := passes.Options{
+			Jobs: o.jobs, Logger: d.logger, NoVerify: !o.verify, Progress: prog.update,
+			AfterPass: func(e passes.PassEvent) error {
+				if o.timing {
+					fmt.Fprintf(d.env.Stderr, "hlo-opt: timing: pass %s %s\n", e.Pass.Name, e.Elapsed.Round(time.Microsecond))
+				}
+				if dumpDir != "" {
+					return d.dump(filepath.Join(dumpDir, fmt.Sprintf("%02d-%s.hlo", e.Seq, e.Pass.Name)), e.Module)
+				}
+				return nil
+			},
+		}
+		pl, err := passes.NewPipeline(d.passes, opts)
+		if err != nil {
+			return nil, err
+		}
+		res, err = pl.Run(ctx, m)
+		prog.done()
+		if err != nil {
+			return nil, err
+		}
+	}
+	var out bytes.Buffer
+	switch o.format {
+	case "dot":
+		var b []byte
+		if o.computation != "" {
+			c := m.Computation(o.computation)
+			if c == nil {
+				return nil, fmt.Errorf("%s: no computation %q", d.filename, o.computation)
+			}
+			b, err = graph.DOT(c, graph.DOTOptions{FusionClusters: true})
+		} else {
+			b, err = graph.NewCallGraph(m).DOT()
+		}
+		if err != nil {
+			return nil, err
+		}
+		out.Write(b)
+		out.WriteByte('\n')
+	case "json":
+		jo := passes.JSONOptions{Indent: "  ", NoReports: o.emit == "module"}
+		if o.emit != "report" {
+			if jo.ModuleText, err = d.moduleText(m); err != nil {
+				return nil, err
+			}
+		}
+		if err := passes.WriteJSON(&out, res, jo); err != nil {
+			return nil, err
+		}
+	default:
+		if o.emit != "report" {
+			if err := m.Print(&out, d.printOpts()); err != nil {
+				return nil, err
+			}
+		}
+		if o.emit == "both" {
+			out.WriteByte('\n')
+		}
+		if o.emit != "module" {
+			if err := passes.WriteText(&out, res); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if o.timing {
+		fmt.Fprintf(d.env.Stderr, "hlo-opt: timing: total %s\n", time.Since(start).Round(time.Microsecond))
+	}
+	return out.Bytes(), nil
+}
+
+func (d *driver) dump(path string, m *hlo.Module) error {
+	text, err := d.moduleText(m)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, []byte(text))
+}
+
+func newLogger(w io.Writer, level zapcore.Level, format string) *zap.Logger {
+	cfg := zap.NewProductionEncoderConfig()
+	cfg.EncodeTime = zapcore.ISO8601TimeEncoder
+	var enc zapcore.Encoder
+	if format == "json" {
+		enc = zapcore.NewJSONEncoder(cfg)
+	} else {
+		cfg.EncodeLevel = zapcore.CapitalLevelEncoder
+		enc = zapcore.NewConsoleEncoder(cfg)
+	}
+	return zap.New(zapcore.NewCore(enc, zapcore.Lock(zapcore.AddSync(w)), level)).Named("hlo-opt")
+}
