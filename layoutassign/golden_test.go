@@ -82,7 +82,8 @@ func summary(res *Assignment) string {
 
 // TestGolden runs the pass on every testdata/layout/*.hlo module and
 // compares the printed result and a summary (copies, free transposes and
-// reshapes) with NAME.golden. It also checks that the output re-parses
+// reshapes) with NAME.module.golden (NAME.golden is the hlo-opt CLI
+// golden of the same input). It also checks that the output re-parses
 // and that a second run changes nothing.
 func TestGolden(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(goldenDir, "*.hlo"))
@@ -99,7 +100,7 @@ func TestGolden(t *testing.T) {
 			res, err := Assign(m, opts)
 			require.NoError(t, err)
 			out := m.String()
-			checkGolden(t, strings.TrimSuffix(f, ".hlo")+".golden", out+"\n"+summary(res))
+			checkGolden(t, strings.TrimSuffix(f, ".hlo")+".module.golden", out+"\n"+summary(res))
 
 			again, err := hlo.ParseString(out)
 			require.NoError(t, err)

@@ -264,7 +264,7 @@ type PeakJSON struct {
 
 // SuggestionJSON is one padding suggestion.
 type SuggestionJSON struct {
-	Instruction string  `json:"instruction"`
+	Instruction string  `json:"instruction,omitempty"`
 	Index       []int64 `json:"index,omitempty"`
 	Problem     string  `json:"problem"`
 	Change      string  `json:"change"`
