@@ -82,15 +82,19 @@ type assigner struct {
 	opts   Options
 	log    *zap.Logger
 	values []value
-	// first maps an instruction to the id of its first leaf value.
-	first map[*hlo.Instruction]int
-	users map[*hlo.Instruction][]*hlo.Instruction
+	// first gives, per computation (by position in the module) and
+	// instruction (by Index), the id of its first leaf value; users lists
+	// an instruction's users by that id.
+	compIdx map[*hlo.Computation]int
+	first   [][]int
+	users   [][]*hlo.Instruction
 
 	parent []int
 	fixed  [][]int64 // per class root: the fixed minor_to_major
 	// exact marks values whose whole stated layout is kept (tiles too).
 	exact  []bool
 	m2m    [][]int64 // per class root after propagation
+	ecl    *hlo.ProgramShape
 	queue  []int
 	copies []copyReq
 }
@@ -105,19 +109,20 @@ func Assign(m *hlo.Module, opts Options) (*Assignment, error) {
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
 	}
-	a := &assigner{m: m, opts: opts, log: opts.Logger, first: map[*hlo.Instruction]int{}, users: map[*hlo.Instruction][]*hlo.Instruction{}}
+	a := &assigner{m: m, opts: opts, log: opts.Logger, compIdx: make(map[*hlo.Computation]int, len(m.Computations))}
 	a.collect()
 	if err := a.fixStated(); err != nil {
 		return nil, err
 	}
 	a.unifyAll()
 	a.propagate()
-	before := a.snapshot()
 	res := &Assignment{Target: opts.Target}
 	a.write(res)
 	a.insertCopies(res)
-	rewriteSignature(a.m)
-	res.Changed = len(res.Copies) > 0 || a.snapshot() != before
+	if a.ecl != nil {
+		rewriteSignature(a.m)
+	}
+	res.Changed = res.Changed || len(res.Copies) > 0
 	a.classify(res)
 	a.log.Debug("layout assigned", zap.Int("arrays", res.Arrays), zap.Int("fixed", res.Fixed),
 		zap.Int("copies", len(res.Copies)), zap.Int("free_transposes", len(res.FreeTransposes)))
@@ -126,20 +131,37 @@ func Assign(m *hlo.Module, opts Options) (*Assignment, error) {
 
 // collect numbers every leaf of every instruction result and records users.
 func (a *assigner) collect() {
-	for _, c := range a.m.Computations {
-		for _, in := range c.Instructions {
-			a.first[in] = len(a.values)
-			for _, l := range in.Shape.Leaves() {
-				a.values = append(a.values, value{in: in, path: l.Index})
-			}
-			for _, op := range in.Operands {
-				if u := a.users[op]; len(u) == 0 || u[len(u)-1] != in {
-					a.users[op] = append(a.users[op], in)
+	a.first = make([][]int, len(a.m.Computations))
+	for ci, c := range a.m.Computations {
+		a.compIdx[c] = ci
+		a.first[ci] = make([]int, len(c.Instructions))
+		for i, in := range c.Instructions {
+			in.Index = i
+			a.first[ci][i] = len(a.values)
+			if !in.Shape.IsTuple() {
+				a.values = append(a.values, value{in: in})
+			} else {
+				for _, l := range in.Shape.Leaves() {
+					a.values = append(a.values, value{in: in, path: l.Index})
 				}
 			}
 		}
 	}
 	n := len(a.values)
+	a.users = make([][]*hlo.Instruction, n)
+	for _, c := range a.m.Computations {
+		for _, in := range c.Instructions {
+			for _, op := range in.Operands {
+				k, ok := a.base(op)
+				if !ok {
+					continue
+				}
+				if u := a.users[k]; len(u) == 0 || u[len(u)-1] != in {
+					a.users[k] = append(a.users[k], in)
+				}
+			}
+		}
+	}
 	a.parent = make([]int, n)
 	for i := range a.parent {
 		a.parent[i] = i
@@ -149,19 +171,30 @@ func (a *assigner) collect() {
 	a.m2m = make([][]int64, n)
 }
 
-// leafID returns the value id of instruction in at a tuple path, or -1.
+// base returns the id of the first leaf value of in.
+func (a *assigner) base(in *hlo.Instruction) (int, bool) {
+	ci, ok := a.compIdx[in.Parent]
+	if !ok || in.Index < 0 || in.Index >= len(a.first[ci]) || a.m.Computations[ci].Instructions[in.Index] != in {
+		return 0, false
+	}
+	return a.first[ci][in.Index], true
+}
+
+// leafID returns the value id of instruction in at a tuple path (the first
+// leaf under it when path names a tuple), or -1.
 func (a *assigner) leafID(in *hlo.Instruction, path []int64) int {
-	base, ok := a.first[in]
+	base, ok := a.base(in)
 	if !ok {
 		return -1
 	}
-	n := len(in.Shape.Leaves())
-	for k := base; k < base+n; k++ {
-		if slices.Equal(a.values[k].path, path) {
-			return k
-		}
+	if len(path) == 0 {
+		return base
 	}
-	return -1
+	off, _, ok := leafRange(&in.Shape, path)
+	if !ok {
+		return -1
+	}
+	return base + off
 }
 
 func (a *assigner) shapeOf(id int) *hlo.Shape {
@@ -242,8 +275,11 @@ func (a *assigner) fixExact(id int) {
 }
 
 func (a *assigner) fixAllLeaves(in *hlo.Instruction) {
-	base := a.first[in]
-	for k := base; k < base+len(in.Shape.Leaves()); k++ {
+	base, ok := a.base(in)
+	if !ok {
+		return
+	}
+	for k := base; k < base+leafCount(&in.Shape); k++ {
 		a.fixExact(k)
 	}
 }
@@ -258,6 +294,7 @@ func (a *assigner) fixStated() error {
 	if err != nil {
 		return err
 	}
+	a.ecl = ecl
 	for n, p := range entry.Params {
 		if p == nil {
 			continue
@@ -396,10 +433,12 @@ func (a *assigner) unifyLeaves(p *hlo.Instruction, pPath []int64, c *hlo.Instruc
 	if !ok1 || !ok2 || !ps.EqualIgnoringLayout(*cs) {
 		return
 	}
-	for _, l := range ps.Leaves() {
-		pp := append(slices.Clone(pPath), l.Index...)
-		cp := append(slices.Clone(cPath), l.Index...)
-		a.unify(a.leafID(p, pp), a.leafID(c, cp), st, pp)
+	bp, bc := a.leafID(p, pPath), a.leafID(c, cPath)
+	if bp < 0 || bc < 0 {
+		return
+	}
+	for k := range leafCount(ps) {
+		a.unify(bp+k, bc+k, st, a.values[bp+k].path)
 	}
 }
 
@@ -536,8 +575,8 @@ func (a *assigner) branches(in *hlo.Instruction) []*hlo.Computation {
 }
 
 // members lists the values of every class root.
-func (a *assigner) members() map[int][]int {
-	out := map[int][]int{}
+func (a *assigner) members() [][]int {
+	out := make([][]int, len(a.values))
 	for id := range a.values {
 		r := a.find(id)
 		out[r] = append(out[r], id)
@@ -551,7 +590,7 @@ func (a *assigner) members() map[int][]int {
 // the default layout (a constant's own), each followed by propagation.
 func (a *assigner) propagate() {
 	mem := a.members()
-	roots := make([]int, 0, len(mem))
+	roots := make([]int, 0, len(a.values))
 	for id := range a.values {
 		if a.find(id) == id {
 			roots = append(roots, id)
@@ -636,19 +675,20 @@ func (a *assigner) prefer(in *hlo.Instruction) {
 
 // drain propagates queued class layouts across the layout-changing ops in
 // both directions until nothing new is learnt.
-func (a *assigner) drain(mem map[int][]int) {
+func (a *assigner) drain(mem [][]int) {
 	for len(a.queue) > 0 {
 		r := a.queue[0]
 		a.queue = a.queue[1:]
 		m := a.m2m[r]
 		for _, id := range mem[r] {
 			v := a.values[id]
-			if len(v.path) == 0 {
-				a.backward(v.in, m)
+			if len(v.path) != 0 {
+				continue
 			}
-			for _, u := range a.users[v.in] {
+			a.backward(v.in, m)
+			for _, u := range a.users[id] {
 				for i, op := range u.Operands {
-					if op == v.in && len(v.path) == 0 {
+					if op == v.in {
 						a.forward(u, i, m)
 					}
 				}
@@ -709,16 +749,26 @@ func (a *assigner) backward(in *hlo.Instruction, m []int64) {
 	}
 }
 
-// snapshot renders every shape, to tell whether the pass changed anything.
-func (a *assigner) snapshot() string {
-	var b strings.Builder
-	for _, c := range a.m.Computations {
-		for _, in := range c.Instructions {
-			b.WriteString(in.Shape.String())
-			b.WriteByte('\n')
+// sameLayout reports whether two layouts of an array of the given rank
+// print the same (nil is the default layout).
+func sameLayout(a, b *hlo.Layout, rank int) bool {
+	if a == nil {
+		a = hlo.DefaultLayout(rank)
+	}
+	if b == nil {
+		b = hlo.DefaultLayout(rank)
+	}
+	switch {
+	case !slices.Equal(a.MinorToMajor, b.MinorToMajor) || a.ElementSizeBits != b.ElementSizeBits ||
+		a.MemorySpace != b.MemorySpace || len(a.Tiles) != len(b.Tiles):
+		return false
+	}
+	for i := range a.Tiles {
+		if !slices.Equal(a.Tiles[i], b.Tiles[i]) {
+			return false
 		}
 	}
-	return b.String()
+	return a.String() == b.String()
 }
 
 // write stores the chosen layouts into the shapes: fixed values keep their
@@ -733,10 +783,12 @@ func (a *assigner) write(res *Assignment) {
 		}
 		res.Arrays++
 		m := a.layoutOf(id)
+		old := s.Layout
 		if a.exact[id] {
 			res.Fixed++
 			if len(s.Layout.Tiles) == 0 {
 				*s = withRuleTiles(*s, a.opts.Target)
+				res.Changed = res.Changed || !sameLayout(old, s.Layout, s.Rank())
 			}
 			continue
 		}
@@ -746,24 +798,53 @@ func (a *assigner) write(res *Assignment) {
 		if m == nil {
 			m = hlo.DefaultMinorToMajor(s.Rank())
 		}
-		*s = layoutFor(*s, m, a.opts.Target)
+		if a.relayout(s, m) {
+			res.Changed = true
+		}
 	}
 }
 
+// relayout gives s minor_to_major m with the rule's tiles, keeping its
+// memory space, and reports whether that changed its layout. A layout
+// that already is exactly that is left alone (no allocation).
+func (a *assigner) relayout(s *hlo.Shape, m []int64) bool {
+	probe := hlo.Shape{Type: s.Type, Dims: s.Dims, Dynamic: s.Dynamic, Layout: &hlo.Layout{MinorToMajor: m}}
+	tiles, ebits, _ := ChooseTiling(probe, a.opts.Target)
+	if l := s.Layout; l != nil && slices.Equal(l.MinorToMajor, m) && l.ElementSizeBits == ebits &&
+		slices.EqualFunc(tiles, l.Tiles, func(x, y hlo.Tile) bool { return slices.Equal(x, y) }) &&
+		l.DimLevelTypes == "" && l.TailPaddingAlignment <= 1 && l.IndexType == hlo.Invalid &&
+		l.PointerType == hlo.Invalid && l.SplitConfigs == "" && l.PhysicalShape == nil &&
+		l.DynamicShapeMetadataPrefixBytes == 0 {
+		return false
+	}
+	old := s.Layout
+	var space int64
+	if old != nil {
+		space = old.MemorySpace
+	}
+	s.Layout = &hlo.Layout{MinorToMajor: slices.Clone(m), Tiles: tiles, ElementSizeBits: ebits, MemorySpace: space}
+	return !sameLayout(old, s.Layout, s.Rank())
+}
+
 // layoutFor returns s with minor_to_major m, the target's tiles and
-// element size, and s's memory space.
+// element size, and s's memory space. The result shares s's dims.
 func layoutFor(s hlo.Shape, m []int64, t Target) hlo.Shape {
 	var space int64
 	if s.Layout != nil {
 		space = s.Layout.MemorySpace
 	}
-	out := s.Clone()
+	out := s
 	out.Layout = &hlo.Layout{MinorToMajor: slices.Clone(m), MemorySpace: space}
-	return withRuleTiles(out, t)
+	out.Layout.Tiles, out.Layout.ElementSizeBits, _ = ChooseTiling(out, t)
+	return out
 }
 
+// withRuleTiles returns s with the target's tiles (and element size, when
+// the rule sets one) added to its layout.
 func withRuleTiles(s hlo.Shape, t Target) hlo.Shape {
-	out := s.Clone()
+	out := s
+	l := s.Layout.Clone()
+	out.Layout = &l
 	tiles, ebits, _ := ChooseTiling(out, t)
 	out.Layout.Tiles = tiles
 	if ebits != 0 || out.Layout.ElementSizeBits == 0 {

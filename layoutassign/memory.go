@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hlo-opt/hlo-opt/graph"
@@ -135,18 +136,38 @@ func AnalyzeMemory(m *hlo.Module, t Target) (*MemoryReport, error) {
 		return nil, fmt.Errorf("memory: module has no entry computation")
 	}
 	r := &MemoryReport{Target: t, Module: m.Name, Arrays: map[*hlo.Instruction][]ArrayCost{}, Entry: m.Entry.Name}
-	cg := graph.NewCallGraph(m)
+	fusedComps := map[*hlo.Computation]bool{}
 	for _, c := range m.Computations {
-		fused := cg.IsFusionComputation(c)
 		for _, in := range c.Instructions {
-			var costs []ArrayCost
-			for _, l := range in.Shape.Leaves() {
+			if in.Opcode == "fusion" {
+				for _, f := range in.Called {
+					fusedComps[f] = true
+				}
+			}
+		}
+	}
+	cache := map[string]ArrayCost{}
+	var keyBuf []byte
+	for _, c := range m.Computations {
+		fused := fusedComps[c]
+		for _, in := range c.Instructions {
+			costs := make([]ArrayCost, 0, leafCount(&in.Shape))
+			leaves := []hlo.ShapeLeaf{{Shape: &in.Shape}}
+			if in.Shape.IsTuple() {
+				leaves = in.Shape.Leaves()
+			}
+			for _, l := range leaves {
 				if !l.Shape.IsArray() {
 					continue
 				}
-				ac, err := costOf(*l.Shape, t)
-				if err != nil {
-					return nil, fmt.Errorf("%s: %w", in.Name, err)
+				keyBuf = appendCostKey(keyBuf[:0], l.Shape)
+				ac, ok := cache[string(keyBuf)]
+				if !ok {
+					var err error
+					if ac, err = costOf(*l.Shape, t); err != nil {
+						return nil, fmt.Errorf("%s: %w", in.Name, err)
+					}
+					cache[string(keyBuf)] = ac
 				}
 				ac.Index = l.Index
 				costs = append(costs, ac)
@@ -187,6 +208,10 @@ func (lv *liveness) order(c *hlo.Computation) ([]*hlo.Instruction, string, error
 	if lv.m.IsScheduled() {
 		return c.Instructions, "schedule", nil
 	}
+	if inDefinitionOrder(c) {
+		// The text order is already a topological order.
+		return c.Instructions, "topological", nil
+	}
 	d, err := graph.NewDAG(c)
 	if err != nil {
 		return nil, "", err
@@ -195,26 +220,72 @@ func (lv *liveness) order(c *hlo.Computation) ([]*hlo.Instruction, string, error
 	return o, "topological", err
 }
 
+// inDefinitionOrder reports whether every operand and control predecessor
+// of c's instructions comes before its user in c.Instructions.
+func inDefinitionOrder(c *hlo.Computation) bool {
+	seen := make(map[*hlo.Instruction]bool, len(c.Instructions))
+	for _, in := range c.Instructions {
+		for _, op := range in.Operands {
+			if !seen[op] {
+				return false
+			}
+		}
+		for _, op := range in.ControlPredecessors {
+			if !seen[op] {
+				return false
+			}
+		}
+		seen[in] = true
+	}
+	return true
+}
+
 type walk struct {
 	bufs []*buffer
-	// of maps a value (instruction, leaf) to its buffer.
-	of      map[*hlo.Instruction]map[string]*buffer
-	step    map[*hlo.Instruction]int
-	lastUse map[*hlo.Instruction]int
+	// slots holds the buffer of every value (instruction leaf): the
+	// leaves of instruction in start at base[in.Index]; step and lastUse
+	// are indexed by in.Index too.
+	comp    *hlo.Computation
+	base    []int
+	slots   []*buffer
+	step    []int
+	lastUse []int
 	n       int
 }
 
-func pathKey(p []int64) string { return fmt.Sprint(p) }
+// has reports whether in belongs to the walked computation.
+func (w *walk) has(in *hlo.Instruction) bool {
+	return in.Parent == w.comp && in.Index >= 0 && in.Index < len(w.base) && w.comp.Instructions[in.Index] == in
+}
+
+func (w *walk) slot(in *hlo.Instruction, path []int64) int {
+	if !w.has(in) {
+		return -1
+	}
+	b := w.base[in.Index]
+	if len(path) == 0 {
+		return b
+	}
+	off, _, ok := leafRange(&in.Shape, path)
+	if !ok {
+		return -1
+	}
+	return b + off
+}
 
 func (w *walk) get(in *hlo.Instruction, path []int64) *buffer {
-	return w.of[in][pathKey(path)]
+	if k := w.slot(in, path); k >= 0 {
+		return w.slots[k]
+	}
+	return nil
 }
 
 func (w *walk) set(in *hlo.Instruction, path []int64, b *buffer) {
-	if w.of[in] == nil {
-		w.of[in] = map[string]*buffer{}
+	k := w.slot(in, path)
+	if k < 0 {
+		return
 	}
-	w.of[in][pathKey(path)] = b
+	w.slots[k] = b
 	if b != nil && (len(b.insts) == 0 || b.insts[len(b.insts)-1] != in) {
 		b.insts = append(b.insts, in)
 	}
@@ -224,7 +295,9 @@ func (w *walk) set(in *hlo.Instruction, path []int64, b *buffer) {
 func (w *walk) futureUse(b *buffer) int {
 	end := -1
 	for _, in := range b.insts {
-		end = max(end, w.lastUse[in], w.step[in])
+		if w.has(in) {
+			end = max(end, w.lastUse[in.Index], w.step[in.Index])
+		}
 	}
 	return end
 }
@@ -238,14 +311,23 @@ func (lv *liveness) run(c *hlo.Computation) (*walk, error) {
 	if c == lv.m.Entry {
 		lv.r.Order = how
 	}
-	w := &walk{of: map[*hlo.Instruction]map[string]*buffer{}, step: map[*hlo.Instruction]int{},
-		lastUse: map[*hlo.Instruction]int{}, n: len(order)}
-	for i, in := range order {
-		w.step[in] = i
+	for i, in := range c.Instructions {
+		in.Index = i // keep the derived field right for the lookups below
 	}
+	n := len(c.Instructions)
+	w := &walk{comp: c, base: make([]int, n), step: make([]int, n), lastUse: make([]int, n), n: len(order)}
+	total := 0
+	for i, in := range order {
+		w.step[in.Index] = i
+		w.base[in.Index] = total
+		total += leafCount(&in.Shape)
+	}
+	w.slots = make([]*buffer, total)
 	for i, in := range order {
 		for _, op := range in.Operands {
-			w.lastUse[op] = max(w.lastUse[op], i)
+			if w.has(op) {
+				w.lastUse[op.Index] = max(w.lastUse[op.Index], i)
+			}
 		}
 	}
 	for i, in := range order {
@@ -257,12 +339,28 @@ func (lv *liveness) run(c *hlo.Computation) (*walk, error) {
 // define gives every array leaf of in a buffer: an alias of an operand's
 // or a new allocation.
 func (lv *liveness) define(w *walk, in *hlo.Instruction, step int) {
-	alias := func(path []int64, op *hlo.Instruction, opPath []int64) bool {
-		if b := w.get(op, opPath); b != nil {
-			w.set(in, path, b)
-			return true
+	// aliasRange makes the n leaves of in from leaf inOff share the
+	// buffers of op's leaves from opOff; false if op has none there.
+	aliasRange := func(inOff int, op *hlo.Instruction, opOff, n int) bool {
+		if !w.has(in) || !w.has(op) {
+			return false
 		}
-		return false
+		ib, ob := w.base[in.Index], w.base[op.Index]
+		any := false
+		for k := range n {
+			if b := w.slots[ob+opOff+k]; b != nil {
+				w.slots[ib+inOff+k] = b
+				if len(b.insts) == 0 || b.insts[len(b.insts)-1] != in {
+					b.insts = append(b.insts, in)
+				}
+				any = true
+			}
+		}
+		return any
+	}
+	aliasPath := func(op *hlo.Instruction, path []int64) bool {
+		off, n, ok := leafRange(&op.Shape, path)
+		return ok && n == leafCount(&in.Shape) && aliasRange(0, op, off, n)
 	}
 	inPlace := func(op *hlo.Instruction) bool {
 		b := w.get(op, nil)
@@ -275,27 +373,21 @@ func (lv *liveness) define(w *walk, in *hlo.Instruction, step int) {
 		w.set(in, nil, b)
 		return true
 	}
-	leaves := in.Shape.Leaves()
 	switch {
 	case in.Opcode == "get-tuple-element" && len(in.Operands) == 1:
-		for _, l := range leaves {
-			alias(l.Index, in.Operands[0], append([]int64{tupleIndex(in)}, l.Index...))
-		}
+		aliasPath(in.Operands[0], []int64{tupleIndex(in)})
 		return
 	case in.Opcode == "tuple":
-		for k, op := range in.Operands {
-			for _, l := range op.Shape.Leaves() {
-				alias(append([]int64{int64(k)}, l.Index...), op, l.Index)
-			}
+		off := 0
+		for _, op := range in.Operands {
+			n := leafCount(&op.Shape)
+			aliasRange(off, op, 0, n)
+			off += n
 		}
 		return
 	case (in.Opcode == "bitcast" || in.Opcode == "opt-barrier" || in.Opcode == "optimization-barrier" ||
 		in.Opcode == "while" || in.Opcode == "add-dependency" || in.Opcode == "domain") && len(in.Operands) > 0:
-		ok := true
-		for _, l := range leaves {
-			ok = alias(l.Index, in.Operands[0], l.Index) && ok
-		}
-		if ok {
+		if aliasPath(in.Operands[0], nil) {
 			return
 		}
 	case strings.HasSuffix(string(in.Opcode), "-done") && len(in.Operands) == 1:
@@ -305,12 +397,10 @@ func (lv *liveness) define(w *walk, in *hlo.Instruction, step int) {
 			k = 0
 		}
 		if sub, ok := op.Shape.Subshape([]int64{k}); ok && op.Shape.IsTuple() && sub.EqualIgnoringLayout(in.Shape) {
-			for _, l := range leaves {
-				alias(l.Index, op, append([]int64{k}, l.Index...))
-			}
+			aliasPath(op, []int64{k})
 			return
 		}
-		if !op.Shape.IsTuple() && alias(nil, op, nil) {
+		if !op.Shape.IsTuple() && aliasPath(op, nil) {
 			return
 		}
 	case (in.Opcode == "dynamic-update-slice" || in.Opcode == "scatter") && len(in.Operands) > 0 && in.Shape.IsArray():
@@ -335,15 +425,13 @@ func (lv *liveness) define(w *walk, in *hlo.Instruction, step int) {
 	if in.Opcode == "parameter" {
 		kind = "parameter"
 	}
-	for _, l := range leaves {
-		if !l.Shape.IsArray() || w.get(in, l.Index) != nil {
+	for _, cost := range lv.r.Arrays[in] {
+		if w.get(in, cost.Index) != nil {
 			continue
 		}
-		cost, _ := costOf(*l.Shape, lv.t)
-		cost.Index = l.Index
-		b := &buffer{alloc: Allocation{Instruction: in, Index: l.Index, Cost: cost, Kind: kind, Start: step, End: step}}
+		b := &buffer{alloc: Allocation{Instruction: in, Index: cost.Index, Cost: cost, Kind: kind, Start: step, End: step}}
 		w.bufs = append(w.bufs, b)
-		w.set(in, l.Index, b)
+		w.set(in, cost.Index, b)
 	}
 }
 
@@ -439,7 +527,7 @@ func (lv *liveness) extras(c *hlo.Computation, w *walk, depth int) ([]*buffer, e
 			}
 		}
 		if best > 0 {
-			s := w.step[in]
+			s := w.step[in.Index]
 			out = append(out, &buffer{alloc: Allocation{Instruction: in, Kind: "temporaries of a called computation",
 				Cost: ArrayCost{Bytes: best, Unpadded: best, Expansion: 1}, Start: s, End: s, Extra: true, Called: name}})
 		}
@@ -521,25 +609,28 @@ func (lv *liveness) entry() error {
 	}
 	live = append(live, extra...)
 	r.PeakBytes, r.PeakStep = sweep(live, w.n)
-	if w.n > 0 {
-		for in, s := range w.step {
-			if s == r.PeakStep {
-				r.PeakAt = in.Name
-			}
+	for _, in := range c.Instructions {
+		if w.n > 0 && w.step[in.Index] == r.PeakStep {
+			r.PeakAt = in.Name
 		}
 	}
+	var atPeak []*buffer
 	for _, b := range live {
 		if b.alloc.Start <= r.PeakStep && r.PeakStep <= b.alloc.End && b.alloc.Cost.Bytes > 0 {
-			r.LiveAtPeak = append(r.LiveAtPeak, b.alloc)
+			atPeak = append(atPeak, b)
 			r.PeakUnpadded += b.alloc.Cost.Unpadded
 		}
 	}
-	slices.SortStableFunc(r.LiveAtPeak, func(a, b Allocation) int {
-		if c := cmp.Compare(b.Cost.Bytes, a.Cost.Bytes); c != 0 {
+	slices.SortStableFunc(atPeak, func(a, b *buffer) int {
+		if c := cmp.Compare(b.alloc.Cost.Bytes, a.alloc.Cost.Bytes); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.Start, b.Start)
+		return cmp.Compare(a.alloc.Start, b.alloc.Start)
 	})
+	r.LiveAtPeak = make([]Allocation, len(atPeak))
+	for i, b := range atPeak {
+		r.LiveAtPeak[i] = b.alloc
+	}
 	return nil
 }
 
@@ -552,14 +643,19 @@ func suggestions(m *hlo.Module, r *MemoryReport, t Target) []ArraySuggestion {
 	}
 	var cands []cand
 	seen := map[string]bool{}
+	var key []byte
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
 			if in.Opcode == "get-tuple-element" || in.Opcode == "tuple" || in.Opcode == "bitcast" {
 				continue
 			}
 			for _, ac := range r.Arrays[in] {
-				if ac.Expansion > SuggestThreshold && !seen[ac.Shape.String()] {
-					seen[ac.Shape.String()] = true
+				if ac.Expansion <= SuggestThreshold {
+					continue
+				}
+				key = appendCostKey(key[:0], &ac.Shape)
+				if !seen[string(key)] {
+					seen[string(key)] = true
 					cands = append(cands, cand{in, ac})
 				}
 			}
@@ -569,8 +665,8 @@ func suggestions(m *hlo.Module, r *MemoryReport, t Target) []ArraySuggestion {
 		return cmp.Compare(b.cost.Bytes-b.cost.Unpadded, a.cost.Bytes-a.cost.Unpadded)
 	})
 	var out []ArraySuggestion
-	for _, cd := range cands {
-		if len(out) == MaxSuggestions {
+	for k, cd := range cands {
+		if len(out) == MaxSuggestions || k == 8*MaxSuggestions {
 			break
 		}
 		if ss := Suggest(cd.cost.Shape, t); len(ss) > 0 {
@@ -578,4 +674,40 @@ func suggestions(m *hlo.Module, r *MemoryReport, t Target) []ArraySuggestion {
 		}
 	}
 	return out
+}
+
+// appendCostKey appends to b what identifies an array's cost: its type,
+// dims and layout.
+func appendCostKey(b []byte, s *hlo.Shape) []byte {
+	b = append(b, byte(s.Type))
+	for _, d := range s.Dims {
+		b = strconv.AppendInt(b, d, 10)
+		b = append(b, ',')
+	}
+	for i := range s.Dims {
+		if s.IsDynamicDim(i) {
+			b = strconv.AppendInt(append(b, 'D'), int64(i), 10)
+		}
+	}
+	if l := s.Layout; l != nil {
+		if l.DimLevelTypes != "" || l.TailPaddingAlignment > 1 || l.PhysicalShape != nil || l.SplitConfigs != "" ||
+			l.DynamicShapeMetadataPrefixBytes != 0 || l.IndexType != hlo.Invalid || l.PointerType != hlo.Invalid {
+			return append(b, s.String()...)
+		}
+		b = append(b, '{')
+		for _, d := range l.MinorToMajor {
+			b = strconv.AppendInt(b, d, 10)
+			b = append(b, ',')
+		}
+		for _, t := range l.Tiles {
+			b = append(b, '(')
+			for _, d := range t {
+				b = strconv.AppendInt(b, d, 10)
+				b = append(b, ',')
+			}
+		}
+		b = strconv.AppendInt(append(b, 'E'), l.ElementSizeBits, 10)
+		b = strconv.AppendInt(append(b, 'S'), l.MemorySpace, 10)
+	}
+	return b
 }

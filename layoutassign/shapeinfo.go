@@ -66,12 +66,12 @@ func LayoutShape(s hlo.Shape, t Target) hlo.Shape {
 		return s
 	}
 	if s.Layout == nil {
-		return layoutFor(s, hlo.DefaultMinorToMajor(s.Rank()), t)
+		return layoutFor(s.Clone(), hlo.DefaultMinorToMajor(s.Rank()), t)
 	}
 	if len(s.Layout.Tiles) > 0 {
 		return s.Clone()
 	}
-	return withRuleTiles(s, t)
+	return withRuleTiles(s.Clone(), t)
 }
 
 // DescribeShape answers "hlo-opt shape-info" for an array shape.

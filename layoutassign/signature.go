@@ -72,15 +72,13 @@ func splitTopLevel(s string) []string {
 }
 
 // rewriteSignature writes the entry computation's final parameter and
-// result shapes back into the entry_computation_layout header attribute,
-// when the module has one, so the printed module is consistent.
+// result shapes back into the entry_computation_layout header attribute
+// (called only when the module has one that matches its entry), so the
+// printed module is consistent.
 func rewriteSignature(m *hlo.Module) {
 	for i, at := range m.Attrs {
 		if at.Name != "entry_computation_layout" {
 			continue
-		}
-		if ps, err := entrySignature(m); err != nil || ps == nil {
-			return
 		}
 		var b strings.Builder
 		b.WriteString("{(")
