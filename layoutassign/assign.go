@@ -95,6 +95,10 @@ type assigner struct {
 	exact  []bool
 	m2m    [][]int64 // per class root after propagation
 	ecl    *hlo.ProgramShape
+	// tilings memoises ChooseTiling; the arenas hold the new layouts.
+	tilings     map[tilingKey]tilingVal
+	layoutArena []hlo.Layout
+	intArena    []int64
 	queue  []int
 	copies []copyReq
 }
@@ -808,8 +812,7 @@ func (a *assigner) write(res *Assignment) {
 // memory space, and reports whether that changed its layout. A layout
 // that already is exactly that is left alone (no allocation).
 func (a *assigner) relayout(s *hlo.Shape, m []int64) bool {
-	probe := hlo.Shape{Type: s.Type, Dims: s.Dims, Dynamic: s.Dynamic, Layout: &hlo.Layout{MinorToMajor: m}}
-	tiles, ebits, _ := ChooseTiling(probe, a.opts.Target)
+	tiles, ebits := a.tiling(s, m)
 	if l := s.Layout; l != nil && slices.Equal(l.MinorToMajor, m) && l.ElementSizeBits == ebits &&
 		slices.EqualFunc(tiles, l.Tiles, func(x, y hlo.Tile) bool { return slices.Equal(x, y) }) &&
 		l.DimLevelTypes == "" && l.TailPaddingAlignment <= 1 && l.IndexType == hlo.Invalid &&
@@ -822,8 +825,56 @@ func (a *assigner) relayout(s *hlo.Shape, m []int64) bool {
 	if old != nil {
 		space = old.MemorySpace
 	}
-	s.Layout = &hlo.Layout{MinorToMajor: slices.Clone(m), Tiles: tiles, ElementSizeBits: ebits, MemorySpace: space}
+	if len(a.layoutArena) == 0 {
+		a.layoutArena = make([]hlo.Layout, 256)
+	}
+	l := &a.layoutArena[0]
+	a.layoutArena = a.layoutArena[1:]
+	if len(a.intArena) < len(m) {
+		a.intArena = make([]int64, max(1024, len(m)))
+	}
+	mm := a.intArena[:len(m):len(m)]
+	a.intArena = a.intArena[len(m):]
+	copy(mm, m)
+	*l = hlo.Layout{MinorToMajor: mm, Tiles: tiles, ElementSizeBits: ebits, MemorySpace: space}
+	s.Layout = l
 	return !sameLayout(old, s.Layout, s.Rank())
+}
+
+// tilingKey is what ChooseTiling's answer depends on for a valid layout.
+type tilingKey struct {
+	t    hlo.PrimitiveType
+	rank int   // 0, 1, or 2 for any higher rank
+	n    int64 // the second-minor dim (rank >= 2) or the only dim (rank 1)
+}
+
+type tilingVal struct {
+	tiles []hlo.Tile
+	ebits int64
+}
+
+// tiling is ChooseTiling for s laid out as m, memoised: equal answers share
+// one tiles slice (capacity-limited, so an append copies), which callers
+// must treat as read-only.
+func (a *assigner) tiling(s *hlo.Shape, m []int64) ([]hlo.Tile, int64) {
+	k := tilingKey{t: s.Type, rank: min(s.Rank(), 2)}
+	switch {
+	case s.Rank() == 1:
+		k.n = s.Dims[0]
+	case s.Rank() >= 2:
+		k.n = s.Dims[m[1]]
+	}
+	if v, ok := a.tilings[k]; ok {
+		return v.tiles, v.ebits
+	}
+	probe := hlo.Shape{Type: s.Type, Dims: s.Dims, Dynamic: s.Dynamic, Layout: &hlo.Layout{MinorToMajor: m}}
+	tiles, ebits, _ := ChooseTiling(probe, a.opts.Target)
+	tiles = tiles[:len(tiles):len(tiles)]
+	if a.tilings == nil {
+		a.tilings = map[tilingKey]tilingVal{}
+	}
+	a.tilings[k] = tilingVal{tiles, ebits}
+	return tiles, ebits
 }
 
 // layoutFor returns s with minor_to_major m, the target's tiles and

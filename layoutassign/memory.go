@@ -246,6 +246,7 @@ type walk struct {
 	// leaves of instruction in start at base[in.Index]; step and lastUse
 	// are indexed by in.Index too.
 	comp    *hlo.Computation
+	arena   []buffer
 	base    []int
 	slots   []*buffer
 	step    []int
@@ -429,7 +430,12 @@ func (lv *liveness) define(w *walk, in *hlo.Instruction, step int) {
 		if w.get(in, cost.Index) != nil {
 			continue
 		}
-		b := &buffer{alloc: Allocation{Instruction: in, Index: cost.Index, Cost: cost, Kind: kind, Start: step, End: step}}
+		if len(w.arena) == 0 {
+			w.arena = make([]buffer, 128)
+		}
+		b := &w.arena[0]
+		w.arena = w.arena[1:]
+		*b = buffer{alloc: Allocation{Instruction: in, Index: cost.Index, Cost: cost, Kind: kind, Start: step, End: step}}
 		w.bufs = append(w.bufs, b)
 		w.set(in, cost.Index, b)
 	}
@@ -638,8 +644,9 @@ func (lv *liveness) entry() error {
 // the most memory, one per array, best saving first.
 func suggestions(m *hlo.Module, r *MemoryReport, t Target) []ArraySuggestion {
 	type cand struct {
-		in   *hlo.Instruction
-		cost ArrayCost
+		in    *hlo.Instruction
+		k     int
+		waste int64
 	}
 	var cands []cand
 	seen := map[string]bool{}
@@ -649,28 +656,28 @@ func suggestions(m *hlo.Module, r *MemoryReport, t Target) []ArraySuggestion {
 			if in.Opcode == "get-tuple-element" || in.Opcode == "tuple" || in.Opcode == "bitcast" {
 				continue
 			}
-			for _, ac := range r.Arrays[in] {
+			for k := range r.Arrays[in] {
+				ac := &r.Arrays[in][k]
 				if ac.Expansion <= SuggestThreshold {
 					continue
 				}
 				key = appendCostKey(key[:0], &ac.Shape)
 				if !seen[string(key)] {
 					seen[string(key)] = true
-					cands = append(cands, cand{in, ac})
+					cands = append(cands, cand{in, k, ac.Bytes - ac.Unpadded})
 				}
 			}
 		}
 	}
-	slices.SortStableFunc(cands, func(a, b cand) int {
-		return cmp.Compare(b.cost.Bytes-b.cost.Unpadded, a.cost.Bytes-a.cost.Unpadded)
-	})
+	slices.SortStableFunc(cands, func(a, b cand) int { return cmp.Compare(b.waste, a.waste) })
 	var out []ArraySuggestion
 	for k, cd := range cands {
-		if len(out) == MaxSuggestions || k == 8*MaxSuggestions {
+		if len(out) == MaxSuggestions || k == 4*MaxSuggestions {
 			break
 		}
-		if ss := Suggest(cd.cost.Shape, t); len(ss) > 0 {
-			out = append(out, ArraySuggestion{Instruction: cd.in.Name, Index: cd.cost.Index, Suggestion: ss[0]})
+		ac := r.Arrays[cd.in][cd.k]
+		if ss := Suggest(ac.Shape, t); len(ss) > 0 {
+			out = append(out, ArraySuggestion{Instruction: cd.in.Name, Index: ac.Index, Suggestion: ss[0]})
 		}
 	}
 	return out
