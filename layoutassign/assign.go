@@ -92,15 +92,15 @@ type assigner struct {
 	parent []int
 	fixed  [][]int64 // per class root: the fixed minor_to_major
 	// exact marks values whose whole stated layout is kept (tiles too).
-	exact  []bool
-	m2m    [][]int64 // per class root after propagation
-	ecl    *hlo.ProgramShape
+	exact []bool
+	m2m   [][]int64 // per class root after propagation
+	ecl   *hlo.ProgramShape
 	// tilings memoises ChooseTiling; the arenas hold the new layouts.
 	tilings     map[tilingKey]tilingVal
 	layoutArena []hlo.Layout
 	intArena    []int64
-	queue  []int
-	copies []copyReq
+	queue       []int
+	copies      []copyReq
 }
 
 // Assign chooses a layout for every array in the module and writes it
