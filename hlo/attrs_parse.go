@@ -566,15 +566,15 @@ func (s *scanner) iotaReplicaGroups() [][]int64 {
 	}
 	total := int64(1)
 	for _, d := range reshape {
-		if d != 0 && total > (1<<24)/d {
-			s.errorAt(p, "expected at most 2^24 devices in replica_groups, found more")
+		if d != 0 && total > (1<<20)/d {
+			s.errorAt(p, "expected at most 2^20 devices in replica_groups, found more")
 			return nil
 		}
 		total *= d
 	}
 	gtotal := int64(1)
 	for _, d := range groupDims {
-		if d != 0 && gtotal > (1<<24)/d {
+		if d != 0 && gtotal > (1<<20)/d {
 			gtotal = -1
 			break
 		}
@@ -680,7 +680,7 @@ func meshReplicaGroups(v string) [][]int64 {
 	total := int64(1)
 	for _, sz := range sizes {
 		total *= sz
-		if total > 1<<24 {
+		if total > 1<<20 {
 			return nil
 		}
 	}

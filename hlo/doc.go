@@ -7,5 +7,20 @@
 // module prints back without loss. Attributes that analyses read are typed;
 // the rest are kept verbatim.
 //
+// Parsing (ParseFile, Parse, ParseShape, ParseLayout) is a byte-level
+// scanner over one copy of the text: names and verbatim values are
+// substrings of it, and shapes, layouts and instructions come from arenas.
+// The text after the header is first cut into computations by a fast
+// prescan; large texts have their computations parsed concurrently, then
+// called computations are resolved by name. Errors are an ErrorList of
+// "FILE:LINE:COL: expected X, found Y". A text that ends inside its last
+// computation (truncated dumps) keeps the computations complete so far and
+// sets Module.Truncated. SplitInputFile and JoinOutputs implement
+// --split-input-file.
+//
+// Printing (Module.String, Module.Print) writes XLA's HloModule::ToString
+// form, or its short parsable form; printing the parse of printed text gives
+// the same bytes.
+//
 // The package imports no other package of this project.
 package hlo

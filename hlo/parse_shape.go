@@ -11,6 +11,7 @@ import (
 // writes into another.
 type arena struct {
 	ints    []int64
+	tiles   []Tile
 	layouts []Layout
 	insts   []Instruction
 	ptrs    []*Instruction
@@ -34,7 +35,27 @@ func (a *arena) layout() *Layout {
 		a.layouts = make([]Layout, 0, 256)
 	}
 	a.layouts = a.layouts[:len(a.layouts)+1]
-	return &a.layouts[len(a.layouts)-1]
+	l := &a.layouts[len(a.layouts)-1]
+	*l = Layout{}
+	return l
+}
+
+func (a *arena) tileList(src []Tile) []Tile {
+	n := len(src)
+	if cap(a.tiles)-len(a.tiles) < n {
+		a.tiles = make([]Tile, 0, max(1024, n))
+	}
+	l := len(a.tiles)
+	a.tiles = append(a.tiles, src...)
+	return a.tiles[l : l+n : l+n]
+}
+
+// reset empties the arena for reuse; what it handed out before must no
+// longer be used.
+func (a *arena) reset() {
+	a.ints = a.ints[:0]
+	a.tiles = a.tiles[:0]
+	a.layouts = a.layouts[:0]
 }
 
 func (a *arena) inst() *Instruction {
@@ -76,6 +97,7 @@ type shapeParser struct {
 	scanner
 	ar      *arena
 	scratch []int64
+	tileBuf []Tile
 	depth   int
 }
 
@@ -312,13 +334,17 @@ func (p *shapeParser) parseLayoutItems(l *Layout) bool {
 				p.expected("'(' of a tile")
 				return false
 			}
+			base := len(p.tileBuf)
 			for p.peek() == '(' {
 				t, ok := p.parseTile()
 				if !ok {
+					p.tileBuf = p.tileBuf[:base]
 					return false
 				}
-				l.Tiles = append(l.Tiles, t)
+				p.tileBuf = append(p.tileBuf, t)
 			}
+			l.Tiles = p.ar.tileList(p.tileBuf[base:])
+			p.tileBuf = p.tileBuf[:base]
 		case 'L', 'E', 'M':
 			p.off++
 			if !p.expect('(') {
@@ -421,7 +447,8 @@ func (p *shapeParser) parenRaw() (string, bool) {
 
 func (p *shapeParser) parseTile() (Tile, bool) {
 	p.off++ // '('
-	t := Tile{}
+	t := p.scratch[:0]
+	defer func() { p.scratch = t[:0] }()
 	for {
 		p.skipSpace()
 		if p.peek() == '*' {
@@ -445,7 +472,7 @@ func (p *shapeParser) parseTile() (Tile, bool) {
 	if !p.expect(')') {
 		return nil, false
 	}
-	return t, true
+	return p.ar.int64s(t), true
 }
 
 func newShapeParser(file, src string) *shapeParser {

@@ -285,6 +285,10 @@ func (s *scanner) scanToBody() {
 func (s *scanner) scanBody() {
 	depth := 1
 	for s.off < s.end {
+		if !bodySpecial[s.src[s.off]] {
+			s.off++
+			continue
+		}
 		c := s.src[s.off]
 		switch c {
 		case '"':
@@ -354,6 +358,7 @@ type chunkParser struct {
 	calls    []callRef
 	ctrl     []ctrlRef
 	inline   int
+	opndAr   arena // operand shapes are checked, then dropped
 	comp     *Computation
 	rootSeen *Instruction
 	ctrlFor  *Instruction
@@ -480,7 +485,13 @@ func (p *chunkParser) parseSignature() bool {
 	p.off++ // '('
 	if !p.accept(')') {
 		for {
-			if p.scanName() == "" {
+			p.skipSpace()
+			if p.peek() == '%' {
+				p.off++
+			}
+			if e := p.identEnd(p.off); e > p.off {
+				p.off = e
+			} else {
 				p.expected("parameter name")
 				return false
 			}
@@ -652,7 +663,11 @@ func (p *chunkParser) scanLiteral() (string, bool) {
 					p.expected("')'")
 					return "", false
 				}
-				lit := strings.TrimRight(p.src[start:p.off], " \t\n")
+				lit := p.src[start:p.off]
+				if strings.Contains(lit, "/") {
+					lit = stripLiteralComments(lit)
+				}
+				lit = strings.TrimRight(lit, " \t\n")
 				if lit == "" {
 					p.expected("literal")
 					return "", false
@@ -686,8 +701,12 @@ func (p *chunkParser) parseOperands(in *Instruction) bool {
 			hasShape := p.looksLikeShape()
 			var sh Shape
 			if hasShape {
+				keep := p.ar
+				p.ar = &p.opndAr
 				var ok bool
-				if sh, ok = p.parseShape(); !ok {
+				sh, ok = p.parseShape()
+				p.ar = keep
+				if !ok {
 					return false
 				}
 			}
@@ -704,6 +723,8 @@ func (p *chunkParser) parseOperands(in *Instruction) bool {
 					p.expected("operands nested at most 64 deep")
 					return false
 				}
+				sh = sh.Clone()
+				p.opndAr.reset()
 				p.inline++
 				gen := name + ".inline" + strconv.Itoa(p.inline)
 				p.depth++
@@ -713,6 +734,7 @@ func (p *chunkParser) parseOperands(in *Instruction) bool {
 					return false
 				}
 			} else {
+				p.opndAr.reset()
 				opnd = p.names[name]
 				if opnd == nil {
 					p.errorAt(pos, "expected defined instruction, found "+strconv.Quote(name))
@@ -982,3 +1004,35 @@ func resolveModule(m *Module, calls []callRef, hp headerPositions, errs *ErrorLi
 func lastPos(text string, firstLine int) (line, lineStart int) {
 	return firstLine + strings.Count(text, "\n"), strings.LastIndexByte(text, '\n') + 1
 }
+
+// stripLiteralComments removes // and /* */ comments from a literal's text
+// (literals hold no strings), so that the literal prints on its own.
+func stripLiteralComments(lit string) string {
+	var b strings.Builder
+	for i := 0; i < len(lit); i++ {
+		if lit[i] == '/' && i+1 < len(lit) {
+			switch lit[i+1] {
+			case '/':
+				j := strings.IndexByte(lit[i:], '\n')
+				if j < 0 {
+					return b.String()
+				}
+				i += j - 1
+				continue
+			case '*':
+				j := strings.Index(lit[i+2:], "*/")
+				if j < 0 {
+					return b.String()
+				}
+				b.WriteByte(' ')
+				i += j + 3
+				continue
+			}
+		}
+		b.WriteByte(lit[i])
+	}
+	return b.String()
+}
+
+// bodySpecial marks the bytes scanBody must look at.
+var bodySpecial = [256]bool{'"': true, '/': true, '\n': true, '{': true, '}': true}

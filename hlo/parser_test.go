@@ -361,3 +361,23 @@ func TestSplitInputFile(t *testing.T) {
 	assert.Equal(t, "HloModule a\n\nENTRY %e (p: f32[]) -> f32[] {\n  ROOT %p = f32[] parameter(0)\n}\n// -----\nHloModule b\n\nENTRY %e (p: f32[]) -> f32[] {\n  ROOT %p = f32[] parameter(0)\n}\n", joined)
 	assert.Len(t, SplitInputFile([]byte(src[:20])), 1)
 }
+
+func TestEdgeRoundTrips(t *testing.T) {
+	for _, src := range []string{
+		"HloModule %0\nENTRY %ENTRY {\n  %1 = f32[] parameter(0)\n  ROOT %ROOT = f32[] negate(%1)\n}\n",
+		"ENTRY e {\n  ROOT c = f32[2] constant({1, 2} // two\n  )\n}\n",
+		"ENTRY e {\n  ROOT c = f32[2] constant({1, /* one */ 2})\n}\n",
+		"ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT c = f32[2] custom-call(p), custom_call_target=\"x\", literal=s32[] 1, backend_config={\n    \"a\": 1\n  }\n}\n",
+	} {
+		m := mustParse(t, src)
+		for _, opts := range []PrintOptions{{}, {Short: true}} {
+			var b strings.Builder
+			require.NoError(t, m.Print(&b, opts))
+			m2, err := ParseString(b.String())
+			require.NoError(t, err, b.String())
+			var b2 strings.Builder
+			require.NoError(t, m2.Print(&b2, opts))
+			assert.Equal(t, b.String(), b2.String())
+		}
+	}
+}

@@ -23,7 +23,11 @@ type PrintOptions struct {
 
 // String prints the module in XLA's canonical text form (see Print).
 func (m *Module) String() string {
-	var p printer
+	n := 0
+	for _, c := range m.Computations {
+		n += len(c.Instructions)
+	}
+	p := printer{buf: make([]byte, 0, 1024+200*n)}
 	p.module(m)
 	return string(p.buf)
 }
@@ -84,7 +88,7 @@ func printComputations(m *Module, opts PrintOptions) [][]byte {
 	jobs := runtime.GOMAXPROCS(0)
 	if n < printParallelMin || len(m.Computations) < 2 || jobs < 2 {
 		for i, c := range m.Computations {
-			p := printer{opts: opts}
+			p := printer{opts: opts, buf: make([]byte, 0, 256+200*len(c.Instructions))}
 			p.computation(c)
 			bufs[i] = p.buf
 		}
@@ -94,7 +98,7 @@ func printComputations(m *Module, opts PrintOptions) [][]byte {
 	g.SetLimit(jobs)
 	for i, c := range m.Computations {
 		g.Go(func() error {
-			p := printer{opts: opts, buf: make([]byte, 0, 160*len(c.Instructions))}
+			p := printer{opts: opts, buf: make([]byte, 0, 256+200*len(c.Instructions))}
 			p.computation(c)
 			bufs[i] = p.buf
 			return nil
@@ -125,6 +129,9 @@ func (p *printer) module(m *Module) {
 
 func (p *printer) header(m *Module) {
 	p.str("HloModule ")
+	if needsPercent(m.Name) {
+		p.byte('%')
+	}
 	p.str(m.Name)
 	for _, a := range m.Attrs {
 		p.str(", ")
@@ -150,10 +157,16 @@ func (p *printer) header(m *Module) {
 }
 
 func (p *printer) name(n string) {
-	if !p.opts.Short {
+	if !p.opts.Short || needsPercent(n) {
 		p.byte('%')
 	}
 	p.str(n)
+}
+
+// needsPercent reports whether a name must keep its '%' to parse back:
+// names that do not start with a letter or '_', and keywords.
+func needsPercent(n string) bool {
+	return n == "" || !isLetter(n[0]) || n == "ENTRY" || n == "ROOT" || n == "HloModule"
 }
 
 func (p *printer) computation(c *Computation) {

@@ -1,0 +1,54 @@
+package hlo_test
+
+import (
+	"fmt"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+func ExampleParseFile() {
+	src := []byte(`HloModule example
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY main {
+  p = f32[8,128]{1,0:T(8,128)} parameter(0)
+  zero = f32[] constant(0)
+  ROOT r = f32[8] reduce(p, zero), dimensions={1}, to_apply=add
+}
+`)
+	m, err := hlo.ParseFile("example.hlo", src)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r := m.Entry.Root
+	fmt.Println(r.Opcode, r.Typed.Dimensions, r.Called[0].Name)
+	fmt.Print(m.String())
+	// Output:
+	// reduce [1] add
+	// HloModule example
+	//
+	// %add (x: f32[], y: f32[]) -> f32[] {
+	//   %x = f32[] parameter(0)
+	//   %y = f32[] parameter(1)
+	//   ROOT %s = f32[] add(f32[] %x, f32[] %y)
+	// }
+	//
+	// ENTRY %main (p: f32[8,128]) -> f32[8] {
+	//   %p = f32[8,128]{1,0:T(8,128)} parameter(0)
+	//   %zero = f32[] constant(0)
+	//   ROOT %r = f32[8]{0} reduce(f32[8,128]{1,0:T(8,128)} %p, f32[] %zero), dimensions={1}, to_apply=%add
+	// }
+}
+
+func ExampleParseFile_error() {
+	_, err := hlo.ParseFile("bad.hlo", []byte("ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT n = f32[2] negate(q)\n}\n"))
+	fmt.Println(err)
+	// Output:
+	// bad.hlo:3:26: expected defined instruction, found "q"
+}

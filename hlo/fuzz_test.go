@@ -1,0 +1,64 @@
+package hlo
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// FuzzParse checks that no input makes the parser or printer panic, and
+// that whatever parses prints to text that parses and prints the same.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		"ENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n",
+		"HloModule m, entry_computation_layout={(f32[2]{0})->f32[2]{0}}\n\nENTRY %e (p: f32[2]) -> f32[2] {\n  %p = f32[2]{0} parameter(0)\n  ROOT %n = f32[2]{0} negate(f32[2]{0} %p), metadata={op_name=\"n\"}\n}\n",
+		"add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  p = f32[4,8]{0,1:T(2,128)S(1)} parameter(0)\n  c = f32[] constant(0)\n  ROOT r = f32[4] reduce(p, c), dimensions={1}, to_apply=add\n}\n",
+		"ENTRY e {\n  p = f32[8,8] parameter(0)\n  ROOT c = f32[8,8] convolution(p, p), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f\n}\n",
+		"ENTRY e {\n  c = c64[2] constant({(1, 2), (3, 4)})\n  ROOT t = (c64[2], f32[]) tuple(c, f32[] constant(nan))\n}\n",
+		"ENTRY e {\n  p = f32[4] parameter(0)\n  ROOT a = f32[4] all-reduce(p), replica_groups=[2,2]<=[4], to_apply=e\n}\n",
+	} {
+		f.Add([]byte(s))
+	}
+	if dir := corpusDir(f); dir != "" {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if !strings.HasSuffix(e.Name(), ".hlo") {
+				continue
+			}
+			src, err := os.ReadFile(dir + "/" + e.Name())
+			if err == nil && len(src) < 64<<10 {
+				f.Add(src)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		for _, ch := range SplitInputFile(src) {
+			m, err := ParseChunk("fuzz.hlo", ch)
+			if err != nil {
+				if _, ok := err.(ErrorList); !ok {
+					t.Fatalf("error is %T, not ErrorList", err)
+				}
+				continue
+			}
+			for _, opts := range []PrintOptions{{}, {Short: true}} {
+				var b strings.Builder
+				if err := m.Print(&b, opts); err != nil {
+					t.Fatal(err)
+				}
+				m2, err := ParseString(b.String())
+				if err != nil {
+					t.Fatalf("printed text does not parse: %v\n%s", err, b.String())
+				}
+				var b2 strings.Builder
+				_ = m2.Print(&b2, opts)
+				if b.String() != b2.String() {
+					t.Fatalf("print not stable:\n%s\n---\n%s", b.String(), b2.String())
+				}
+			}
+			_, _ = m.EntryComputationLayout()
+			_, _ = m.InputOutputAliases()
+		}
+		_, _ = ParseShape(string(src))
+		_, _ = ParseLayout(string(src))
+	})
+}
