@@ -101,6 +101,15 @@ type assigner struct {
 	intArena    []int64
 	queue       []int
 	copies      []copyReq
+	// sharing switches unifyInstruction from building classes to copying
+	// tiles along alias edges (shareAliases); shared counts the copies.
+	sharing bool
+	shared  int
+	// orig are the values' layouts before the pass (never mutated: the
+	// pass replaces layouts, it does not edit them).
+	orig []*hlo.Layout
+	// firstByInst replaces first once insertCopies shifted instructions.
+	firstByInst map[*hlo.Instruction]int
 }
 
 // Assign chooses a layout for every array in the module and writes it
@@ -123,10 +132,11 @@ func Assign(m *hlo.Module, opts Options) (*Assignment, error) {
 	res := &Assignment{Target: opts.Target}
 	a.write(res)
 	a.insertCopies(res)
+	a.shareAliases(res)
+	res.Changed = len(res.Copies) > 0 || a.layoutsChanged()
 	if a.ecl != nil {
 		rewriteSignature(a.m)
 	}
-	res.Changed = res.Changed || len(res.Copies) > 0
 	a.classify(res)
 	a.log.Debug("layout assigned", zap.Int("arrays", res.Arrays), zap.Int("fixed", res.Fixed),
 		zap.Int("copies", len(res.Copies)), zap.Int("free_transposes", len(res.FreeTransposes)))
@@ -152,6 +162,12 @@ func (a *assigner) collect() {
 		}
 	}
 	n := len(a.values)
+	a.orig = make([]*hlo.Layout, n)
+	for id := range a.values {
+		if sh := a.shapeOf(id); sh != nil {
+			a.orig[id] = sh.Layout
+		}
+	}
 	a.users = make([][]*hlo.Instruction, n)
 	for _, c := range a.m.Computations {
 		for _, in := range c.Instructions {
@@ -177,6 +193,10 @@ func (a *assigner) collect() {
 
 // base returns the id of the first leaf value of in.
 func (a *assigner) base(in *hlo.Instruction) (int, bool) {
+	if a.firstByInst != nil { // copies moved the instructions
+		b, ok := a.firstByInst[in]
+		return b, ok
+	}
 	ci, ok := a.compIdx[in.Parent]
 	if !ok || in.Index < 0 || in.Index >= len(a.first[ci]) || a.m.Computations[ci].Instructions[in.Index] != in {
 		return 0, false
@@ -239,7 +259,7 @@ func (a *assigner) require(id int, m2m []int64, st site, path []int64) {
 // unify puts producer value p and consumer value c in one class; when both
 // classes are fixed to different layouts the producer is copied at st.
 func (a *assigner) unify(p, c int, st site, path []int64) {
-	if p < 0 || c < 0 {
+	if p < 0 || c < 0 || a.sharing {
 		return
 	}
 	sp, sc := a.shapeOf(p), a.shapeOf(c)
@@ -431,10 +451,17 @@ func (a *assigner) unifyAll() {
 	}
 }
 
+// unifyLeaves unifies the leaves of p under pPath with those of c under
+// cPath, which hold the same buffers (an alias edge: c's leaves later take
+// p's whole layout, tiles included).
 func (a *assigner) unifyLeaves(p *hlo.Instruction, pPath []int64, c *hlo.Instruction, cPath []int64, st site) {
 	ps, ok1 := p.Shape.Subshape(pPath)
 	cs, ok2 := c.Shape.Subshape(cPath)
 	if !ok1 || !ok2 || !ps.EqualIgnoringLayout(*cs) {
+		return
+	}
+	if a.sharing {
+		a.shareLeaves(ps, c, cPath, cs)
 		return
 	}
 	bp, bc := a.leafID(p, pPath), a.leafID(c, cPath)
@@ -808,6 +835,18 @@ func (a *assigner) write(res *Assignment) {
 	}
 }
 
+// layoutsChanged reports whether any value's layout now prints
+// differently than before the pass.
+func (a *assigner) layoutsChanged() bool {
+	for id := range a.values {
+		s := a.shapeOf(id)
+		if s != nil && s.IsArray() && s.Layout != a.orig[id] && !sameLayout(a.orig[id], s.Layout, s.Rank()) {
+			return true
+		}
+	}
+	return false
+}
+
 // relayout gives s minor_to_major m with the rule's tiles, keeping its
 // memory space, and reports whether that changed its layout. A layout
 // that already is exactly that is left alone (no allocation).
@@ -839,6 +878,60 @@ func (a *assigner) relayout(s *hlo.Shape, m []int64) bool {
 	*l = hlo.Layout{MinorToMajor: mm, Tiles: tiles, ElementSizeBits: ebits, MemorySpace: space}
 	s.Layout = l
 	return !sameLayout(old, s.Layout, s.Rank())
+}
+
+// shareAliases gives every value that aliases another's buffer (a tuple
+// element, get-tuple-element, a called computation's parameter or a
+// caller's result) the producer's tiles and element size, so that stated
+// tiles of fixed values carry over to their aliases. It walks the module
+// as it is after copies were inserted. Values with their own fixed layout,
+// and memory spaces, are left alone.
+func (a *assigner) shareAliases(res *Assignment) {
+	a.sharing = true
+	defer func() { a.sharing = false }()
+	for round := 0; round < 8; round++ {
+		a.shared = 0
+		for _, c := range a.m.Computations {
+			for _, in := range c.Instructions {
+				a.unifyInstruction(in)
+			}
+		}
+		if a.shared == 0 {
+			return
+		}
+		res.Changed = true
+	}
+}
+
+// shareLeaves copies the tiles and element sizes of the leaves of ps onto
+// the matching leaves of c under cPath.
+func (a *assigner) shareLeaves(ps *hlo.Shape, c *hlo.Instruction, cPath []int64, cs *hlo.Shape) {
+	bc, fixedOK := a.base(c)
+	first, _, _ := leafRange(&c.Shape, cPath)
+	pl, cl := []*hlo.Shape{ps}, []*hlo.Shape{cs}
+	if ps.IsTuple() {
+		pl, cl = pl[:0], cl[:0]
+		for _, l := range ps.Leaves() {
+			pl = append(pl, l.Shape)
+		}
+		for _, l := range cs.Leaves() {
+			cl = append(cl, l.Shape)
+		}
+	}
+	for k := range pl {
+		p, q := pl[k], cl[k]
+		if !p.IsArray() || p.Layout == nil || q.Layout == nil || (fixedOK && a.exact[bc+first+k]) ||
+			!slices.Equal(p.Layout.MinorToMajor, q.Layout.MinorToMajor) ||
+			q.Layout.ElementSizeBits == p.Layout.ElementSizeBits &&
+				slices.EqualFunc(p.Layout.Tiles, q.Layout.Tiles, func(x, y hlo.Tile) bool { return slices.Equal(x, y) }) {
+			continue
+		}
+		l := q.Layout.Clone()
+		l.Tiles = slices.Clone(p.Layout.Tiles)
+		l.ElementSizeBits = p.Layout.ElementSizeBits
+		q.Layout = &l
+		a.shared++
+	}
 }
 
 // tilingKey is what ChooseTiling's answer depends on for a valid layout.
@@ -910,6 +1003,13 @@ func (a *assigner) insertCopies(res *Assignment) {
 	if len(a.copies) == 0 {
 		return
 	}
+	byInst := make(map[*hlo.Instruction]int, len(a.values))
+	for ci, c := range a.m.Computations {
+		for i, in := range c.Instructions {
+			byInst[in] = a.first[ci][i]
+		}
+	}
+	a.firstByInst = byInst
 	names := map[string]bool{}
 	for _, c := range a.m.Computations {
 		for _, in := range c.Instructions {
@@ -952,6 +1052,7 @@ func (a *assigner) insertCopies(res *Assignment) {
 		sh := of.Shape.Clone()
 		if leaf, ok := sh.Subshape(r.path); ok && leaf.IsArray() {
 			*leaf = layoutFor(*leaf, r.m2m, a.opts.Target)
+			leaf.Layout.MemorySpace = 0 // a copy is a new buffer in device memory
 		}
 		root := ""
 		if st.user == nil {
