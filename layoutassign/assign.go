@@ -105,6 +105,9 @@ type assigner struct {
 	// tiles along alias edges (shareAliases); shared counts the copies.
 	sharing bool
 	shared  int
+	// ownTiles records that some fixed value keeps tiles other than the
+	// rule's, which shareAliases must carry to its aliases.
+	ownTiles bool
 	// orig are the values' layouts before the pass (never mutated: the
 	// pass replaces layouts, it does not edit them).
 	orig []*hlo.Layout
@@ -817,6 +820,12 @@ func (a *assigner) write(res *Assignment) {
 		old := s.Layout
 		if a.exact[id] {
 			res.Fixed++
+			if s.Rank() > 0 && len(s.Layout.Tiles) > 0 {
+				if tiles, ebits := a.tiling(s, s.Layout.MinorToMajor); ebits != s.Layout.ElementSizeBits ||
+					!slices.EqualFunc(tiles, s.Layout.Tiles, func(x, y hlo.Tile) bool { return slices.Equal(x, y) }) {
+					a.ownTiles = true
+				}
+			}
 			if len(s.Layout.Tiles) == 0 {
 				*s = withRuleTiles(*s, a.opts.Target)
 				res.Changed = res.Changed || !sameLayout(old, s.Layout, s.Rank())
@@ -887,6 +896,9 @@ func (a *assigner) relayout(s *hlo.Shape, m []int64) bool {
 // as it is after copies were inserted. Values with their own fixed layout,
 // and memory spaces, are left alone.
 func (a *assigner) shareAliases(res *Assignment) {
+	if !a.ownTiles {
+		return // every layout has the rule's tiles already
+	}
 	a.sharing = true
 	defer func() { a.sharing = false }()
 	for round := 0; round < 8; round++ {

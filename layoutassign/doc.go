@@ -51,10 +51,12 @@
 //     followed by propagation.
 //  4. Writing. Every array gets its class's minor_to_major and the target's
 //     tiles (ChooseTiling, rules below), keeping any memory space S(n)
-//     stated in the text; fixed entry parameters keep their stated tiles.
-//     Recorded copies become "copy.layout.N" instructions, one per copied
-//     value and layout, placed before the first user (or appended as the new
-//     root). The entry_computation_layout header is rewritten to match.
+//     stated in the text; fixed entry parameters keep their stated tiles,
+//     and values aliasing their buffers (tuple elements, get-tuple-elements,
+//     callee parameters, call results) take the same tiles. Recorded copies
+//     become "copy.layout.N" instructions in device memory, one per copied
+//     value and layout, placed before the first user (or appended as the
+//     new root). The entry_computation_layout header is rewritten to match.
 //     Transposes and reshapes are classified as free (bitcasts under the
 //     chosen layouts, tiles included: the tiles must agree and merged rows
 //     must be whole tile rows) or costly.

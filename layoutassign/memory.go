@@ -672,7 +672,7 @@ func suggestions(m *hlo.Module, r *MemoryReport, t Target) []ArraySuggestion {
 	slices.SortStableFunc(cands, func(a, b cand) int { return cmp.Compare(b.waste, a.waste) })
 	var out []ArraySuggestion
 	for k, cd := range cands {
-		if len(out) == MaxSuggestions || k == 4*MaxSuggestions {
+		if len(out) == MaxSuggestions || k == 2*MaxSuggestions {
 			break
 		}
 		ac := r.Arrays[cd.in][cd.k]
