@@ -1,8 +1,73 @@
-// Package layoutassign chooses array layouts for a target: the TPU tiling
-// rules today, the layout propagation pass and the memory report later.
+// Package layoutassign decides every array's layout for a target (TPU tiled
+// layouts, or GPU/CPU major-to-minor ones) and reports, before anything
+// runs, what each array and the whole program really cost in memory.
 //
-// Tiling rules (ChooseTiling; each Rule names its source). With p = 32/bits
-// elements packed in a 32-bit word (p = 1 for 32-bit types):
+// It provides the "layout" pass (Pass, NewPass): Assign writes a layout
+// into every array shape of the module, then AnalyzeMemory computes the
+// memory report, printed like the TPU out-of-memory report (Result's
+// WriteText) or as JSON (ModuleReport, InstructionReport). DescribeShape
+// and WriteSVG answer "hlo-opt shape-info" for a single shape.
+//
+// # Layout assignment (Assign)
+//
+// Like XLA's layout assignment (xla/service/layout_assignment.cc), but in
+// one module-wide pass over array values, each value being one array leaf
+// of an instruction's result:
+//
+//  1. Fixed layouts. The entry computation's signature is fixed: the
+//     module's entry_computation_layout when it matches the entry, else the
+//     layouts stated on the entry parameters and the root. So are the
+//     results of custom-calls with operand_layout_constraints (and those
+//     operands), bitcasts and their operands (a bitcast's meaning depends on
+//     both layouts), infeed, outfeed, send and recv; with KeepLayouts
+//     (--keep-layouts) every stated layout. A fixed entry parameter keeps its
+//     whole layout (tiles, memory space); other fixed values keep their
+//     minor_to_major.
+//  2. Equality classes (union-find). Values that must share a layout are
+//     merged: an op that cannot change layout (elementwise ops, compare,
+//     select, convert, concatenate, slice, pad, dynamic-slice and
+//     -update-slice, reverse, sort, collectives, ...) with its operands of
+//     the same rank; tuple and get-tuple-element with the leaves they alias;
+//     a fusion's, call's or async computation's parameters with the
+//     operands and its root with the result; a while's init, body and
+//     condition parameters, body root and result; a conditional's branch
+//     parameters with their operands and every branch root with the result;
+//     the *-done half of an async pair with the start's output. When both
+//     sides of a merge are already fixed to different layouts the merge is
+//     refused and a copy is recorded on that operand (or on the callee's
+//     root).
+//  3. Propagation, both directions. Fixed classes are queued first; a
+//     layout crosses a transpose (the one that makes it a bitcast), a
+//     reshape (the layout under which the reshape is a bitcast: every group
+//     of merged or split dims contiguous and in order, size-1 dims most
+//     major), a reduce (operand to result, reduced dims dropped) and a
+//     broadcast (result to operand), each reaching only classes that have
+//     no layout yet. Then, instruction by instruction, the operand
+//     preferences of dot (batch dims major, lhs contracting dim minor, rhs
+//     [K,N] with N minor) and convolution (batch major, feature minor; the
+//     kernel's output feature minor) are offered and propagated. Finally
+//     every class still without a layout gets the default major-to-minor
+//     (a constant its literal's stated layout), in program order, each
+//     followed by propagation.
+//  4. Writing. Every array gets its class's minor_to_major and the target's
+//     tiles (ChooseTiling, rules below), keeping any memory space S(n)
+//     stated in the text; fixed entry parameters keep their stated tiles,
+//     and values aliasing their buffers (tuple elements, get-tuple-elements,
+//     callee parameters, call results) take the same tiles. Recorded copies
+//     become "copy.layout.N" instructions in device memory, one per copied
+//     value and layout, placed before the first user (or appended as the
+//     new root). The entry_computation_layout header is rewritten to match.
+//     Transposes and reshapes are classified as free (bitcasts under the
+//     chosen layouts, tiles included: the tiles must agree and merged rows
+//     must be whole tile rows) or costly.
+//
+// The result re-parses and is a fixed point: running Assign again changes
+// nothing (tested on every corpus module).
+//
+// # Tiling rules (ChooseTiling; each Rule names its source)
+//
+// With p = 32/bits elements packed in a 32-bit word (p = 1 for 32-bit
+// types):
 //
 //   - rank 0: T(128*p) (f32[] T(128), bf16[] T(256), pred[] T(512));
 //   - rank 1: T(rows*128), followed by (128)(p,1) for packed types, rows
@@ -20,7 +85,17 @@
 //     proposed packed form is (32,128)(32,1) with E(1);
 //   - GPU and CPU: no tiles; sub-byte types get E(bits).
 //
-// MemoryCost gives unpadded and padded bytes of a shape on a target, and
-// Suggest proposes a minor_to_major or a reshape that reduces the padding
-// of a badly padded array.
+// # Memory report (AnalyzeMemory)
+//
+// Every array value's padded and unpadded bytes, expansion and the rule
+// behind its tiles (RuleFromLayout when the stated tiles differ from the
+// rule's). The entry computation's peak comes from a liveness walk over its
+// schedule (the text order when the module is_scheduled, else a
+// deterministic topological order): parameters and outputs live throughout,
+// aliases (get-tuple-element, tuple, bitcast, while, async done) share
+// buffers, in-place ops (dynamic-update-slice, scatter, such fusions,
+// custom-call output_to_operand_aliasing) reuse a dying operand's buffer,
+// outputs in input_output_alias live in their parameter's buffer, and a
+// while, call or conditional adds its callee's own peak. Suggest proposes a
+// minor_to_major or a reshape that cuts the padding of the worst arrays.
 package layoutassign

@@ -2,6 +2,7 @@ package layoutassign
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 )
@@ -185,11 +186,18 @@ func ChooseTiling(shape hlo.Shape, target Target) (tiles []hlo.Tile, elementSize
 		return nil, 0, RuleUntiled
 	}
 	p := packing(bits)
-	pack := func(ts ...hlo.Tile) []hlo.Tile {
+	// pack returns the tiles (a) or (a,b), followed by (p,1) for packed
+	// types, in two allocations.
+	pack := func(first ...int64) []hlo.Tile {
+		buf := make([]int64, 0, len(first)+2)
+		out := make([]hlo.Tile, 0, 2)
+		buf = append(buf, first...)
+		out = append(out, buf[:len(first):len(first)])
 		if p > 1 {
-			ts = append(ts, hlo.Tile{p, 1})
+			buf = append(buf, p, 1)
+			out = append(out, buf[len(first):len(first)+2:len(first)+2])
 		}
-		return ts
+		return out
 	}
 	switch rank := shape.Rank(); rank {
 	case 0:
@@ -197,14 +205,14 @@ func ChooseTiling(shape hlo.Shape, target Target) (tiles []hlo.Tile, elementSize
 	case 1:
 		rows := tileRows(ceilDiv(shape.Dims[0], 128), p)
 		if p > 1 {
-			return pack(hlo.Tile{rows * 128}, hlo.Tile{128}), elementSizeBits, RuleTPURank1Packed
+			return []hlo.Tile{{rows * 128}, {128}, {p, 1}}, elementSizeBits, RuleTPURank1Packed
 		}
 		return []hlo.Tile{{rows * 128}}, elementSizeBits, RuleTPURank1
 	}
 	m2m := shape.MinorToMajor()
 	second := shape.Dims[m2m[1]]
 	rows := tileRows(second, p)
-	tiles = pack(hlo.Tile{rows, 128})
+	tiles = pack(rows, 128)
 	switch {
 	case shape.Type == hlo.PRED:
 		rule = RuleTPUPred
@@ -252,3 +260,22 @@ func WithTiling(shape hlo.Shape, target Target) hlo.Shape {
 }
 
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+// ParseTarget returns the target named "tpu", "gpu" or "cpu" (the
+// --target flag), with 1-byte PRED; "tpu-pred4" is the TPU with 4-byte
+// PRED of the tiled-layout document.
+func ParseTarget(name string) (Target, error) {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "tpu", "":
+		return TPU(), nil
+	case "tpu-pred4":
+		t := TPU()
+		t.PredBytes = 4
+		return t, nil
+	case "gpu":
+		return GPU(), nil
+	case "cpu":
+		return CPU(), nil
+	}
+	return Target{}, fmt.Errorf("unknown target %q (want tpu, tpu-pred4, gpu or cpu)", name)
+}

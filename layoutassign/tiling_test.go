@@ -128,7 +128,7 @@ func TestTargetString(t *testing.T) {
 
 // findCorpus returns ../shared/corpus relative to the directory holding
 // go.mod, or "" when absent.
-func findCorpus(t *testing.T) string {
+func findCorpus(t testing.TB) string {
 	dir, err := os.Getwd()
 	require.NoError(t, err)
 	for {

@@ -1,0 +1,54 @@
+package layoutassign
+
+import (
+	"os"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+// BenchmarkLayout runs Assign and AnalyzeMemory on the largest corpus
+// module (a fresh parse per iteration, outside the timer, followed by a GC
+// so that the parse's garbage is not charged to the pass);
+// BenchmarkLayoutParse parses the same module, for comparison: the pass
+// must take less time than parsing.
+func BenchmarkLayout(b *testing.B) {
+	path := largestCorpusModule(b)
+	src, err := os.ReadFile(path)
+	require.NoError(b, err)
+	m0, err := hlo.ParseFile(path, src)
+	require.NoError(b, err)
+	n := 0
+	for _, c := range m0.Computations {
+		n += len(c.Instructions)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		m, err := hlo.ParseFile(path, src)
+		require.NoError(b, err)
+		runtime.GC() // the parse's garbage is not the pass's cost
+		b.StartTimer()
+		_, err = Assign(m, Options{Target: TPU()})
+		require.NoError(b, err)
+		_, err = AnalyzeMemory(m, TPU())
+		require.NoError(b, err)
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "instructions/s")
+}
+
+func BenchmarkLayoutParse(b *testing.B) {
+	path := largestCorpusModule(b)
+	src, err := os.ReadFile(path)
+	require.NoError(b, err)
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		_, err := hlo.ParseFile(path, src)
+		require.NoError(b, err)
+	}
+}

@@ -1,0 +1,193 @@
+package layoutassign
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+// corpusModules parses every module of every corpus file (split at
+// "// -----"), skipping chunks that hold only comments.
+func corpusModules(t testing.TB) map[string]*hlo.Module {
+	dir := findCorpus(t)
+	if dir == "" {
+		t.Skip("corpus ../shared/corpus not found next to the repository")
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.hlo"))
+	require.NoError(t, err)
+	out := map[string]*hlo.Module{}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for k, ch := range hlo.SplitInputFile(src) {
+			if onlyComments(string(ch.Src)) {
+				continue
+			}
+			m, err := hlo.ParseChunk(f, ch)
+			require.NoError(t, err)
+			out[fmt.Sprintf("%s#%02d", filepath.Base(f), k)] = m
+		}
+	}
+	return out
+}
+
+func onlyComments(s string) bool {
+	for _, line := range strings.Split(s, "\n") {
+		line = strings.TrimSpace(line)
+		if line != "" && !strings.HasPrefix(line, "//") {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// stated records the layouts a module states for its entry signature and
+// custom-call operands, before the pass runs.
+type statedConstraints struct {
+	params  map[int]string // entry parameter number -> minor_to_major list per leaf
+	result  string
+	ccOpnds map[*hlo.Instruction][]hlo.Shape
+}
+
+func m2mList(s hlo.Shape) string {
+	var parts []string
+	for _, l := range s.Leaves() {
+		if l.Shape.IsArray() && l.Shape.Layout != nil {
+			parts = append(parts, l.Shape.Layout.String())
+		} else {
+			parts = append(parts, "-")
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func onlyM2M(s hlo.Shape) string {
+	var parts []string
+	for _, l := range s.Leaves() {
+		if l.Shape.IsArray() && l.Shape.Rank() == 0 {
+			parts = append(parts, "scalar")
+		} else if l.Shape.IsArray() && l.Shape.Layout != nil {
+			parts = append(parts, joinInts(l.Shape.Layout.MinorToMajor))
+		} else {
+			parts = append(parts, "-")
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func collectStated(t *testing.T, m *hlo.Module) statedConstraints {
+	sc := statedConstraints{params: map[int]string{}, ccOpnds: map[*hlo.Instruction][]hlo.Shape{}}
+	ecl, err := entrySignature(m)
+	require.NoError(t, err)
+	for n, p := range m.Entry.Params {
+		switch {
+		case ecl != nil && n < len(ecl.Params):
+			sc.params[n] = onlyM2M(ecl.Params[n])
+		case p != nil:
+			sc.params[n] = onlyM2M(p.Shape)
+		}
+	}
+	if ecl != nil {
+		sc.result = onlyM2M(ecl.Result)
+	} else {
+		sc.result = onlyM2M(m.Entry.Root.Shape)
+	}
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			if in.Opcode == "custom-call" {
+				shapes, err := operandLayoutConstraints(in)
+				require.NoError(t, err)
+				if shapes != nil {
+					sc.ccOpnds[in] = shapes
+				}
+			}
+		}
+	}
+	return sc
+}
+
+// TestCorpusLayouts runs the pass on every corpus module for every target:
+// every array gets a layout (tiled on TPU), the stated entry signature and
+// custom-call operand constraints hold, the printed module re-parses and
+// prints the same, and a second run changes nothing.
+func TestCorpusLayouts(t *testing.T) {
+	mods := corpusModules(t)
+	for _, target := range []Target{TPU(), GPU()} {
+		for _, name := range sortedKeys(mods) {
+			t.Run(target.Backend.String()+"/"+name, func(t *testing.T) {
+				m, err := hlo.ParseString(mods[name].String())
+				require.NoError(t, err)
+				sc := collectStated(t, m)
+				res, err := Assign(m, Options{Target: target})
+				require.NoError(t, err)
+				for _, c := range m.Computations {
+					for _, in := range c.Instructions {
+						for _, l := range in.Shape.Leaves() {
+							if !l.Shape.IsArray() {
+								continue
+							}
+							require.NotNil(t, l.Shape.Layout, "%s has no layout", in.Name)
+							assert.True(t, hlo.IsPermutation(l.Shape.Layout.MinorToMajor, l.Shape.Rank()), "%s: %s", in.Name, in.Shape)
+							if target.Backend == BackendTPU {
+								assert.NotEmpty(t, l.Shape.Layout.Tiles, "%s: %s untiled", in.Name, in.Shape)
+							}
+						}
+					}
+				}
+				for n, want := range sc.params {
+					assertStatedLeaves(t, want, m.Entry.Params[n].Shape, "entry parameter %d", n)
+				}
+				assertStatedLeaves(t, sc.result, m.Entry.Root.Shape, "entry result")
+				for _, c := range m.Computations {
+					for _, in := range c.Instructions {
+						for i, s := range sc.ccOpnds[in] {
+							assert.Equal(t, onlyM2M(s), onlyM2M(in.Operands[i].Shape), "%s operand %d", in.Name, i)
+						}
+					}
+				}
+				printed := m.String()
+				m2, err := hlo.ParseString(printed)
+				require.NoError(t, err)
+				assert.Equal(t, printed, m2.String())
+				res2, err := Assign(m2, Options{Target: target})
+				require.NoError(t, err)
+				assert.Equal(t, printed, m2.String(), "second run changed the module")
+				assert.False(t, res2.Changed)
+				assert.Empty(t, res2.Copies)
+				_ = res
+			})
+		}
+	}
+}
+
+// assertStatedLeaves checks each leaf layout of got against the stated
+// ones ("-" leaves were not stated).
+func assertStatedLeaves(t *testing.T, stated string, got hlo.Shape, msg string, args ...any) {
+	t.Helper()
+	g := strings.Split(onlyM2M(got), " ")
+	w := strings.Split(stated, " ")
+	what := fmt.Sprintf(msg, args...)
+	require.Len(t, g, len(w), what)
+	for k := range w {
+		if w[k] != "-" {
+			assert.Equal(t, w[k], g[k], "%s leaf %d", what, k)
+		}
+	}
+}

@@ -1,0 +1,113 @@
+package layoutassign
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+var update = flag.Bool("update", false, "update golden files")
+
+// goldenDir is testdata/layout at the repository root.
+const goldenDir = "../testdata/layout"
+
+// caseOptions reads the options a test module asks for in its leading
+// comment lines: "// target=gpu", "// keep-layouts".
+func caseOptions(src string) Options {
+	opts := Options{Target: TPU()}
+	for _, line := range strings.Split(src, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "//") {
+			break
+		}
+		for _, f := range strings.Fields(strings.TrimPrefix(line, "//")) {
+			switch {
+			case f == "keep-layouts":
+				opts.KeepLayouts = true
+			case strings.HasPrefix(f, "target="):
+				if t, err := ParseTarget(strings.TrimPrefix(f, "target=")); err == nil {
+					opts.Target = t
+				}
+			}
+		}
+	}
+	return opts
+}
+
+// checkGolden compares got with the golden file, or rewrites it with
+// -update.
+func checkGolden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "golden file missing; run go test ./layoutassign -update")
+	assert.Equal(t, string(want), got)
+}
+
+// summary lists what the assignment did, as comment lines after the module.
+func summary(res *Assignment) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "// target: %s, arrays: %d, fixed: %d\n", res.Target, res.Arrays, res.Fixed)
+	for _, c := range res.Copies {
+		user := c.User
+		if user == "" {
+			user = "ROOT of " + c.Computation
+		} else {
+			user = fmt.Sprintf("%s operand %d", user, c.Operand)
+		}
+		fmt.Fprintf(&b, "// copy %s: %s %s -> %s (for %s)\n", c.Name, c.Of, c.From, c.To, user)
+	}
+	list := func(label string, names []string) {
+		if len(names) > 0 {
+			fmt.Fprintf(&b, "// %s: %s\n", label, strings.Join(names, ", "))
+		}
+	}
+	list("free transposes", res.FreeTransposes)
+	list("costly transposes", res.CostlyTransposes)
+	list("free reshapes", res.FreeReshapes)
+	list("costly reshapes", res.CostlyReshapes)
+	return b.String()
+}
+
+// TestGolden runs the pass on every testdata/layout/*.hlo module and
+// compares the printed result and a summary (copies, free transposes and
+// reshapes) with NAME.module.golden (NAME.golden is the hlo-opt CLI
+// golden of the same input). It also checks that the output re-parses
+// and that a second run changes nothing.
+func TestGolden(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(goldenDir, "*.hlo"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".hlo")
+		t.Run(name, func(t *testing.T) {
+			src, err := os.ReadFile(f)
+			require.NoError(t, err)
+			m, err := hlo.ParseFile(f, src)
+			require.NoError(t, err)
+			opts := caseOptions(string(src))
+			res, err := Assign(m, opts)
+			require.NoError(t, err)
+			out := m.String()
+			checkGolden(t, strings.TrimSuffix(f, ".hlo")+".module.golden", out+"\n"+summary(res))
+
+			again, err := hlo.ParseString(out)
+			require.NoError(t, err)
+			res2, err := Assign(again, opts)
+			require.NoError(t, err)
+			assert.Equal(t, out, again.String(), "not idempotent")
+			assert.False(t, res2.Changed)
+		})
+	}
+}

@@ -1,0 +1,333 @@
+package layoutassign
+
+import (
+	"slices"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+// This file holds the layout arithmetic of the propagation: how a layout
+// crosses a transpose, a reshape, a reduce or a broadcast, which layouts a
+// dot or a convolution prefers for its operands, and when a transpose or
+// reshape is a bitcast (free) under a given pair of layouts.
+
+// physOrder is the major-to-minor list of dims of a minor_to_major order.
+func physOrder(m2m []int64) []int64 {
+	out := slices.Clone(m2m)
+	slices.Reverse(out)
+	return out
+}
+
+// transposeOutputLayout is the result layout that makes a transpose with
+// the given dimensions (result dim j = operand dim perm[j]) a bitcast of an
+// operand laid out as opM2M.
+func transposeOutputLayout(perm, opM2M []int64) ([]int64, bool) {
+	if !hlo.IsPermutation(perm, len(opM2M)) || !hlo.IsPermutation(opM2M, len(perm)) {
+		return nil, false
+	}
+	inv := make([]int64, len(perm))
+	for j, d := range perm {
+		inv[d] = int64(j)
+	}
+	out := make([]int64, len(opM2M))
+	for k, d := range opM2M {
+		out[k] = inv[d]
+	}
+	return out, true
+}
+
+// transposeOperandLayout is the operand layout that makes the transpose a
+// bitcast producing outM2M.
+func transposeOperandLayout(perm, outM2M []int64) ([]int64, bool) {
+	if !hlo.IsPermutation(perm, len(outM2M)) || !hlo.IsPermutation(outM2M, len(perm)) {
+		return nil, false
+	}
+	out := make([]int64, len(outM2M))
+	for k, j := range outM2M {
+		out[k] = perm[j]
+	}
+	return out, true
+}
+
+// reshapeGroups splits the non-degenerate dims of a reshape into the
+// smallest groups whose sizes multiply to the same product on both sides
+// (a reshape only splits and merges adjacent logical dims within a group).
+// It returns the group of every dim (-1 for size-1 dims) on each side.
+func reshapeGroups(from, to []int64) (gf, gt []int, ok bool) {
+	gf, gt = make([]int, len(from)), make([]int, len(to))
+	var fi, ti []int
+	for i, d := range from {
+		gf[i] = -1
+		if d == 0 || d == hlo.UnboundedDim {
+			return nil, nil, false
+		}
+		if d != 1 {
+			fi = append(fi, i)
+		}
+	}
+	for j, d := range to {
+		gt[j] = -1
+		if d == 0 || d == hlo.UnboundedDim {
+			return nil, nil, false
+		}
+		if d != 1 {
+			ti = append(ti, j)
+		}
+	}
+	i, j, g := 0, 0, 0
+	for i < len(fi) && j < len(ti) {
+		pf, pt := from[fi[i]], to[ti[j]]
+		gf[fi[i]], gt[ti[j]] = g, g
+		for pf != pt {
+			if pf < pt {
+				i++
+				if i == len(fi) {
+					return nil, nil, false
+				}
+				pf *= from[fi[i]]
+				gf[fi[i]] = g
+			} else {
+				j++
+				if j == len(ti) {
+					return nil, nil, false
+				}
+				pt *= to[ti[j]]
+				gt[ti[j]] = g
+			}
+		}
+		i, j, g = i+1, j+1, g+1
+	}
+	if i != len(fi) || j != len(ti) {
+		return nil, nil, false
+	}
+	return gf, gt, true
+}
+
+// reshapeLayout returns a layout for the reshape of an array with dims from
+// laid out as fromM2M into dims to under which the reshape is a bitcast of
+// the untiled data: each group of merged or split dims must be contiguous
+// and in logical order in the physical order of the source; the result
+// lists the groups in the same physical order and its size-1 dims most
+// major (so that tiles, which cover the minor dims, also match).
+func reshapeLayout(from, fromM2M, to []int64) ([]int64, bool) {
+	if !hlo.IsPermutation(fromM2M, len(from)) {
+		return nil, false
+	}
+	gf, gt, ok := reshapeGroups(from, to)
+	if !ok {
+		return nil, false
+	}
+	// Groups in the source's physical order, each contiguous and ascending.
+	var groups []int
+	last := -1
+	prevDim := int64(-1)
+	done := map[int]bool{}
+	for _, d := range physOrder(fromM2M) {
+		g := gf[d]
+		if g < 0 {
+			continue
+		}
+		if g != last {
+			if done[g] {
+				return nil, false
+			}
+			done[g] = true
+			groups = append(groups, g)
+			last, prevDim = g, -1
+		}
+		if d < prevDim {
+			return nil, false
+		}
+		prevDim = d
+	}
+	var phys []int64
+	for j, g := range gt {
+		if g < 0 {
+			phys = append(phys, int64(j))
+		}
+	}
+	for _, g := range groups {
+		for j, h := range gt {
+			if h == g {
+				phys = append(phys, int64(j))
+			}
+		}
+	}
+	return physOrder(phys), true
+}
+
+// reduceOutputLayout drops the reduced dims from the operand layout and
+// renumbers the kept ones.
+func reduceOutputLayout(opM2M, reduced []int64) []int64 {
+	out := make([]int64, 0, len(opM2M))
+	for _, d := range opM2M {
+		if slices.Contains(reduced, d) {
+			continue
+		}
+		n := d
+		for _, r := range reduced {
+			if r < d {
+				n--
+			}
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// broadcastOperandLayout orders the operand dims as their images (dims)
+// are ordered in the result layout.
+func broadcastOperandLayout(dims, outM2M []int64) ([]int64, bool) {
+	out := make([]int64, 0, len(dims))
+	for _, d := range outM2M {
+		if i := slices.Index(dims, d); i >= 0 {
+			out = append(out, int64(i))
+		}
+	}
+	return out, len(out) == len(dims)
+}
+
+// majorToMinor builds a minor_to_major from dim groups listed major first.
+func majorToMinor(groups ...[]int64) []int64 {
+	var phys []int64
+	for _, g := range groups {
+		phys = append(phys, g...)
+	}
+	return physOrder(phys)
+}
+
+// rest returns 0..rank-1 without the dims in any of the lists, ascending.
+func rest(rank int, lists ...[]int64) []int64 {
+	var out []int64
+	for d := range int64(rank) {
+		used := false
+		for _, l := range lists {
+			used = used || slices.Contains(l, d)
+		}
+		if !used {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// dotOperandLayouts are the layouts a dot prefers for its operands: batch
+// dims most major, then the lhs non-contracting and contracting dims (the
+// contracting dim minor, along the 128 lanes), and for the rhs the
+// contracting then the non-contracting dims ([K,N] row-major, N along the
+// lanes): the layout of an MXU/GEMM operand that needs no transpose.
+func dotOperandLayouts(lhsRank, rhsRank int, d *hlo.DotDims) (lhs, rhs []int64, ok bool) {
+	if d == nil {
+		return nil, nil, false
+	}
+	lhs = majorToMinor(d.LhsBatch, rest(lhsRank, d.LhsBatch, d.LhsContracting), d.LhsContracting)
+	rhs = majorToMinor(d.RhsBatch, d.RhsContracting, rest(rhsRank, d.RhsBatch, d.RhsContracting))
+	if !hlo.IsPermutation(lhs, lhsRank) || !hlo.IsPermutation(rhs, rhsRank) {
+		return nil, nil, false
+	}
+	return lhs, rhs, true
+}
+
+// convLayouts are the layouts a convolution prefers: batch most major and
+// feature minor for input and output (b01f), spatial dims then input and
+// output feature (01io) for the kernel, the feature dims along the lanes.
+func convLayouts(inRank, kRank, outRank int, c *hlo.ConvDims) (in, kernel, out []int64, ok bool) {
+	if c == nil {
+		return nil, nil, nil, false
+	}
+	in = majorToMinor([]int64{c.InputBatch}, c.InputSpatial, []int64{c.InputFeature})
+	kernel = majorToMinor(c.KernelSpatial, []int64{c.KernelInputFeature}, []int64{c.KernelOutputFeature})
+	out = majorToMinor([]int64{c.OutputBatch}, c.OutputSpatial, []int64{c.OutputFeature})
+	if !hlo.IsPermutation(in, inRank) || !hlo.IsPermutation(kernel, kRank) || !hlo.IsPermutation(out, outRank) {
+		return nil, nil, nil, false
+	}
+	return in, kernel, out, true
+}
+
+// nonDegenerate lists the dims of the physical order (major to minor)
+// whose size is not 1.
+func nonDegenerate(dims, m2m []int64) []int64 {
+	var out []int64
+	for _, d := range physOrder(m2m) {
+		if dims[d] != 1 {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// tiledTailMatches reports whether the tiled formats of a and b agree for
+// data that is the same sequence of elements untiled: same tiles and
+// element size, the physical dims inside the first tile's minor extent
+// equal, and its most major covered dim equal on both sides or a multiple
+// of the tile on both (whole tile rows then flatten the same way, so
+// merging [8,16] rows into 128 under (8,128) is still free).
+func tiledTailMatches(a, b hlo.Shape) bool {
+	ta, tb := tilesOf(a), tilesOf(b)
+	if len(ta) == 0 && len(tb) == 0 {
+		return true
+	}
+	if !slices.EqualFunc(ta, tb, func(x, y hlo.Tile) bool { return slices.Equal(x, y) }) {
+		return false
+	}
+	if a.Layout.ElementSizeBits != b.Layout.ElementSizeBits {
+		return false
+	}
+	t := ta[0]
+	k := len(t)
+	pa, pb := hlo.PhysicalDims(a), hlo.PhysicalDims(b)
+	for i := 1; i < k; i++ {
+		if dimFromEnd(pa, i) != dimFromEnd(pb, i) {
+			return false
+		}
+	}
+	da, db := dimFromEnd(pa, k), dimFromEnd(pb, k)
+	return da == db || t[0] > 0 && da%t[0] == 0 && db%t[0] == 0
+}
+
+func dimFromEnd(p []int64, i int) int64 {
+	if i > len(p) {
+		return 1
+	}
+	return p[len(p)-i]
+}
+
+func tilesOf(s hlo.Shape) []hlo.Tile {
+	if s.Layout == nil {
+		return nil
+	}
+	return s.Layout.Tiles
+}
+
+// IsBitcastTranspose reports whether a transpose with the given dimensions
+// from operand to result is free: the result layout lists the operand's
+// non-degenerate dims in the same physical order, and their tiled formats
+// agree.
+func IsBitcastTranspose(operand, result hlo.Shape, perm []int64) bool {
+	if !operand.IsArray() || !result.IsArray() || !hlo.IsPermutation(perm, operand.Rank()) ||
+		result.Rank() != operand.Rank() || operand.Type != result.Type {
+		return false
+	}
+	want := nonDegenerate(operand.Dims, operand.MinorToMajor())
+	for i, d := range want {
+		want[i] = int64(slices.Index(perm, d))
+	}
+	return slices.Equal(want, nonDegenerate(result.Dims, result.MinorToMajor())) && tiledTailMatches(operand, result)
+}
+
+// IsBitcastReshape reports whether a reshape from operand to result is
+// free: the untiled data is the same sequence of elements (every merged or
+// split group contiguous and in order on both sides, with the same group
+// order), and their tiled formats agree.
+func IsBitcastReshape(operand, result hlo.Shape) bool {
+	if !operand.IsArray() || !result.IsArray() || operand.Type != result.Type ||
+		operand.Dynamic != nil || result.Dynamic != nil {
+		return false
+	}
+	want, ok := reshapeLayout(operand.Dims, operand.MinorToMajor(), result.Dims)
+	if !ok {
+		return false
+	}
+	return slices.Equal(nonDegenerate(result.Dims, want), nonDegenerate(result.Dims, result.MinorToMajor())) &&
+		tiledTailMatches(operand, result)
+}

@@ -1,0 +1,82 @@
+package layoutassign
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+func TestReshapeLayout(t *testing.T) {
+	tests := []struct {
+		name          string
+		from, fromM2M []int64
+		to, want      []int64
+		ok            bool
+	}{
+		{"merge row-major", []int64{8, 16, 128}, []int64{2, 1, 0}, []int64{128, 128}, []int64{1, 0}, true},
+		{"split row-major", []int64{128, 128}, []int64{1, 0}, []int64{8, 16, 128}, []int64{2, 1, 0}, true},
+		// Dim 0 minor: the merged group [8,16] is not contiguous in order.
+		{"merge needs order", []int64{8, 16, 128}, []int64{0, 2, 1}, []int64{128, 128}, nil, false},
+		// Groups keep the source's physical order: [4,6] transposed.
+		{"groups permuted", []int64{4, 2, 3}, []int64{0, 2, 1}, []int64{4, 6}, []int64{0, 1}, true},
+		// Size-1 dims go most major.
+		{"degenerate", []int64{8, 128}, []int64{1, 0}, []int64{8, 1, 128}, []int64{2, 0, 1}, true},
+		{"count mismatch", []int64{8, 128}, []int64{1, 0}, []int64{7, 128}, nil, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := reshapeLayout(tc.from, tc.fromM2M, tc.to)
+			assert.Equal(t, tc.ok, ok)
+			if tc.ok {
+				assert.Equal(t, tc.want, got)
+				from := hlo.MakeShapeWithLayout(hlo.F32, tc.from, tc.fromM2M)
+				assert.True(t, IsBitcastReshape(from, hlo.MakeShapeWithLayout(hlo.F32, tc.to, got)))
+			}
+		})
+	}
+}
+
+func TestTransposeLayouts(t *testing.T) {
+	perm := []int64{2, 0, 1} // result dim j = operand dim perm[j]
+	out, ok := transposeOutputLayout(perm, []int64{2, 1, 0})
+	assert.True(t, ok)
+	assert.Equal(t, []int64{0, 2, 1}, out)
+	back, ok := transposeOperandLayout(perm, out)
+	assert.True(t, ok)
+	assert.Equal(t, []int64{2, 1, 0}, back)
+	op := WithTiling(hlo.MakeShapeWithLayout(hlo.F32, []int64{8, 16, 128}, []int64{2, 1, 0}), TPU())
+	free := WithTiling(hlo.MakeShapeWithLayout(hlo.F32, []int64{128, 8, 16}, out), TPU())
+	costly := WithTiling(hlo.MakeShapeWithLayout(hlo.F32, []int64{128, 8, 16}, []int64{2, 1, 0}), TPU())
+	assert.True(t, IsBitcastTranspose(op, free, perm))
+	assert.False(t, IsBitcastTranspose(op, costly, perm))
+	_, ok = transposeOutputLayout([]int64{0, 0}, []int64{1, 0})
+	assert.False(t, ok)
+}
+
+func TestTiledBitcastNeedsWholeTileRows(t *testing.T) {
+	// [8,16,128] -> [128,128] under (8,128): 16 rows are whole tiles, free.
+	a := WithTiling(hlo.MakeShape(hlo.F32, 8, 16, 128), TPU())
+	b := WithTiling(hlo.MakeShape(hlo.F32, 128, 128), TPU())
+	assert.True(t, IsBitcastReshape(a, b))
+	// [32,4,128] -> [128,128]: 4 rows use (4,128) tiles, not (8,128).
+	c := WithTiling(hlo.MakeShape(hlo.F32, 32, 4, 128), TPU())
+	assert.False(t, IsBitcastReshape(c, b))
+	// Untiled both: only the element order matters.
+	assert.True(t, IsBitcastReshape(hlo.MakeShape(hlo.F32, 32, 4, 128), hlo.MakeShape(hlo.F32, 128, 128)))
+}
+
+func TestReduceAndBroadcastLayouts(t *testing.T) {
+	assert.Equal(t, []int64{1, 0}, reduceOutputLayout([]int64{1, 2, 0}, []int64{2}))
+	assert.Equal(t, []int64{0, 1}, reduceOutputLayout([]int64{0, 2, 1}, []int64{2}))
+	assert.Equal(t, []int64{1, 0}, reduceOutputLayout([]int64{2, 0, 1}, []int64{0}))
+	got, ok := broadcastOperandLayout([]int64{0, 1}, []int64{0, 2, 1})
+	assert.True(t, ok)
+	assert.Equal(t, []int64{0, 1}, got)
+	lhs, rhs, ok := dotOperandLayouts(3, 3, &hlo.DotDims{LhsBatch: []int64{0}, RhsBatch: []int64{0},
+		LhsContracting: []int64{1}, RhsContracting: []int64{1}})
+	assert.True(t, ok)
+	assert.Equal(t, []int64{1, 2, 0}, lhs) // contracting dim 1 minor
+	assert.Equal(t, []int64{2, 1, 0}, rhs) // [K,N] with N minor
+}

@@ -1,0 +1,75 @@
+package layoutassign
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/passes"
+)
+
+// runPass runs the layout pass through a pipeline, as hlo-opt does.
+func runPass(t testing.TB, m *hlo.Module, opts Options) *passes.Results {
+	p := NewPass(opts)
+	pl, err := passes.NewPipeline([]*passes.Pass{p}, passes.Options{Jobs: 2})
+	require.NoError(t, err)
+	res, err := pl.Run(context.Background(), m)
+	require.NoError(t, err)
+	return res
+}
+
+// largestCorpusModule returns the path of the biggest corpus file.
+func largestCorpusModule(t testing.TB) string {
+	dir := findCorpus(t)
+	if dir == "" {
+		t.Skip("corpus ../shared/corpus not found next to the repository")
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.hlo"))
+	require.NoError(t, err)
+	var best string
+	var size int64
+	for _, f := range files {
+		st, err := os.Stat(f)
+		require.NoError(t, err)
+		if st.Size() > size {
+			best, size = f, st.Size()
+		}
+	}
+	return best
+}
+
+// TestMemoryReportGolden checks the text and JSON memory reports of the
+// golden modules that have a NAME.report.golden, and of the largest corpus
+// module (testdata/layout/corpus_largest.report.golden).
+func TestMemoryReportGolden(t *testing.T) {
+	cases := map[string]string{}
+	for _, n := range []string{"copy_conflict", "tiling_rules", "seed_formats", "while_loop", "memory_alias"} {
+		cases[filepath.Join(goldenDir, n+".hlo")] = filepath.Join(goldenDir, n+".report.golden")
+	}
+	if dir := findCorpus(t); dir != "" {
+		cases[largestCorpusModule(t)] = filepath.Join(goldenDir, "corpus_largest.report.golden")
+	}
+	for in, golden := range cases {
+		t.Run(filepath.Base(golden), func(t *testing.T) {
+			src, err := os.ReadFile(in)
+			require.NoError(t, err)
+			m, err := hlo.ParseFile(filepath.Base(in), src)
+			require.NoError(t, err)
+			res := runPass(t, m, caseOptions(string(src)))
+			var text, js bytes.Buffer
+			require.NoError(t, passes.WriteText(&text, res))
+			require.NoError(t, passes.WriteJSON(&js, res, passes.JSONOptions{Indent: " "}))
+			out := text.String()
+			if !strings.Contains(golden, "corpus_largest") {
+				out += "\n" + js.String()
+			}
+			checkGolden(t, golden, out)
+		})
+	}
+}

@@ -1,0 +1,98 @@
+package layoutassign
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+// entrySignature returns the module's entry_computation_layout, or nil
+// when there is none or it does not match the entry computation's
+// parameters and result (as in truncated dumps whose last computation is
+// not the real entry).
+func entrySignature(m *hlo.Module) (*hlo.ProgramShape, error) {
+	ps, err := m.EntryComputationLayout()
+	if err != nil {
+		return nil, fmt.Errorf("layout: entry_computation_layout: %w", err)
+	}
+	if ps == nil || m.Entry == nil || m.Entry.Root == nil || len(ps.Params) != len(m.Entry.Params) ||
+		!ps.Result.EqualIgnoringLayout(m.Entry.Root.Shape) {
+		return nil, nil
+	}
+	for i, p := range m.Entry.Params {
+		if p == nil || !ps.Params[i].EqualIgnoringLayout(p.Shape) {
+			return nil, nil
+		}
+	}
+	return ps, nil
+}
+
+// operandLayoutConstraints parses a custom-call's
+// operand_layout_constraints={f32[2,3]{1,0}, f32[3]{0}}; nil when absent.
+func operandLayoutConstraints(in *hlo.Instruction) ([]hlo.Shape, error) {
+	v, ok := in.Attr("operand_layout_constraints")
+	if !ok {
+		return nil, nil
+	}
+	v = strings.TrimSpace(v)
+	v = strings.TrimSuffix(strings.TrimPrefix(v, "{"), "}")
+	var out []hlo.Shape
+	for _, part := range splitTopLevel(v) {
+		if strings.TrimSpace(part) == "" {
+			continue
+		}
+		s, err := hlo.ParseShape(strings.TrimSpace(part))
+		if err != nil {
+			return nil, fmt.Errorf("%s: operand_layout_constraints: %w", in.Name, err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// splitTopLevel splits s at commas outside (), [] and {}.
+func splitTopLevel(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i, r := range s {
+		switch r {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, s[start:])
+}
+
+// rewriteSignature writes the entry computation's final parameter and
+// result shapes back into the entry_computation_layout header attribute
+// (called only when the module has one that matches its entry), so the
+// printed module is consistent.
+func rewriteSignature(m *hlo.Module) {
+	for i, at := range m.Attrs {
+		if at.Name != "entry_computation_layout" {
+			continue
+		}
+		var b strings.Builder
+		b.WriteString("{(")
+		for k, p := range m.Entry.Params {
+			if k > 0 {
+				b.WriteString(", ")
+			}
+			if p != nil {
+				b.WriteString(p.Shape.String())
+			}
+		}
+		b.WriteString(")->")
+		b.WriteString(m.Entry.Root.Shape.String())
+		b.WriteString("}")
+		m.Attrs[i].Value = b.String()
+	}
+}
