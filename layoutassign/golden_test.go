@@ -19,8 +19,9 @@ var update = flag.Bool("update", false, "update golden files")
 // goldenDir is testdata/layout at the repository root.
 const goldenDir = "../testdata/layout"
 
-// caseOptions reads the options a test module asks for in its leading
-// comment lines: "// target=gpu", "// keep-layouts".
+// caseOptions reads the options a test module asks for on its
+// "// hlo-opt: FLAGS" line, the directive the hlo-opt golden test also
+// reads: --target=NAME and --keep-layouts.
 func caseOptions(src string) Options {
 	opts := Options{Target: TPU()}
 	for _, line := range strings.Split(src, "\n") {
@@ -28,12 +29,16 @@ func caseOptions(src string) Options {
 		if !strings.HasPrefix(line, "//") {
 			break
 		}
-		for _, f := range strings.Fields(strings.TrimPrefix(line, "//")) {
+		flags, ok := strings.CutPrefix(line, "// hlo-opt:")
+		if !ok {
+			continue
+		}
+		for _, f := range strings.Fields(flags) {
 			switch {
-			case f == "keep-layouts":
+			case f == "--keep-layouts":
 				opts.KeepLayouts = true
-			case strings.HasPrefix(f, "target="):
-				if t, err := ParseTarget(strings.TrimPrefix(f, "target=")); err == nil {
+			case strings.HasPrefix(f, "--target="):
+				if t, err := ParseTarget(strings.TrimPrefix(f, "--target=")); err == nil {
 					opts.Target = t
 				}
 			}

@@ -15,7 +15,10 @@ import (
 // the text report and the JSON output with the sections "text" and "json"
 // of testdata/<pass>/NAME.golden (a txtar archive). testdata/examples
 // holds modules whose golden is the canonical printed module ("module"
-// section). Regenerate with: go test ./... -update, and review the diff.
+// section). An input may ask for extra flags on a leading comment line
+// "// hlo-opt: --target=gpu --keep-layouts". (The modules a transforming
+// pass prints are checked by that pass's package.) Regenerate with:
+// go test ./... -update, and review the diff.
 func TestGolden(t *testing.T) {
 	root := filepath.Join(repoRoot(t), "testdata")
 	dirs, err := os.ReadDir(root)
@@ -47,8 +50,9 @@ func TestGolden(t *testing.T) {
 					got.sections[section] = strings.ReplaceAll(out, root+string(filepath.Separator), "testdata/")
 				}
 				if isPass {
-					add("text", "--passes="+pass, in)
-					add("json", "--passes="+pass, "--format=json", in)
+					flags := inputFlags(t, in)
+					add("text", append(flags, "--passes="+pass, in)...)
+					add("json", append(flags, "--passes="+pass, "--format=json", in)...)
 				} else {
 					add("module", in)
 				}
@@ -69,4 +73,22 @@ func TestGolden(t *testing.T) {
 		}
 	}
 	assert.Positive(t, ran, "no golden inputs under testdata/")
+}
+
+// inputFlags returns the flags of an input's "// hlo-opt: FLAGS" line
+// among its leading comment lines.
+func inputFlags(t *testing.T, path string) []string {
+	src, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var flags []string
+	for _, line := range strings.Split(string(src), "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "//") {
+			break
+		}
+		if f, ok := strings.CutPrefix(line, "// hlo-opt:"); ok {
+			flags = append(flags, strings.Fields(f)...)
+		}
+	}
+	return flags
 }

@@ -40,6 +40,8 @@ type options struct {
 	progressTerm bool // set when stderr is a terminal
 	device       string
 	coalescing   string
+	target       string
+	keepLayouts  bool
 }
 
 func newFlagSet(env *Env, o *options) *flag.FlagSet {
@@ -63,6 +65,8 @@ func newFlagSet(env *Env, o *options) *flag.FlagSet {
 	fs.StringVar(&o.computation, "computation", "", "with --format=dot: draw this computation's instruction graph (fusions as clusters)")
 	fs.BoolVar(&o.progress, "progress", true, "show a progress line on stderr when it is a terminal")
 	fs.StringVar(&o.device, "device", "h100", "device model of the cost passes: h100, h200, a100, tpu-v5e, tpu-v5p or a JSON device `file`")
+	fs.StringVar(&o.target, "target", "tpu", "target of the layout pass: tpu, tpu-pred4 (4-byte PRED), gpu or cpu")
+	fs.BoolVar(&o.keepLayouts, "keep-layouts", false, "layout pass: treat every layout stated in the module as fixed")
 	fs.StringVar(&o.coalescing, "coalescing", "indexing", "coalescing analysis of the coalescing pass: indexing or heuristic (heuristic makes the cost pass use it too; it always does by default)")
 	fs.Usage = func() {
 		fmt.Fprintf(env.Stderr, "usage: hlo-opt [flags] FILE|-\n")
