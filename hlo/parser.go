@@ -551,6 +551,16 @@ func (p *chunkParser) parseStatement() bool {
 		}
 	}
 	p.skipSpace()
+	// XLA also reads a layout separated from its dims by spaces here
+	// ("f32[3,6] {0,1} bitcast(p)"): an opcode, never a body, follows.
+	if !infer && sh.IsArray() && sh.Layout == nil && p.peek() == '{' {
+		l, ok := p.parseLayout(len(sh.Dims))
+		if !ok {
+			return false
+		}
+		sh.Layout = l
+		p.skipSpace()
+	}
 	opPos := p.pos()
 	opName := p.scanIdent()
 	if infer && (opName == "" || p.peek() == '[') {

@@ -267,6 +267,20 @@ func TestLenientForms(t *testing.T) {
 	assert.Equal(t, Pos{Line: 5, Col: 3}, instr(t, m, "p").Pos)
 }
 
+func TestLayoutAfterSpace(t *testing.T) {
+	// XLA's indexing tests write "f32[51, 16] {0, 1} bitcast(p0)".
+	m := mustParse(t, `HloModule m
+ENTRY e {
+  p0 = f32[16, 17, 3] parameter(0)
+  ROOT b = f32[51, 16] {0, 1} bitcast(p0)
+}`)
+	b := instr(t, m, "b")
+	assert.Equal(t, []int64{0, 1}, b.Shape.MinorToMajor())
+	assert.Equal(t, Opcode("bitcast"), b.Opcode)
+	_, err := ParseString("HloModule m\nENTRY e {\n  ROOT b = f32[2] {0 negate(p)\n}")
+	assert.Error(t, err, "an unterminated layout is an error")
+}
+
 func TestShortForm(t *testing.T) {
 	m := mustParse(t, `HloModule m
 %add (a: f32[], b: f32[]) -> f32[] {

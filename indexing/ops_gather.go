@@ -98,8 +98,7 @@ func gatherOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 			res[i] = Add(res[i], RT(k))
 		}
 	}
-	operandMap, err := NewIndexingMap(dimVars(out), nil, rts, res)
-	if err != nil {
+	if _, err := NewIndexingMap(dimVars(out), nil, rts, res); err != nil {
 		return nil, instrError(in, "%v", err)
 	}
 	idxRes := make([]*Expr, len(idxDims))
@@ -113,6 +112,15 @@ func gatherOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 		idxRes[j] = outOfIdx(j)
 	}
 	indicesMap := MustNewIndexingMap(dimVars(out), VarsFromSizes(ranges), nil, idxRes)
+	// rt_k is element k of the index vector the output's batch index reads.
+	srcs := make([]rtSource, vecLen)
+	for k := range srcs {
+		srcs[k] = rtSource{src: in.Operands[1], access: make([]*Expr, len(idxRes))}
+		for j, e := range idxRes {
+			srcs[k].access[j] = e.Replace(nil, []*Expr{Const(int64(k))}, nil)
+		}
+	}
+	operandMap := foldRTVars(dimVars(out), rts, res, srcs)
 	return fromMaps(operandMap, indicesMap), nil
 }
 

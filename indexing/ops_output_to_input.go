@@ -338,8 +338,12 @@ func dynamicSliceOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, er
 		rts[i] = Variable{Bounds: Interval{0, src[i] - out[i]}}
 		res[i] = Add(Dim(i), RT(i))
 	}
+	srcs := make([]rtSource, len(out))
+	for i := range srcs {
+		srcs[i] = rtSource{src: in.Operands[1+i]}
+	}
 	h := newIndexing(len(in.Operands))
-	h.Add(0, MustNewIndexingMap(dimVars(out), nil, rts, res))
+	h.Add(0, foldRTVars(dimVars(out), rts, res, srcs))
 	for i := 1; i < len(in.Operands); i++ {
 		h.Add(i, emptyResultMap(out))
 	}
@@ -360,9 +364,24 @@ func dusOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 		rts[i] = Variable{Bounds: Interval{0, out[i] - upd[i]}}
 		res[i] = Sub(Dim(i), RT(i))
 	}
+	srcs := make([]rtSource, len(out))
+	for i := range srcs {
+		srcs[i] = rtSource{src: in.Operands[2+i]}
+	}
 	h := newIndexing(len(in.Operands))
 	h.Add(0, IdentityMap(out))
-	h.Add(1, MustNewIndexingMap(dimVars(out), nil, rts, res))
+	updMap := foldRTVars(dimVars(out), rts, res, srcs)
+	if len(updMap.rts) < len(rts) {
+		// A folded offset is exact: the update is read only in its window.
+		for i, r := range updMap.results {
+			usesRT := false
+			r.Walk(func(x *Expr) { usesRT = usesRT || x.kind == KindRuntime })
+			if !usesRT {
+				updMap.addConstraint(r, Interval{0, upd[i] - 1})
+			}
+		}
+	}
+	h.Add(1, updMap)
 	for i := 2; i < len(in.Operands); i++ {
 		h.Add(i, emptyResultMap(out))
 	}
