@@ -198,12 +198,24 @@ func (e *Estimate) Reasons() []string {
 		}
 	}
 	for _, oc := range e.Cost.Operands {
-		if oc.Utilization > 1.0001 {
-			r = append(r, fmt.Sprintf("operand %d read %.3gx (utilization %.4g)", oc.Operand, oc.Utilization, oc.Utilization))
+		if oc.Utilization <= 1.0001 || oc.BytesAccessed <= 0 {
+			continue
+		}
+		// Re-reads: the bytes beyond one read of the operand. Worth naming
+		// only when they are a real share of the kernel's traffic, not a
+		// reduce's scalar init value read once per output.
+		reread := float64(oc.BytesAccessed) * (1 - 1/oc.Utilization)
+		if e.Cost.BytesAccessed > 0 && reread >= rereadShare*float64(e.Cost.BytesAccessed) {
+			r = append(r, fmt.Sprintf("operand %d read %.3gx (utilization %.4g): %.0f%% of the kernel's bytes are re-reads",
+				oc.Operand, oc.Utilization, oc.Utilization, 100*reread/float64(e.Cost.BytesAccessed)))
 		}
 	}
 	return r
 }
+
+// rereadShare is the share of a kernel's bytes that repeated reads of one
+// operand must reach for Reasons to name them.
+const rereadShare = 0.1
 
 // isKernel reports whether an instruction launches work of its own; the
 // rest move no data (parameter, tuple, bitcast, ...) or are control flow

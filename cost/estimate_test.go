@@ -158,3 +158,28 @@ func TestEstimateCorpusRowReductionByHand(t *testing.T) {
 	assert.Equal(t, "memory", e.Bound)
 	assert.InDelta(t, 1.5176866, e.TimeUS, 1e-6)
 }
+
+// Reasons names repeated reads only when they are a real share of the
+// kernel's bytes: a reduce's scalar init value, read once per output, is
+// not worth a line; a broadcast row read by every element of a loop
+// fusion is.
+func TestEstimateReasonsNameOnlySignificantRereads(t *testing.T) {
+	e := &Estimate{Bound: "memory", Cost: &InstructionCost{
+		BytesAccessed: 4160,
+		Operands: []OperandCost{
+			{Operand: 0, Utilization: 1, BytesAccessed: 4096},
+			{Operand: 1, Utilization: 8, BytesAccessed: 32},
+		},
+	}}
+	assert.NotContains(t, strings.Join(e.Reasons(), "\n"), "read 8x")
+
+	e.Cost = &InstructionCost{
+		BytesAccessed: 12288,
+		Operands: []OperandCost{
+			{Operand: 0, Utilization: 1, BytesAccessed: 4096},
+			{Operand: 1, Utilization: 128, BytesAccessed: 4096},
+		},
+	}
+	// 4096 * (1 - 1/128) = 4064 re-read bytes of 12288: 33%.
+	assert.Contains(t, strings.Join(e.Reasons(), "\n"), "operand 1 read 128x (utilization 128): 33% of the kernel's bytes are re-reads")
+}
