@@ -366,7 +366,8 @@ type chunkParser struct {
 
 func newChunkParser(file, text string) *chunkParser {
 	cp := &chunkParser{names: make(map[string]*Instruction, 256)}
-	cp.shapeParser = shapeParser{scanner: newScanner(file, text, 0, 0, 1, 0), ar: &arena{}}
+	ar := &arena{}
+	cp.shapeParser = shapeParser{scanner: newScanner(file, text, 0, 0, 1, 0), ar: ar, keep: ar, cache: make(map[string]Shape, 64)}
 	return cp
 }
 

@@ -381,3 +381,30 @@ func TestEdgeRoundTrips(t *testing.T) {
 		}
 	}
 }
+
+// Shapes with the same text share their storage; one written differently
+// (blanks) or invalid is parsed on its own and reported as before.
+func TestShapeTextCache(t *testing.T) {
+	m := mustParse(t, `HloModule m
+ENTRY e {
+  a = f32[8,128]{1,0:T(8,128)} parameter(0)
+  b = f32[8,128]{1,0:T(8,128)} negate(f32[8,128]{1,0:T(8,128)} a)
+  c = f32[8, 128]{1,0:T(8,128)} negate(f32[8,128]{1,0:T(8,128)} b)
+  ROOT d = f32[128,8]{0,1:T(8,128)} transpose(c), dimensions={1,0}
+}
+`)
+	a, b, c, d := instr(t, m, "a"), instr(t, m, "b"), instr(t, m, "c"), instr(t, m, "d")
+	assert.Same(t, a.Shape.Layout, b.Shape.Layout, "same text, shared layout")
+	assert.NotSame(t, a.Shape.Layout, c.Shape.Layout, "blanks: parsed apart")
+	assert.Equal(t, a.Shape.String(), c.Shape.String())
+	assert.Equal(t, "f32[128,8]{0,1:T(8,128)}", d.Shape.String())
+	assert.Equal(t, []int64{1, 0}, a.Shape.Layout.MinorToMajor)
+
+	_, err := ParseFile("t.hlo", []byte(`ENTRY e {
+  a = f32[8,128]{1,0} parameter(0)
+  ROOT b = f32[8,128]{1,0,2} negate(a)
+}
+`))
+	require.Error(t, err)
+	assert.Equal(t, "t.hlo:3:22: expected 2 minor_to_major dimensions, found 3", err.Error())
+}
