@@ -16,6 +16,16 @@ type arena struct {
 	insts   []Instruction
 	ptrs    []*Instruction
 	attrs   []Attribute
+	typedAr []TypedAttrs
+}
+
+// typed returns a TypedAttrs set to NewTypedAttrs' value.
+func (a *arena) typed() *TypedAttrs {
+	if len(a.typedAr) == cap(a.typedAr) {
+		a.typedAr = make([]TypedAttrs, 0, 64)
+	}
+	a.typedAr = append(a.typedAr, noTypedAttrs)
+	return &a.typedAr[len(a.typedAr)-1]
 }
 
 const arenaBlock = 4096

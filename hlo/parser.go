@@ -597,7 +597,7 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 	in.Opcode = op
 	in.Parent = p.comp
 	in.ParameterNumber = -1
-	in.Typed = TypedAttrs{TupleIndex: -1, IotaDimension: -1, FeatureGroupCount: 1, BatchGroupCount: 1}
+	in.Typed = sharedNoTyped
 	switch op {
 	case OpParameter:
 		n, ok := p.scanInt("parameter number")
@@ -816,7 +816,7 @@ func (p *chunkParser) parseAttr(in *Instruction, base int) bool {
 			v = p.src[sub.off:p.off]
 		}
 		p.attrs = append(p.attrs, Attribute{Name: name, Value: v})
-		in.Typed.ReplicaGroups = meshReplicaGroups(v)
+		p.ownTyped(in).ReplicaGroups = meshReplicaGroups(v)
 		return true
 	}
 	if name == "literal" {
@@ -836,6 +836,7 @@ func (p *chunkParser) parseAttr(in *Instruction, base int) bool {
 	p.attrs = append(p.attrs, Attribute{Name: name, Value: v})
 	if kind == attrTyped {
 		sub.end = p.off
+		p.ownTyped(in)
 		decodeTyped(&sub, in, name)
 		if sub.err != nil {
 			p.err = sub.err
@@ -843,6 +844,15 @@ func (p *chunkParser) parseAttr(in *Instruction, base int) bool {
 		}
 	}
 	return true
+}
+
+// ownTyped gives in its own TypedAttrs (from the arena) in place of the
+// shared one, and returns it.
+func (p *chunkParser) ownTyped(in *Instruction) *TypedAttrs {
+	if in.Typed == sharedNoTyped {
+		in.Typed = p.ar.typed()
+	}
+	return in.Typed
 }
 
 // parseNameList parses "name" or "{name, name, ...}" and calls f for each.

@@ -408,3 +408,23 @@ ENTRY e {
 	require.Error(t, err)
 	assert.Equal(t, "t.hlo:3:22: expected 2 minor_to_major dimensions, found 3", err.Error())
 }
+
+// Instructions without typed attributes share one read-only default;
+// the others own theirs.
+func TestTypedAttrsShared(t *testing.T) {
+	m := mustParse(t, `ENTRY e {
+  a = f32[2,3] parameter(0)
+  b = f32[2,3] negate(a)
+  c = f32[3,2] transpose(b), dimensions={1,0}
+  ROOT d = f32[3,2] copy(c)
+}
+`)
+	a, b, c, d := instr(t, m, "a"), instr(t, m, "b"), instr(t, m, "c"), instr(t, m, "d")
+	assert.Same(t, a.Typed, b.Typed)
+	assert.Same(t, a.Typed, d.Typed)
+	assert.NotSame(t, a.Typed, c.Typed)
+	assert.Equal(t, NewTypedAttrs(), a.Typed)
+	assert.Equal(t, []int64{1, 0}, c.Typed.Dimensions)
+	assert.Equal(t, int64(-1), c.Typed.TupleIndex)
+	assert.Equal(t, int64(1), c.Typed.FeatureGroupCount)
+}
