@@ -117,6 +117,31 @@ type shapeParser struct {
 	keep  *arena
 }
 
+// tupleTextEnd returns the end of the tuple shape text starting at the
+// '(' at off, when it is on one line without strings or line comments
+// (blanks and /*index=N*/ are fine); otherwise -1.
+func tupleTextEnd(src string, off, end int) int {
+	depth := 0
+	for i := off; i < end; i++ {
+		switch src[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		case '\n', '\r', '"':
+			return -1
+		case '/':
+			if i+1 < end && src[i+1] == '/' {
+				return -1
+			}
+		}
+	}
+	return -1
+}
+
 // shapeTextEnd returns the end of the array shape text starting at off
 // ("bf16[8,128]{1,0:T(8,128)(2,1)}") when the text is compact enough to be
 // a cache key: no blanks, comments, strings or newlines inside. Otherwise
@@ -193,6 +218,23 @@ func (p *shapeParser) looksLikeShape() bool {
 func (p *shapeParser) parseShape() (Shape, bool) {
 	p.skipSpace()
 	if p.peek() == '(' {
+		if p.cache != nil {
+			if e := tupleTextEnd(p.src, p.off, p.end); e > 0 {
+				key := p.src[p.off:e]
+				if sh, ok := p.cache[key]; ok {
+					p.off = e
+					return sh, true
+				}
+				ar := p.ar
+				p.ar = p.keep
+				sh, ok := p.parseTupleShape()
+				p.ar = ar
+				if ok && p.off == e {
+					p.cache[key] = sh
+				}
+				return sh, ok
+			}
+		}
 		return p.parseTupleShape()
 	}
 	if p.cache != nil {

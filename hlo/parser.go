@@ -83,11 +83,18 @@ func parseText(file, text string, firstLine int) (*Module, error) {
 				lo, size = i+1, 0
 			}
 		}
+		// One parser (and arena) per worker, reused across its batches, so
+		// that partly filled arena blocks are few.
+		parsers := make(chan *chunkParser, jobs)
+		for range jobs {
+			parsers <- newChunkParser(file, text)
+		}
 		var g errgroup.Group
 		g.SetLimit(jobs)
 		for _, b := range batches {
 			g.Go(func() error {
-				cp := newChunkParser(file, text)
+				cp := <-parsers
+				defer func() { parsers <- cp }()
 				for i := b[0]; i < b[1]; i++ {
 					results[i] = cp.parseSpan(spans[i])
 				}
