@@ -428,3 +428,25 @@ func TestTypedAttrsShared(t *testing.T) {
 	assert.Equal(t, int64(-1), c.Typed.TupleIndex)
 	assert.Equal(t, int64(1), c.Typed.FeatureGroupCount)
 }
+
+type failAfter struct{ n int }
+
+func (w *failAfter) Write(b []byte) (int, error) {
+	if w.n == 0 {
+		return 0, assert.AnError
+	}
+	w.n--
+	return len(b), nil
+}
+
+// Print of a module large enough to be printed in parallel batches writes
+// the same bytes as String, and stops at the first write error.
+func TestPrintBatchesInOrder(t *testing.T) {
+	m, err := Parse(genModule(8 << 20))
+	require.NoError(t, err)
+	require.Greater(t, len(printBatches(m)), 4)
+	var b strings.Builder
+	require.NoError(t, m.Print(&b, PrintOptions{}))
+	assert.Equal(t, m.String(), b.String())
+	assert.ErrorIs(t, m.Print(&failAfter{n: 3}, PrintOptions{}), assert.AnError)
+}
