@@ -328,50 +328,78 @@ func (r *run) fanOut(ctx context.Context, p *Pass, flag *atomic.Bool) (Computati
 		failed = make([]atomic.Bool, n)
 	}
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(r.pl.opts.Jobs)
 	var finished atomic.Int64
 	total := len(comps)
-	for _, c := range comps {
+	one := func(c *hlo.Computation) error {
 		i := cg.Index(c)
-		if gctx.Err() != nil {
-			break
-		}
-		g.Go(func() error {
-			if done != nil {
-				defer close(done[i])
-				// Callees were started earlier (post-order), so waiting
-				// here cannot starve them of a job slot.
-				for _, callee := range cg.Reachable(c) {
-					j := cg.Index(callee)
-					if j == i || cg.IsFusionComputation(callee) {
-						continue
-					}
-					select {
-					case <-done[j]:
-					case <-gctx.Done():
-						return gctx.Err()
-					}
-					if failed[j].Load() {
-						failed[i].Store(true)
-						return nil // the callee's errors are reported
-					}
+		if done != nil {
+			defer close(done[i])
+			// Callees were taken earlier (post-order) by running
+			// workers, so waiting here cannot starve them.
+			for _, callee := range cg.Reachable(c) {
+				j := cg.Index(callee)
+				if j == i || cg.IsFusionComputation(callee) {
+					continue
+				}
+				select {
+				case <-done[j]:
+				case <-gctx.Done():
+					return gctx.Err()
+				}
+				if failed[j].Load() {
+					failed[i].Store(true)
+					return nil // the callee's errors are reported
 				}
 			}
+		}
+		if err := gctx.Err(); err != nil {
+			return err
+		}
+		u := r.newUnit(gctx, p, c, parts, flag)
+		v, err := r.call(p, u)
+		parts[i] = v
+		diags[i] = append(u.diags, asErrors(r.mod, c, err)...)
+		if len(diags[i]) > 0 && failed != nil {
+			failed[i].Store(true)
+		}
+		if r.pl.opts.Progress != nil {
+			r.pl.opts.Progress(p.Name, int(finished.Add(1)), total)
+		}
+		return nil
+	}
+	// A fixed set of workers takes the computations in order (one
+	// goroutine per computation would pay for a goroutine and its stack
+	// growth each time); with one job the caller does the work. In
+	// callees-first order a worker waits only for computations already
+	// taken by running workers, so the wait always ends.
+	workers := min(r.pl.opts.Jobs, len(comps))
+	if workers <= 1 {
+		for _, c := range comps {
 			if err := gctx.Err(); err != nil {
-				return err
+				return nil, nil, err
 			}
-			u := r.newUnit(gctx, p, c, parts, flag)
-			v, err := r.call(p, u)
-			parts[i] = v
-			diags[i] = append(u.diags, asErrors(r.mod, c, err)...)
-			if len(diags[i]) > 0 && failed != nil {
-				failed[i].Store(true)
+			if err := one(c); err != nil {
+				return nil, nil, err
 			}
-			if r.pl.opts.Progress != nil {
-				r.pl.opts.Progress(p.Name, int(finished.Add(1)), total)
-			}
-			return nil
-		})
+		}
+	} else {
+		var next atomic.Int64
+		for range workers {
+			g.Go(func() error {
+				for {
+					k := int(next.Add(1)) - 1
+					if k >= len(comps) {
+						return nil
+					}
+					if err := gctx.Err(); err != nil {
+						return err
+					}
+					if err := one(comps[k]); err != nil {
+						return err
+					}
+				}
+			})
+		}
 	}
 	if err := g.Wait(); err != nil {
 		return nil, nil, err
