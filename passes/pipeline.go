@@ -118,12 +118,15 @@ func ResultOf[T any](r *Results, p *Pass) (T, bool) {
 }
 
 type run struct {
-	pl      *Pipeline
-	mod     *hlo.Module
-	cg      *graph.CallGraph
-	valid   map[*Pass]any // cache of results for the current IR
-	res     *Results
-	seq     int
+	pl    *Pipeline
+	mod   *hlo.Module
+	cg    *graph.CallGraph
+	valid map[*Pass]any // cache of results for the current IR
+	res   *Results
+	seq   int
+	// order caches the fan-out orders of cg: [0] callees first, [1]
+	// largest first.
+	order   [2][]*hlo.Computation
 	current *Pass         // the pass reqs belongs to
 	reqs    map[*Pass]any // results of current's Requires
 }
@@ -171,6 +174,7 @@ func (r *run) ensure(ctx context.Context, p *Pass, requested bool) error {
 	if changed {
 		clear(r.valid)
 		r.cg = nil
+		r.order = [2][]*hlo.Computation{}
 	}
 	r.valid[p] = v
 	r.res.values[p] = v
@@ -304,16 +308,9 @@ func (r *run) call(p *Pass, u *Unit) (v any, err error) {
 // the number of jobs; errors come back in module order.
 func (r *run) fanOut(ctx context.Context, p *Pass, flag *atomic.Bool) (ComputationResults, ErrorList, error) {
 	cg := r.callGraph()
-	comps, err := cg.NonFusionPostOrder()
+	comps, err := r.fanOutOrder(p.CalleesFirst)
 	if err != nil {
 		return nil, nil, err
-	}
-	if !p.CalleesFirst {
-		// Independent computations start largest first (longest processing
-		// time first), so that a big entry computation does not start last
-		// and leave the other workers idle. Slots keep the output in module
-		// order whatever the start order.
-		comps = largestFirst(cg, comps)
 	}
 	n := len(r.mod.Computations)
 	parts := make(ComputationResults, n)
@@ -412,6 +409,32 @@ func (r *run) fanOut(ctx context.Context, p *Pass, flag *atomic.Bool) (Computati
 		errs = append(errs, d...)
 	}
 	return parts, errs, nil
+}
+
+// fanOutOrder returns the non-fusion computations in the order their units
+// start, computed once per call graph. Callees-first passes take them in
+// post-order. Independent computations start largest first (longest
+// processing time first), so that a big entry computation does not start
+// last and leave the other workers idle. Slots keep the output in module
+// order whatever the start order.
+func (r *run) fanOutOrder(calleesFirst bool) ([]*hlo.Computation, error) {
+	k := 1
+	if calleesFirst {
+		k = 0
+	}
+	if r.order[k] != nil {
+		return r.order[k], nil
+	}
+	cg := r.callGraph()
+	comps, err := cg.NonFusionPostOrder()
+	if err != nil {
+		return nil, err
+	}
+	if !calleesFirst {
+		comps = largestFirst(cg, comps)
+	}
+	r.order[k] = comps
+	return comps, nil
 }
 
 // asErrors converts an error returned by a run function into Errors.
