@@ -115,6 +115,11 @@ type shapeParser struct {
 	// shapes come from (p.ar may be a scratch arena that is reset).
 	cache map[string]Shape
 	keep  *arena
+	// operandShape is set while an operand's shape is parsed: it is only
+	// checked, so a cached tuple may be returned. The tuple shapes kept by
+	// instructions are not shared, since layout assignment sets the
+	// layouts of tuple elements in place.
+	operandShape bool
 }
 
 // tupleTextEnd returns the end of the tuple shape text starting at the
@@ -218,7 +223,7 @@ func (p *shapeParser) looksLikeShape() bool {
 func (p *shapeParser) parseShape() (Shape, bool) {
 	p.skipSpace()
 	if p.peek() == '(' {
-		if p.cache != nil {
+		if p.cache != nil && p.operandShape {
 			if e := tupleTextEnd(p.src, p.off, p.end); e > 0 {
 				key := p.src[p.off:e]
 				if sh, ok := p.cache[key]; ok {

@@ -711,8 +711,10 @@ func (p *chunkParser) parseOperands(in *Instruction) bool {
 			if hasShape {
 				keep := p.ar
 				p.ar = &p.opndAr
+				p.operandShape = true
 				var ok bool
 				sh, ok = p.parseShape()
+				p.operandShape = false
 				p.ar = keep
 				if !ok {
 					return false

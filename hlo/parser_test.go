@@ -400,6 +400,20 @@ ENTRY e {
 	assert.Equal(t, "f32[128,8]{0,1:T(8,128)}", d.Shape.String())
 	assert.Equal(t, []int64{1, 0}, a.Shape.Layout.MinorToMajor)
 
+	// Tuple shapes of instructions are their own: setting an element's
+	// layout in place changes one instruction only.
+	m = mustParse(t, `ENTRY e {
+  p = (f32[2]{0}, f32[3]{0}) parameter(0)
+  q = (f32[2]{0}, f32[3]{0}) copy(p)
+  ROOT r = (f32[2]{0}, f32[3]{0}) copy(q)
+}
+`)
+	p, q := instr(t, m, "p"), instr(t, m, "q")
+	q.Shape.Tuple[0] = MakeShapeWithLayout(F32, []int64{2}, []int64{0})
+	q.Shape.Tuple[0].Layout.MemorySpace = 1
+	assert.Equal(t, "(f32[2]{0}, f32[3]{0})", p.Shape.String())
+	assert.Equal(t, "(f32[2]{0:S(1)}, f32[3]{0})", q.Shape.String())
+
 	_, err := ParseFile("t.hlo", []byte(`ENTRY e {
   a = f32[8,128]{1,0} parameter(0)
   ROOT b = f32[8,128]{1,0,2} negate(a)
