@@ -2,7 +2,8 @@
 GO ?= go
 PKGS := ./...
 FUZZTIME ?= 60s
-BENCHTIME ?= 1x
+BENCHTIME ?= 1s
+BENCHCOUNT ?= 1
 
 .PHONY: all build test vet fmt-check bench fuzz golden clean
 
@@ -21,9 +22,14 @@ fmt-check:
 test: vet fmt-check
 	$(GO) test -race -count=1 $(PKGS)
 
-# bench: Go benchmarks with allocation counts on the corpus and generated modules.
+# bench: Go benchmarks with allocation counts on the corpus and generated
+# modules; each reports MB/s and/or instructions/s (hlo also peak-x and
+# live-x, the heap of a parse as a multiple of the text). The load average
+# is printed first: on 2 cores, other work skews the parallel figures; use
+# BENCHCOUNT=5 and compare medians.
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)
+	@uptime
+	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) -count=$(BENCHCOUNT) $(PKGS)
 
 # fuzz: run each fuzz target for FUZZTIME; crashers are kept under testdata/fuzz.
 fuzz:

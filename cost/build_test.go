@@ -54,11 +54,7 @@ func newComp(t testing.TB, name string) *builder {
 
 func (b *builder) add(name string, opcode string, sh hlo.Shape, ops ...*hlo.Instruction) *hlo.Instruction {
 	in := &hlo.Instruction{Name: name, Opcode: hlo.Opcode(opcode), Shape: sh, Operands: ops,
-		ParameterNumber: -1, Parent: b.c, Index: len(b.c.Instructions)}
-	in.Typed.TupleIndex = -1
-	in.Typed.IotaDimension = -1
-	in.Typed.FeatureGroupCount = 1
-	in.Typed.BatchGroupCount = 1
+		ParameterNumber: -1, Parent: b.c, Index: len(b.c.Instructions), Typed: hlo.NewTypedAttrs()}
 	b.c.Instructions = append(b.c.Instructions, in)
 	b.c.Root = in
 	return in

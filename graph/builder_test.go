@@ -31,7 +31,7 @@ func (b *builder) entry(name string) *hlo.Computation {
 
 func (b *builder) add(name string, op hlo.Opcode, sh hlo.Shape, operands ...*hlo.Instruction) *hlo.Instruction {
 	in := &hlo.Instruction{Name: name, Opcode: op, Shape: sh, Operands: operands, Parent: b.cur,
-		Index: len(b.cur.Instructions), ParameterNumber: -1}
+		Index: len(b.cur.Instructions), ParameterNumber: -1, Typed: hlo.NewTypedAttrs()}
 	b.cur.Instructions = append(b.cur.Instructions, in)
 	b.cur.Root = in
 	return in

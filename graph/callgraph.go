@@ -59,6 +59,18 @@ var callAttrs = []string{
 	"true_computation", "false_computation", "called_computations",
 }
 
+// hasCallAttr reports whether in has one of callAttrs.
+func hasCallAttr(in *hlo.Instruction) bool {
+	for _, a := range in.Attrs {
+		switch a.Name {
+		case "calls", "to_apply", "condition", "body", "branch_computations",
+			"true_computation", "false_computation", "called_computations":
+			return true
+		}
+	}
+	return false
+}
+
 func callKind(op hlo.Opcode, attr string) CallKind {
 	switch attr {
 	case "calls":
@@ -194,7 +206,7 @@ func NewCallGraph(m *hlo.Module) *CallGraph {
 	}
 	for i, c := range m.Computations {
 		for _, in := range c.Instructions {
-			if in == nil {
+			if in == nil || len(in.Called) == 0 && !hasCallAttr(in) {
 				continue
 			}
 			seen := make([]bool, len(in.Called))

@@ -117,7 +117,7 @@ func TestTopoOrderLevelsReachability(t *testing.T) {
 	b.entry("main")
 	// Program order deliberately puts a user before its operand.
 	p := b.param("p", 0, f32v)
-	late := &hlo.Instruction{Name: "late", Opcode: "negate", Shape: f32v, ParameterNumber: -1}
+	late := &hlo.Instruction{Name: "late", Opcode: "negate", Shape: f32v, ParameterNumber: -1, Typed: hlo.NewTypedAttrs()}
 	use := b.add("use", "exponential", f32v, late)
 	late.Operands = []*hlo.Instruction{p}
 	late.Parent, late.Index = b.cur, len(b.cur.Instructions)

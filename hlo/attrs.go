@@ -69,7 +69,9 @@ type ScatterDims struct {
 }
 
 // TypedAttrs holds the parsed form of the attributes analyses read. A field
-// is nil/zero when the instruction has no such attribute.
+// is nil/zero when the instruction has no such attribute; TupleIndex and
+// IotaDimension are then -1, FeatureGroupCount and BatchGroupCount 1
+// (NewTypedAttrs returns that value).
 type TypedAttrs struct {
 	Dimensions        []int64     // dimensions={...} (broadcast, transpose, reduce, reverse, concatenate, ...)
 	Slice             []SliceDim  // slice={...}
@@ -88,3 +90,18 @@ type TypedAttrs struct {
 	FeatureGroupCount int64     // 1 when absent
 	BatchGroupCount   int64     // 1 when absent
 }
+
+// NewTypedAttrs returns the typed attributes of an instruction that has
+// none of them: nil and zero fields, -1 for TupleIndex and IotaDimension, 1
+// for FeatureGroupCount and BatchGroupCount.
+func NewTypedAttrs() *TypedAttrs {
+	t := noTypedAttrs
+	return &t
+}
+
+// noTypedAttrs is the shared, read-only Typed of parsed instructions that
+// have no typed attribute.
+var noTypedAttrs = TypedAttrs{TupleIndex: -1, IotaDimension: -1, FeatureGroupCount: 1, BatchGroupCount: 1}
+
+// sharedNoTyped is what parsed instructions without typed attributes point to.
+var sharedNoTyped = NewTypedAttrs()

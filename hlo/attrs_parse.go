@@ -71,7 +71,7 @@ var attrKinds = func() map[string]attrKind {
 // decodeTyped fills in.Typed from the verbatim value of attribute name; s
 // scans exactly the value.
 func decodeTyped(s *scanner, in *Instruction, name string) {
-	t := &in.Typed
+	t := in.Typed
 	switch name {
 	case "dimensions":
 		t.Dimensions = s.intList()
@@ -130,7 +130,7 @@ func decodeTyped(s *scanner, in *Instruction, name string) {
 }
 
 func decodeGatherScatter(s *scanner, in *Instruction, name string) {
-	t := &in.Typed
+	t := in.Typed
 	switch in.Opcode {
 	case OpGather:
 		if t.Gather == nil {

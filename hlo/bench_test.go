@@ -6,9 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // genModule writes a module of about size bytes in the style of a TPU
@@ -57,9 +60,13 @@ var (
 	genSrc  []byte
 )
 
+// benchNames are the inputs of the parse and print benchmarks: a corpus
+// module and a generated module of about 100 MB.
+var benchNames = []string{"mobilenet_v2", "generated_100MB"}
+
 func benchInputs(b *testing.B) map[string][]byte {
-	genOnce.Do(func() { genSrc = genModule(32 << 20) })
-	in := map[string][]byte{"generated": genSrc}
+	genOnce.Do(func() { genSrc = genModule(100 << 20) })
+	in := map[string][]byte{"generated_100MB": genSrc}
 	if dir := corpusDir(b); dir != "" {
 		if src, err := os.ReadFile(filepath.Join(dir, "xla-data__mobilenet_v2.hlo")); err == nil {
 			in["mobilenet_v2"] = src
@@ -68,28 +75,83 @@ func benchInputs(b *testing.B) map[string][]byte {
 	return in
 }
 
-// reportMemory reports the heap a parsed module keeps, as a multiple of
-// the text size (the text itself included: names and values point into it).
+// reportMemory reports, as multiples of the text size, the heap a parse
+// adds on top of the input bytes (which the caller holds anyway):
+//
+//   - peak-x: the highest heap in use while parsing, sampled every 20µs
+//     from runtime/metrics /memory/classes/heap/objects:bytes (live objects
+//     plus dead ones not yet swept), less the heap in use before the parse;
+//   - live-x: the heap the parsed module keeps after a full GC (the copy of
+//     the text included: names and values point into it).
 func reportMemory(b *testing.B, src []byte) {
 	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() uint64 {
+		metrics.Read(sample)
+		return sample[0].Value.Uint64()
+	}
+	base := read()
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(20 * time.Microsecond)
+		defer t.Stop()
+		for {
+			if v := read(); v > peak.Load() {
+				peak.Store(v)
+			}
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
 	m, err := Parse(src)
+	if v := read(); v > peak.Load() {
+		peak.Store(v)
+	}
+	close(stop)
+	<-done
 	if err != nil {
 		b.Fatal(err)
 	}
 	runtime.GC()
-	runtime.ReadMemStats(&after)
-	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(len(src)), "live-x")
+	live := read()
+	b.ReportMetric(float64(peak.Load()-base)/float64(len(src)), "peak-x")
+	b.ReportMetric(float64(live-base)/float64(len(src)), "live-x")
 	runtime.KeepAlive(m)
 }
 
+// instCount is the number of instructions of the module in src.
+func instCount(b *testing.B, src []byte) int {
+	m, err := Parse(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	for _, c := range m.Computations {
+		n += len(c.Instructions)
+	}
+	return n
+}
+
+// reportInsts reports instructions per second over the benchmark's loop.
+func reportInsts(b *testing.B, n int) {
+	if s := b.Elapsed().Seconds(); s > 0 {
+		b.ReportMetric(float64(n)*float64(b.N)/s, "insts/s")
+	}
+}
+
 func BenchmarkParse(b *testing.B) {
-	for _, name := range []string{"mobilenet_v2", "generated"} {
+	for _, name := range benchNames {
 		src, ok := benchInputs(b)[name]
 		if !ok {
 			continue
 		}
+		n := instCount(b, src)
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			b.ReportAllocs()
@@ -99,13 +161,14 @@ func BenchmarkParse(b *testing.B) {
 				}
 			}
 			b.StopTimer()
+			reportInsts(b, n)
 			reportMemory(b, src)
 		})
 	}
 }
 
 func BenchmarkPrint(b *testing.B) {
-	for _, name := range []string{"mobilenet_v2", "generated"} {
+	for _, name := range benchNames {
 		src, ok := benchInputs(b)[name]
 		if !ok {
 			continue
@@ -113,6 +176,10 @@ func BenchmarkPrint(b *testing.B) {
 		m, err := Parse(src)
 		if err != nil {
 			b.Fatal(err)
+		}
+		n := 0
+		for _, c := range m.Computations {
+			n += len(c.Instructions)
 		}
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
@@ -122,6 +189,8 @@ func BenchmarkPrint(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			b.StopTimer()
+			reportInsts(b, n)
 		})
 	}
 }
@@ -129,11 +198,12 @@ func BenchmarkPrint(b *testing.B) {
 // BenchmarkParsePrint is parse then print, the work of a round trip; its
 // MB/s is the figure the parser is held to.
 func BenchmarkParsePrint(b *testing.B) {
-	for _, name := range []string{"mobilenet_v2", "generated"} {
+	for _, name := range benchNames {
 		src, ok := benchInputs(b)[name]
 		if !ok {
 			continue
 		}
+		n := instCount(b, src)
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			b.ReportAllocs()
@@ -146,6 +216,8 @@ func BenchmarkParsePrint(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			b.StopTimer()
+			reportInsts(b, n)
 		})
 	}
 }

@@ -10,6 +10,9 @@
 // Parsing (ParseFile, Parse, ParseShape, ParseLayout) is a byte-level
 // scanner over one copy of the text: names and verbatim values are
 // substrings of it, and shapes, layouts and instructions come from arenas.
+// Array shapes written with the same text share their Dims, Dynamic and
+// Layout: treat the shapes of a parsed module as read-only and Clone one
+// before changing it in place (assigning a new Shape or Layout is fine).
 // The text after the header is first cut into computations by a fast
 // prescan; large texts have their computations parsed concurrently, then
 // called computations are resolved by name. Errors are an ErrorList of

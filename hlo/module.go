@@ -111,8 +111,12 @@ type Instruction struct {
 	Parent *Computation
 	// Index is the instruction's position in Parent.Instructions.
 	Index int
-	// Typed is the parsed form of the attributes analyses read.
-	Typed TypedAttrs
+	// Typed is the parsed form of the attributes analyses read; never nil.
+	// The parser points every instruction without such attributes at one
+	// shared value, so Typed is read-only: to change an attribute, assign a
+	// new value (in.Typed = NewTypedAttrs(), then set its fields). An
+	// instruction built by hand must set Typed (NewTypedAttrs).
+	Typed *TypedAttrs
 	// Pos is where the instruction's name appears in the source.
 	Pos Pos
 }

@@ -16,6 +16,16 @@ type arena struct {
 	insts   []Instruction
 	ptrs    []*Instruction
 	attrs   []Attribute
+	typedAr []TypedAttrs
+}
+
+// typed returns a TypedAttrs set to NewTypedAttrs' value.
+func (a *arena) typed() *TypedAttrs {
+	if len(a.typedAr) == cap(a.typedAr) {
+		a.typedAr = make([]TypedAttrs, 0, 64)
+	}
+	a.typedAr = append(a.typedAr, noTypedAttrs)
+	return &a.typedAr[len(a.typedAr)-1]
 }
 
 const arenaBlock = 4096
@@ -99,6 +109,87 @@ type shapeParser struct {
 	scratch []int64
 	tileBuf []Tile
 	depth   int
+	// cache maps the text of array shapes already parsed to their shape,
+	// whose Dims, Dynamic and Layout are then shared by every instruction
+	// written with the same text; nil disables it. keep is the arena cached
+	// shapes come from (p.ar may be a scratch arena that is reset).
+	cache map[string]Shape
+	keep  *arena
+	// operandShape is set while an operand's shape is parsed: it is only
+	// checked, so a cached tuple may be returned. The tuple shapes kept by
+	// instructions are not shared, since layout assignment sets the
+	// layouts of tuple elements in place.
+	operandShape bool
+}
+
+// tupleTextEnd returns the end of the tuple shape text starting at the
+// '(' at off, when it is on one line without strings or line comments
+// (blanks and /*index=N*/ are fine); otherwise -1.
+func tupleTextEnd(src string, off, end int) int {
+	depth := 0
+	for i := off; i < end; i++ {
+		switch src[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		case '\n', '\r', '"':
+			return -1
+		case '/':
+			if i+1 < end && src[i+1] == '/' {
+				return -1
+			}
+		}
+	}
+	return -1
+}
+
+// shapeTextEnd returns the end of the array shape text starting at off
+// ("bf16[8,128]{1,0:T(8,128)(2,1)}") when the text is compact enough to be
+// a cache key: no blanks, comments, strings or newlines inside. Otherwise
+// it returns -1 and the shape is parsed without the cache.
+func shapeTextEnd(src string, off, end int) int {
+	i := off
+	for i < end && (isLetter(src[i]) || isDigit(src[i])) {
+		i++
+	}
+	if i == off || i >= end || src[i] != '[' {
+		return -1
+	}
+	for i++; ; i++ {
+		if i >= end {
+			return -1
+		}
+		c := src[i]
+		if c == ']' {
+			break
+		}
+		if !isDigit(c) && c != ',' && c != '<' && c != '=' && c != '?' && c != '-' {
+			return -1
+		}
+	}
+	i++
+	if i >= end || src[i] != '{' {
+		return i
+	}
+	depth := 0
+	for ; i < end; i++ {
+		switch src[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		case ' ', '\t', '\n', '\r', '/', '"':
+			return -1
+		}
+	}
+	return -1
 }
 
 const maxShapeDepth = 64
@@ -132,8 +223,47 @@ func (p *shapeParser) looksLikeShape() bool {
 func (p *shapeParser) parseShape() (Shape, bool) {
 	p.skipSpace()
 	if p.peek() == '(' {
+		if p.cache != nil && p.operandShape {
+			if e := tupleTextEnd(p.src, p.off, p.end); e > 0 {
+				key := p.src[p.off:e]
+				if sh, ok := p.cache[key]; ok {
+					p.off = e
+					return sh, true
+				}
+				ar := p.ar
+				p.ar = p.keep
+				sh, ok := p.parseTupleShape()
+				p.ar = ar
+				if ok && p.off == e {
+					p.cache[key] = sh
+				}
+				return sh, ok
+			}
+		}
 		return p.parseTupleShape()
 	}
+	if p.cache != nil {
+		if e := shapeTextEnd(p.src, p.off, p.end); e > 0 {
+			key := p.src[p.off:e]
+			if sh, ok := p.cache[key]; ok {
+				p.off = e
+				return sh, true
+			}
+			ar := p.ar
+			p.ar = p.keep
+			sh, ok := p.parseArrayShape()
+			p.ar = ar
+			if ok && p.off == e {
+				p.cache[key] = sh
+			}
+			return sh, ok
+		}
+	}
+	return p.parseArrayShape()
+}
+
+// parseArrayShape parses a non-tuple shape.
+func (p *shapeParser) parseArrayShape() (Shape, bool) {
 	start := p.off
 	i := start
 	for i < p.end && (isLetter(p.src[i]) || isDigit(p.src[i])) {

@@ -83,11 +83,18 @@ func parseText(file, text string, firstLine int) (*Module, error) {
 				lo, size = i+1, 0
 			}
 		}
+		// One parser (and arena) per worker, reused across its batches, so
+		// that partly filled arena blocks are few.
+		parsers := make(chan *chunkParser, jobs)
+		for range jobs {
+			parsers <- newChunkParser(file, text)
+		}
 		var g errgroup.Group
 		g.SetLimit(jobs)
 		for _, b := range batches {
 			g.Go(func() error {
-				cp := newChunkParser(file, text)
+				cp := <-parsers
+				defer func() { parsers <- cp }()
 				for i := b[0]; i < b[1]; i++ {
 					results[i] = cp.parseSpan(spans[i])
 				}
@@ -366,7 +373,8 @@ type chunkParser struct {
 
 func newChunkParser(file, text string) *chunkParser {
 	cp := &chunkParser{names: make(map[string]*Instruction, 256)}
-	cp.shapeParser = shapeParser{scanner: newScanner(file, text, 0, 0, 1, 0), ar: &arena{}}
+	ar := &arena{}
+	cp.shapeParser = shapeParser{scanner: newScanner(file, text, 0, 0, 1, 0), ar: ar, keep: ar, cache: make(map[string]Shape, 64)}
 	return cp
 }
 
@@ -606,7 +614,7 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 	in.Opcode = op
 	in.Parent = p.comp
 	in.ParameterNumber = -1
-	in.Typed = TypedAttrs{TupleIndex: -1, IotaDimension: -1, FeatureGroupCount: 1, BatchGroupCount: 1}
+	in.Typed = sharedNoTyped
 	switch op {
 	case OpParameter:
 		n, ok := p.scanInt("parameter number")
@@ -713,8 +721,10 @@ func (p *chunkParser) parseOperands(in *Instruction) bool {
 			if hasShape {
 				keep := p.ar
 				p.ar = &p.opndAr
+				p.operandShape = true
 				var ok bool
 				sh, ok = p.parseShape()
+				p.operandShape = false
 				p.ar = keep
 				if !ok {
 					return false
@@ -825,7 +835,7 @@ func (p *chunkParser) parseAttr(in *Instruction, base int) bool {
 			v = p.src[sub.off:p.off]
 		}
 		p.attrs = append(p.attrs, Attribute{Name: name, Value: v})
-		in.Typed.ReplicaGroups = meshReplicaGroups(v)
+		p.ownTyped(in).ReplicaGroups = meshReplicaGroups(v)
 		return true
 	}
 	if name == "literal" {
@@ -845,6 +855,7 @@ func (p *chunkParser) parseAttr(in *Instruction, base int) bool {
 	p.attrs = append(p.attrs, Attribute{Name: name, Value: v})
 	if kind == attrTyped {
 		sub.end = p.off
+		p.ownTyped(in)
 		decodeTyped(&sub, in, name)
 		if sub.err != nil {
 			p.err = sub.err
@@ -852,6 +863,15 @@ func (p *chunkParser) parseAttr(in *Instruction, base int) bool {
 		}
 	}
 	return true
+}
+
+// ownTyped gives in its own TypedAttrs (from the arena) in place of the
+// shared one, and returns it.
+func (p *chunkParser) ownTyped(in *Instruction) *TypedAttrs {
+	if in.Typed == sharedNoTyped {
+		in.Typed = p.ar.typed()
+	}
+	return in.Typed
 }
 
 // parseNameList parses "name" or "{name, name, ...}" and calls f for each.

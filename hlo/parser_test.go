@@ -395,3 +395,86 @@ func TestEdgeRoundTrips(t *testing.T) {
 		}
 	}
 }
+
+// Shapes with the same text share their storage; one written differently
+// (blanks) or invalid is parsed on its own and reported as before.
+func TestShapeTextCache(t *testing.T) {
+	m := mustParse(t, `HloModule m
+ENTRY e {
+  a = f32[8,128]{1,0:T(8,128)} parameter(0)
+  b = f32[8,128]{1,0:T(8,128)} negate(f32[8,128]{1,0:T(8,128)} a)
+  c = f32[8, 128]{1,0:T(8,128)} negate(f32[8,128]{1,0:T(8,128)} b)
+  ROOT d = f32[128,8]{0,1:T(8,128)} transpose(c), dimensions={1,0}
+}
+`)
+	a, b, c, d := instr(t, m, "a"), instr(t, m, "b"), instr(t, m, "c"), instr(t, m, "d")
+	assert.Same(t, a.Shape.Layout, b.Shape.Layout, "same text, shared layout")
+	assert.NotSame(t, a.Shape.Layout, c.Shape.Layout, "blanks: parsed apart")
+	assert.Equal(t, a.Shape.String(), c.Shape.String())
+	assert.Equal(t, "f32[128,8]{0,1:T(8,128)}", d.Shape.String())
+	assert.Equal(t, []int64{1, 0}, a.Shape.Layout.MinorToMajor)
+
+	// Tuple shapes of instructions are their own: setting an element's
+	// layout in place changes one instruction only.
+	m = mustParse(t, `ENTRY e {
+  p = (f32[2]{0}, f32[3]{0}) parameter(0)
+  q = (f32[2]{0}, f32[3]{0}) copy(p)
+  ROOT r = (f32[2]{0}, f32[3]{0}) copy(q)
+}
+`)
+	p, q := instr(t, m, "p"), instr(t, m, "q")
+	q.Shape.Tuple[0] = MakeShapeWithLayout(F32, []int64{2}, []int64{0})
+	q.Shape.Tuple[0].Layout.MemorySpace = 1
+	assert.Equal(t, "(f32[2]{0}, f32[3]{0})", p.Shape.String())
+	assert.Equal(t, "(f32[2]{0:S(1)}, f32[3]{0})", q.Shape.String())
+
+	_, err := ParseFile("t.hlo", []byte(`ENTRY e {
+  a = f32[8,128]{1,0} parameter(0)
+  ROOT b = f32[8,128]{1,0,2} negate(a)
+}
+`))
+	require.Error(t, err)
+	assert.Equal(t, "t.hlo:3:22: expected 2 minor_to_major dimensions, found 3", err.Error())
+}
+
+// Instructions without typed attributes share one read-only default;
+// the others own theirs.
+func TestTypedAttrsShared(t *testing.T) {
+	m := mustParse(t, `ENTRY e {
+  a = f32[2,3] parameter(0)
+  b = f32[2,3] negate(a)
+  c = f32[3,2] transpose(b), dimensions={1,0}
+  ROOT d = f32[3,2] copy(c)
+}
+`)
+	a, b, c, d := instr(t, m, "a"), instr(t, m, "b"), instr(t, m, "c"), instr(t, m, "d")
+	assert.Same(t, a.Typed, b.Typed)
+	assert.Same(t, a.Typed, d.Typed)
+	assert.NotSame(t, a.Typed, c.Typed)
+	assert.Equal(t, NewTypedAttrs(), a.Typed)
+	assert.Equal(t, []int64{1, 0}, c.Typed.Dimensions)
+	assert.Equal(t, int64(-1), c.Typed.TupleIndex)
+	assert.Equal(t, int64(1), c.Typed.FeatureGroupCount)
+}
+
+type failAfter struct{ n int }
+
+func (w *failAfter) Write(b []byte) (int, error) {
+	if w.n == 0 {
+		return 0, assert.AnError
+	}
+	w.n--
+	return len(b), nil
+}
+
+// Print of a module large enough to be printed in parallel batches writes
+// the same bytes as String, and stops at the first write error.
+func TestPrintBatchesInOrder(t *testing.T) {
+	m, err := Parse(genModule(8 << 20))
+	require.NoError(t, err)
+	require.Greater(t, len(printBatches(m)), 4)
+	var b strings.Builder
+	require.NoError(t, m.Print(&b, PrintOptions{}))
+	assert.Equal(t, m.String(), b.String())
+	assert.ErrorIs(t, m.Print(&failAfter{n: 3}, PrintOptions{}), assert.AnError)
+}

@@ -40,24 +40,124 @@ func (m *Module) String() string {
 // called computations, sharding, frontend_attributes, control-predecessors,
 // statistics, origin, metadata, backend_config). Printing the parse of
 // printed text gives the same bytes.
+//
+// Large modules are printed by GOMAXPROCS workers into a few reused
+// buffers, each holding a run of consecutive computations, written in
+// order.
 func (m *Module) Print(w io.Writer, opts PrintOptions) error {
 	p := printer{opts: opts}
 	p.header(m)
 	if _, err := w.Write(p.buf); err != nil {
 		return err
 	}
-	bufs := printComputations(m, opts)
-	for i, b := range bufs {
-		if i > 0 {
-			if _, err := w.Write([]byte{'\n'}); err != nil {
+	batches := printBatches(m)
+	jobs := runtime.GOMAXPROCS(0)
+	if len(batches) < 2 || jobs < 2 {
+		buf := p.buf[:0]
+		for _, b := range batches {
+			p := printer{opts: opts, buf: sized(buf, m.Computations[b[0]:b[1]])}
+			p.computations(m.Computations[b[0]:b[1]], b[0] > 0)
+			if _, err := w.Write(p.buf); err != nil {
 				return err
 			}
+			buf = p.buf
 		}
-		if _, err := w.Write(b); err != nil {
-			return err
+		return nil
+	}
+	// Workers print batch i into slot i; the writer takes the slots in
+	// order and hands each buffer back for reuse. At most window batches
+	// are printed ahead of the writer.
+	window := 2 * jobs
+	type slot struct {
+		buf  []byte
+		done chan struct{}
+	}
+	slots := make([]slot, len(batches))
+	for i := range slots {
+		slots[i].done = make(chan struct{})
+	}
+	free := make(chan []byte, window)
+	for range window {
+		free <- nil
+	}
+	stop := make(chan struct{})
+	dispatched := make(chan struct{})
+	var g errgroup.Group
+	g.SetLimit(jobs)
+	go func() {
+		defer close(dispatched)
+		for i, b := range batches {
+			var buf []byte
+			select {
+			case buf = <-free:
+			case <-stop:
+				return
+			}
+			g.Go(func() error {
+				p := printer{opts: opts, buf: sized(buf, m.Computations[b[0]:b[1]])}
+				p.computations(m.Computations[b[0]:b[1]], b[0] > 0)
+				slots[i].buf = p.buf
+				close(slots[i].done)
+				return nil
+			})
+		}
+	}()
+	var err error
+	for i := range slots {
+		<-slots[i].done
+		if _, err = w.Write(slots[i].buf); err != nil {
+			break
+		}
+		free <- slots[i].buf
+		slots[i].buf = nil
+	}
+	close(stop)
+	<-dispatched
+	_ = g.Wait()
+	return err
+}
+
+// printBatch is the instruction count of one run of computations printed
+// into one buffer.
+const printBatch = 4096
+
+// printBatches cuts the computations into runs [lo, hi) of about
+// printBatch instructions.
+func printBatches(m *Module) [][2]int {
+	var out [][2]int
+	lo, n := 0, 0
+	for i, c := range m.Computations {
+		n += len(c.Instructions)
+		if n >= printBatch || i == len(m.Computations)-1 {
+			out = append(out, [2]int{lo, i + 1})
+			lo, n = i+1, 0
 		}
 	}
-	return nil
+	return out
+}
+
+// sized returns buf emptied, or a new buffer when buf is unlikely to hold
+// the text of cs (about 256 bytes per instruction) without growing.
+func sized(buf []byte, cs []*Computation) []byte {
+	n := 256
+	for _, c := range cs {
+		n += 256 * len(c.Instructions)
+	}
+	if cap(buf) < n {
+		return make([]byte, 0, n)
+	}
+	return buf[:0]
+}
+
+// computations prints cs, each preceded by a blank line when sep or when it
+// is not the first.
+func (p *printer) computations(cs []*Computation, sep bool) {
+	for i, c := range cs {
+		if i > 0 || sep {
+			p.byte('\n')
+		}
+		p.computation(c)
+	}
 }
 
 // String prints the computation as it appears in a module.
@@ -73,39 +173,6 @@ func (in *Instruction) String() string {
 	var p printer
 	p.instruction(in)
 	return string(p.buf)
-}
-
-// printParallelMin is the instruction count above which computations are
-// printed concurrently.
-const printParallelMin = 20000
-
-func printComputations(m *Module, opts PrintOptions) [][]byte {
-	bufs := make([][]byte, len(m.Computations))
-	n := 0
-	for _, c := range m.Computations {
-		n += len(c.Instructions)
-	}
-	jobs := runtime.GOMAXPROCS(0)
-	if n < printParallelMin || len(m.Computations) < 2 || jobs < 2 {
-		for i, c := range m.Computations {
-			p := printer{opts: opts, buf: make([]byte, 0, 256+200*len(c.Instructions))}
-			p.computation(c)
-			bufs[i] = p.buf
-		}
-		return bufs
-	}
-	var g errgroup.Group
-	g.SetLimit(jobs)
-	for i, c := range m.Computations {
-		g.Go(func() error {
-			p := printer{opts: opts, buf: make([]byte, 0, 256+200*len(c.Instructions))}
-			p.computation(c)
-			bufs[i] = p.buf
-			return nil
-		})
-	}
-	_ = g.Wait()
-	return bufs
 }
 
 type printer struct {

@@ -118,12 +118,15 @@ func ResultOf[T any](r *Results, p *Pass) (T, bool) {
 }
 
 type run struct {
-	pl      *Pipeline
-	mod     *hlo.Module
-	cg      *graph.CallGraph
-	valid   map[*Pass]any // cache of results for the current IR
-	res     *Results
-	seq     int
+	pl    *Pipeline
+	mod   *hlo.Module
+	cg    *graph.CallGraph
+	valid map[*Pass]any // cache of results for the current IR
+	res   *Results
+	seq   int
+	// order caches the fan-out orders of cg: [0] callees first, [1]
+	// largest first.
+	order   [2][]*hlo.Computation
 	current *Pass         // the pass reqs belongs to
 	reqs    map[*Pass]any // results of current's Requires
 }
@@ -171,6 +174,7 @@ func (r *run) ensure(ctx context.Context, p *Pass, requested bool) error {
 	if changed {
 		clear(r.valid)
 		r.cg = nil
+		r.order = [2][]*hlo.Computation{}
 	}
 	r.valid[p] = v
 	r.res.values[p] = v
@@ -304,16 +308,9 @@ func (r *run) call(p *Pass, u *Unit) (v any, err error) {
 // the number of jobs; errors come back in module order.
 func (r *run) fanOut(ctx context.Context, p *Pass, flag *atomic.Bool) (ComputationResults, ErrorList, error) {
 	cg := r.callGraph()
-	comps, err := cg.NonFusionPostOrder()
+	comps, err := r.fanOutOrder(p.CalleesFirst)
 	if err != nil {
 		return nil, nil, err
-	}
-	if !p.CalleesFirst {
-		// Independent computations start largest first (longest processing
-		// time first), so that a big entry computation does not start last
-		// and leave the other workers idle. Slots keep the output in module
-		// order whatever the start order.
-		comps = largestFirst(cg, comps)
 	}
 	n := len(r.mod.Computations)
 	parts := make(ComputationResults, n)
@@ -328,50 +325,78 @@ func (r *run) fanOut(ctx context.Context, p *Pass, flag *atomic.Bool) (Computati
 		failed = make([]atomic.Bool, n)
 	}
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(r.pl.opts.Jobs)
 	var finished atomic.Int64
 	total := len(comps)
-	for _, c := range comps {
+	one := func(c *hlo.Computation) error {
 		i := cg.Index(c)
-		if gctx.Err() != nil {
-			break
-		}
-		g.Go(func() error {
-			if done != nil {
-				defer close(done[i])
-				// Callees were started earlier (post-order), so waiting
-				// here cannot starve them of a job slot.
-				for _, callee := range cg.Reachable(c) {
-					j := cg.Index(callee)
-					if j == i || cg.IsFusionComputation(callee) {
-						continue
-					}
-					select {
-					case <-done[j]:
-					case <-gctx.Done():
-						return gctx.Err()
-					}
-					if failed[j].Load() {
-						failed[i].Store(true)
-						return nil // the callee's errors are reported
-					}
+		if done != nil {
+			defer close(done[i])
+			// Callees were taken earlier (post-order) by running
+			// workers, so waiting here cannot starve them.
+			for _, callee := range cg.Reachable(c) {
+				j := cg.Index(callee)
+				if j == i || cg.IsFusionComputation(callee) {
+					continue
+				}
+				select {
+				case <-done[j]:
+				case <-gctx.Done():
+					return gctx.Err()
+				}
+				if failed[j].Load() {
+					failed[i].Store(true)
+					return nil // the callee's errors are reported
 				}
 			}
+		}
+		if err := gctx.Err(); err != nil {
+			return err
+		}
+		u := r.newUnit(gctx, p, c, parts, flag)
+		v, err := r.call(p, u)
+		parts[i] = v
+		diags[i] = append(u.diags, asErrors(r.mod, c, err)...)
+		if len(diags[i]) > 0 && failed != nil {
+			failed[i].Store(true)
+		}
+		if r.pl.opts.Progress != nil {
+			r.pl.opts.Progress(p.Name, int(finished.Add(1)), total)
+		}
+		return nil
+	}
+	// A fixed set of workers takes the computations in order (one
+	// goroutine per computation would pay for a goroutine and its stack
+	// growth each time); with one job the caller does the work. In
+	// callees-first order a worker waits only for computations already
+	// taken by running workers, so the wait always ends.
+	workers := min(r.pl.opts.Jobs, len(comps))
+	if workers <= 1 {
+		for _, c := range comps {
 			if err := gctx.Err(); err != nil {
-				return err
+				return nil, nil, err
 			}
-			u := r.newUnit(gctx, p, c, parts, flag)
-			v, err := r.call(p, u)
-			parts[i] = v
-			diags[i] = append(u.diags, asErrors(r.mod, c, err)...)
-			if len(diags[i]) > 0 && failed != nil {
-				failed[i].Store(true)
+			if err := one(c); err != nil {
+				return nil, nil, err
 			}
-			if r.pl.opts.Progress != nil {
-				r.pl.opts.Progress(p.Name, int(finished.Add(1)), total)
-			}
-			return nil
-		})
+		}
+	} else {
+		var next atomic.Int64
+		for range workers {
+			g.Go(func() error {
+				for {
+					k := int(next.Add(1)) - 1
+					if k >= len(comps) {
+						return nil
+					}
+					if err := gctx.Err(); err != nil {
+						return err
+					}
+					if err := one(comps[k]); err != nil {
+						return err
+					}
+				}
+			})
+		}
 	}
 	if err := g.Wait(); err != nil {
 		return nil, nil, err
@@ -384,6 +409,32 @@ func (r *run) fanOut(ctx context.Context, p *Pass, flag *atomic.Bool) (Computati
 		errs = append(errs, d...)
 	}
 	return parts, errs, nil
+}
+
+// fanOutOrder returns the non-fusion computations in the order their units
+// start, computed once per call graph. Callees-first passes take them in
+// post-order. Independent computations start largest first (longest
+// processing time first), so that a big entry computation does not start
+// last and leave the other workers idle. Slots keep the output in module
+// order whatever the start order.
+func (r *run) fanOutOrder(calleesFirst bool) ([]*hlo.Computation, error) {
+	k := 1
+	if calleesFirst {
+		k = 0
+	}
+	if r.order[k] != nil {
+		return r.order[k], nil
+	}
+	cg := r.callGraph()
+	comps, err := cg.NonFusionPostOrder()
+	if err != nil {
+		return nil, err
+	}
+	if !calleesFirst {
+		comps = largestFirst(cg, comps)
+	}
+	r.order[k] = comps
+	return comps, nil
 }
 
 // asErrors converts an error returned by a run function into Errors.

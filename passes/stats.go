@@ -194,16 +194,20 @@ func statsComputation(u *Unit) (any, error) {
 					return err
 				}
 			}
+			// Own instructions count in s, fused ones in part; s is
+			// added to part at the end.
 			if own {
 				s.ByOpcode[string(in.Opcode)]++
+			} else {
+				part.byOpcode[string(in.Opcode)]++
 			}
-			part.byOpcode[string(in.Opcode)]++
 			if in.Opcode == "fusion" {
 				k := fusionKind(in)
 				if own {
 					s.Fusions[k]++
+				} else {
+					part.fusion[k]++
 				}
-				part.fusion[k]++
 			}
 		}
 		part.instrs += len(c.Instructions)
@@ -240,6 +244,12 @@ func statsComputation(u *Unit) (any, error) {
 	}
 	if err := fused(c); err != nil {
 		return nil, err
+	}
+	for k, n := range s.ByOpcode {
+		part.byOpcode[k] += n
+	}
+	for k, n := range s.Fusions {
+		part.fusion[k] += n
 	}
 	for _, p := range c.Params {
 		if p != nil {
