@@ -1082,7 +1082,7 @@ func (a *assigner) insertCopies(res *Assignment) {
 	for _, g := range groups {
 		comp := g.comp
 		cp := &hlo.Instruction{Name: newName(), Opcode: "copy", Shape: g.shape, Operands: []*hlo.Instruction{g.of},
-			Parent: comp, ParameterNumber: -1, Typed: hlo.TypedAttrs{TupleIndex: -1, IotaDimension: -1, FeatureGroupCount: 1, BatchGroupCount: 1}}
+			Parent: comp, ParameterNumber: -1, Typed: hlo.NewTypedAttrs()}
 		at := len(comp.Instructions)
 		for _, st := range g.sites {
 			if st.user != nil {
