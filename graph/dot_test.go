@@ -5,10 +5,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
 
 func TestDOT(t *testing.T) {
-	m, cs := whileModule()
+	m, cs := hlotest.LoopsModule()
 	out, err := DOT(cs["main"], DOTOptions{FusionClusters: true})
 	require.NoError(t, err)
 	s := string(out)

@@ -12,6 +12,13 @@ import (
 	"gonum.org/v1/gonum/graph/testgraph"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
+)
+
+// Shapes of the test modules.
+var (
+	f32s = hlo.MakeShape(hlo.F32)
+	f32v = hlo.MakeShape(hlo.F32, 8)
 )
 
 // dagBuilder adapts gonum's conformance cases: each test node becomes an
@@ -30,11 +37,11 @@ func dagBuilder(nodes []gonum.Node, edges []testgraph.WeightedLine, _, _ float64
 		sorted = append(sorted, id)
 	}
 	slices.Sort(sorted)
-	b := newBuilder("m")
-	b.entry("c")
+	b := hlotest.NewBuilder("m")
+	b.Entry("c")
 	byID := map[int64]*hlo.Instruction{}
 	for _, id := range sorted {
-		byID[id] = b.add("n", "add", f32s)
+		byID[id] = b.Add("n", "add", f32s)
 	}
 	seen := map[[2]int64]bool{}
 	for _, e := range edges {
@@ -45,7 +52,7 @@ func dagBuilder(nodes []gonum.Node, edges []testgraph.WeightedLine, _, _ float64
 		seen[[2]int64{u, v}] = true
 		byID[v].Operands = append(byID[v].Operands, byID[u])
 	}
-	d, err := NewDAG(b.cur)
+	d, err := NewDAG(b.Current())
 	if err != nil {
 		return nil, nil, nil, 0, 0, false
 	}
@@ -68,15 +75,15 @@ func TestDAGConformance(t *testing.T) {
 }
 
 func TestDAGEdgesKeepSlotsAndControl(t *testing.T) {
-	b := newBuilder("m")
-	b.entry("main")
-	x := b.param("x", 0, f32v)
-	y := b.param("y", 1, f32v)
-	sum := b.add("sum", "add", f32v, x, x)
-	prod := b.add("prod", "multiply", f32v, sum, y)
+	b := hlotest.NewBuilder("m")
+	b.Entry("main")
+	x := b.Param("x", 0, f32v)
+	y := b.Param("y", 1, f32v)
+	sum := b.Add("sum", "add", f32v, x, x)
+	prod := b.Add("prod", "multiply", f32v, sum, y)
 	prod.ControlPredecessors = []*hlo.Instruction{y, x}
 
-	d, err := NewDAG(b.cur)
+	d, err := NewDAG(b.Current())
 	require.NoError(t, err)
 	e := d.EdgeBetween(int64(x.Index), int64(sum.Index))
 	require.NotNil(t, e)
@@ -102,30 +109,30 @@ func TestDAGEdgesKeepSlotsAndControl(t *testing.T) {
 }
 
 func TestDAGRejectsForeignOperands(t *testing.T) {
-	b := newBuilder("m")
-	b.comp("other")
-	o := b.param("o", 0, f32s)
-	b.entry("main")
-	b.add("neg", "negate", f32s, o)
-	_, err := NewDAG(b.cur)
+	b := hlotest.NewBuilder("m")
+	b.Computation("other")
+	o := b.Param("o", 0, f32s)
+	b.Entry("main")
+	b.Add("neg", "negate", f32s, o)
+	_, err := NewDAG(b.Current())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "operand 0 of neg (o) is not in the computation")
 }
 
 func TestTopoOrderLevelsReachability(t *testing.T) {
-	b := newBuilder("m")
-	b.entry("main")
+	b := hlotest.NewBuilder("m")
+	b.Entry("main")
 	// Program order deliberately puts a user before its operand.
-	p := b.param("p", 0, f32v)
+	p := b.Param("p", 0, f32v)
 	late := &hlo.Instruction{Name: "late", Opcode: "negate", Shape: f32v, ParameterNumber: -1, Typed: hlo.NewTypedAttrs()}
-	use := b.add("use", "exponential", f32v, late)
+	use := b.Add("use", "exponential", f32v, late)
 	late.Operands = []*hlo.Instruction{p}
-	late.Parent, late.Index = b.cur, len(b.cur.Instructions)
-	b.cur.Instructions = append(b.cur.Instructions, late)
-	other := b.add("other", "abs", f32v, p)
-	root := b.add("root", "add", f32v, use, other)
+	late.Parent, late.Index = b.Current(), len(b.Current().Instructions)
+	b.Current().Instructions = append(b.Current().Instructions, late)
+	other := b.Add("other", "abs", f32v, p)
+	root := b.Add("root", "add", f32v, use, other)
 
-	d, err := NewDAG(b.cur)
+	d, err := NewDAG(b.Current())
 	require.NoError(t, err)
 	order, err := d.TopoOrder()
 	require.NoError(t, err)
@@ -149,14 +156,14 @@ func TestTopoOrderLevelsReachability(t *testing.T) {
 }
 
 func TestTopoOrderNamesCycle(t *testing.T) {
-	b := newBuilder("m")
-	b.entry("main")
-	p := b.param("p", 0, f32s)
-	a := b.add("a", "add", f32s, p)
-	c := b.add("c", "negate", f32s, a)
+	b := hlotest.NewBuilder("m")
+	b.Entry("main")
+	p := b.Param("p", 0, f32s)
+	a := b.Add("a", "add", f32s, p)
+	c := b.Add("c", "negate", f32s, a)
 	a.Operands = append(a.Operands, c)
-	b.add("root", "abs", f32s, c)
-	d, err := NewDAG(b.cur)
+	b.Add("root", "abs", f32s, c)
+	d, err := NewDAG(b.Current())
 	require.NoError(t, err)
 	_, err = d.TopoOrder()
 	var ce *CycleError

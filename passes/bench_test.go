@@ -3,60 +3,28 @@ package passes_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/hlo-opt/hlo-opt/graph"
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 	"github.com/hlo-opt/hlo-opt/passes"
 )
 
-// largestMultiComputationModule parses the corpus and returns the module
-// with the most instructions among those with several non-fusion
-// computations, or skips when the corpus is absent.
+// largestMultiComputationModule returns the corpus module with the most
+// instructions among those with several non-fusion computations, and its
+// file's name, or skips when the corpus is absent.
 func largestMultiComputationModule(b *testing.B) (*hlo.Module, string) {
-	dir, err := os.Getwd()
-	if err != nil {
-		b.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			b.Skip("no go.mod found")
-		}
-		dir = parent
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "..", "shared", "corpus", "*.hlo"))
-	if len(files) == 0 {
-		b.Skip("corpus not found at ../shared/corpus")
-	}
 	var best *hlo.Module
 	bestName, bestN := "", 0
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			b.Fatal(err)
+	for _, cm := range hlotest.CorpusModules(b) {
+		comps, err := graph.NewCallGraph(cm.Module).NonFusionPostOrder()
+		if err != nil || len(comps) < 2 {
+			continue
 		}
-		for _, ch := range hlo.SplitInputFile(src) {
-			m, err := hlo.ParseFile(f, ch.Src)
-			if err != nil {
-				continue
-			}
-			comps, err := graph.NewCallGraph(m).NonFusionPostOrder()
-			if err != nil || len(comps) < 2 {
-				continue
-			}
-			n := 0
-			for _, c := range m.Computations {
-				n += len(c.Instructions)
-			}
-			if n > bestN {
-				best, bestName, bestN = m, filepath.Base(f), n
-			}
+		if n := hlotest.CountInstructions(cm.Module); n > bestN {
+			best, bestName, bestN = cm.Module, filepath.Base(cm.Path), n
 		}
 	}
 	if best == nil {
@@ -69,10 +37,7 @@ func largestMultiComputationModule(b *testing.B) (*hlo.Module, string) {
 // corpus module with 1 and 2 jobs; compare the ns/op of the two.
 func BenchmarkPipeline(b *testing.B) {
 	m, name := largestMultiComputationModule(b)
-	n := 0
-	for _, c := range m.Computations {
-		n += len(c.Instructions)
-	}
+	n := hlotest.CountInstructions(m)
 	b.Logf("module %s (%s): %d computations, %d instructions", m.Name, name, len(m.Computations), n)
 	for _, jobs := range []int{1, 2} {
 		b.Run(fmt.Sprintf("jobs=%d", jobs), func(b *testing.B) {

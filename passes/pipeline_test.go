@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
 
 func TestPipelineRunsRequiresOnceAndInvalidates(t *testing.T) {
@@ -52,7 +53,7 @@ func TestPipelineRunsRequiresOnceAndInvalidates(t *testing.T) {
 			return nil
 		}})
 	require.NoError(t, err)
-	m, _ := whileModule()
+	m, _ := hlotest.LoopsModule()
 	before := 0
 	for _, c := range m.Computations {
 		before += len(c.Instructions)
@@ -81,7 +82,7 @@ func TestPipelineVerifiesAfterChangeAndNamesThePass(t *testing.T) {
 		}}
 	pl, err := NewPipeline([]*Pass{breaker, Stats}, Options{Jobs: 3})
 	require.NoError(t, err)
-	m, _ := whileModule()
+	m, _ := hlotest.LoopsModule()
 	m.Source = "loops.hlo"
 	_, err = pl.Run(context.Background(), m)
 	var pe *PassError
@@ -92,13 +93,13 @@ func TestPipelineVerifiesAfterChangeAndNamesThePass(t *testing.T) {
 
 	pl, err = NewPipeline([]*Pass{breaker, Stats}, Options{NoVerify: true})
 	require.NoError(t, err)
-	m, _ = whileModule()
+	m, _ = hlotest.LoopsModule()
 	_, err = pl.Run(context.Background(), m)
 	assert.NoError(t, err, "--verify=false")
 }
 
 func TestPipelineReportsEveryComputationsErrorsInOrder(t *testing.T) {
-	m := callModule(6, 3)
+	m := hlotest.CallsModule(6, 3)
 	// Break c1, c4 and main: operands from another computation.
 	foreign := m.Computations[0].Instructions[0]
 	for _, name := range []string{"c4", "c1", "main"} {
@@ -146,7 +147,7 @@ func TestPipelineCalleesFirst(t *testing.T) {
 		order = nil
 		pl, err := NewPipeline([]*Pass{p}, Options{Jobs: jobs})
 		require.NoError(t, err)
-		m, cs := whileModule()
+		m, cs := hlotest.LoopsModule()
 		res, err := pl.Run(context.Background(), m)
 		require.NoError(t, err)
 		parts, ok := ResultOf[ComputationResults](res, p)
@@ -183,7 +184,7 @@ func TestPipelineCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() {
-		_, err := pl.Run(ctx, callModule(50, 2))
+		_, err := pl.Run(ctx, hlotest.CallsModule(50, 2))
 		done <- err
 	}()
 	<-started
@@ -205,14 +206,14 @@ func TestPipelinePanicsAndResultTypes(t *testing.T) {
 	}}
 	pl, err := NewPipeline([]*Pass{boom}, Options{})
 	require.NoError(t, err)
-	_, err = pl.Run(context.Background(), callModule(3, 1))
+	_, err = pl.Run(context.Background(), hlotest.CallsModule(3, 1))
 	assert.EqualError(t, err, "pass boom: c1: panic during pass boom on computation c1: bad")
 
 	liar := &Pass{Name: "liar", Doc: "wrong result type", ResultType: reflect.TypeFor[string](),
 		Run: func(*Unit) (any, error) { return 3, nil }}
 	pl, err = NewPipeline([]*Pass{liar}, Options{})
 	require.NoError(t, err)
-	_, err = pl.Run(context.Background(), callModule(1, 1))
+	_, err = pl.Run(context.Background(), hlotest.CallsModule(1, 1))
 	assert.ErrorContains(t, err, `internal error: pass "liar" returned a int, but declared ResultType string`)
 
 	_, err = NewPipeline(nil, Options{})
