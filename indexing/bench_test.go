@@ -1,37 +1,21 @@
 package indexing
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
 
-// benchModules returns the corpus files to benchmark: the largest module,
-// and the largest module that has fusions.
-func benchModules(b *testing.B) map[string]string {
-	dir := corpusDir(b)
-	if dir == "" {
-		b.Skip("corpus ../shared/corpus not found")
+// benchModule returns the corpus file a benchmark case measures:
+// "largest-with-fusion" or "largest".
+func benchModule(b *testing.B, name string) string {
+	if name == "largest" {
+		return hlotest.LargestCorpusFile(b)
 	}
-	return map[string]string{
-		"largest":             filepath.Join(dir, "xla-data__mobilenet_v2.hlo"),
-		"largest-with-fusion": filepath.Join(dir, "maxtext__reference_hlo_llama3_8b.hlo"),
-	}
-}
-
-func parseBench(b *testing.B, path string) ([]byte, *hlo.Module) {
-	src, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		b.Skip(path + " not in the corpus")
-	}
-	require.NoError(b, err)
-	m, err := hlo.ParseFile(path, src)
-	require.NoError(b, err)
-	return src, m
+	return hlotest.LargestCorpusFileWithFusions(b)
 }
 
 // BenchmarkIndexingCorpus computes the maps of every fusion (both
@@ -40,9 +24,9 @@ func parseBench(b *testing.B, path string) ([]byte, *hlo.Module) {
 // module; compare with BenchmarkParseCorpus on the same files.
 func BenchmarkIndexingCorpus(b *testing.B) {
 	for _, name := range []string{"largest-with-fusion", "largest"} {
-		path := benchModules(b)[name]
+		path := benchModule(b, name)
 		b.Run(name, func(b *testing.B) {
-			_, m := parseBench(b, path)
+			m, _ := hlotest.ReadModule(b, path)
 			var targets []*hlo.Instruction
 			for _, c := range m.Computations {
 				for _, in := range c.Instructions {
@@ -68,9 +52,9 @@ func BenchmarkIndexingCorpus(b *testing.B) {
 // BenchmarkParseCorpus parses the modules BenchmarkIndexingCorpus indexes.
 func BenchmarkParseCorpus(b *testing.B) {
 	for _, name := range []string{"largest-with-fusion", "largest"} {
-		path := benchModules(b)[name]
+		path := benchModule(b, name)
 		b.Run(name, func(b *testing.B) {
-			src, _ := parseBench(b, path)
+			_, src := hlotest.ReadModule(b, path)
 			b.SetBytes(int64(len(src)))
 			b.ResetTimer()
 			for b.Loop() {

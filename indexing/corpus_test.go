@@ -1,78 +1,27 @@
 package indexing
 
 import (
-	"maps"
-	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
-
-// corpusDir finds ../shared/corpus next to the repository root (the
-// directory holding go.mod), or returns "".
-func corpusDir(tb testing.TB) string {
-	tb.Helper()
-	dir, err := os.Getwd()
-	require.NoError(tb, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			c := filepath.Join(dir, "..", "shared", "corpus")
-			if st, err := os.Stat(c); err == nil && st.IsDir() {
-				return c
-			}
-			return ""
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-}
-
-// corpusModules parses every module of every corpus file (split at
-// "// -----"), skipping the test when the corpus is absent.
-func corpusModules(tb testing.TB) map[string][]*hlo.Module {
-	dir := corpusDir(tb)
-	if dir == "" {
-		tb.Skip("corpus ../shared/corpus not found")
-	}
-	files, err := filepath.Glob(filepath.Join(dir, "*.hlo"))
-	require.NoError(tb, err)
-	require.NotEmpty(tb, files)
-	out := map[string][]*hlo.Module{}
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		require.NoError(tb, err)
-		for _, ch := range hlo.SplitInputFile(src) {
-			m, err := hlo.ParseChunk(f, ch)
-			if err != nil && !strings.Contains(string(ch.Src), "HloModule") && !strings.Contains(string(ch.Src), "ENTRY") {
-				continue // a chunk of comments or a non-HLO fragment
-			}
-			require.NoError(tb, err, "%s chunk at line %d", f, ch.Line)
-			out[filepath.Base(f)] = append(out[filepath.Base(f)], m)
-		}
-	}
-	return out
-}
 
 // TestCorpusMaps computes every map of every instruction of every corpus
 // module (fused computations included): none may fail, every defined map
 // must have as many results as the operand (output to input) or result
 // (input to output) has dims, and as many dims as the source.
 func TestCorpusMaps(t *testing.T) {
-	mods := corpusModules(t)
 	undefined := map[string]int{}
 	instrs, sets := 0, 0
-	for _, name := range slices.Sorted(maps.Keys(mods)) {
-		t.Run(name, func(t *testing.T) {
-			for _, m := range mods[name] {
+	for _, f := range hlotest.CorpusFiles(t) {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			for _, cm := range hlotest.ParseModules(t, f) {
+				m := cm.Module
 				for _, c := range m.Computations {
 					for _, in := range c.Instructions {
 						im, err := ComputeInstructionMaps(in)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 	"github.com/hlo-opt/hlo-opt/passes"
 )
 
@@ -260,9 +262,10 @@ ENTRY e {
 // fusions with one and with four jobs: the JSON must be byte-identical, and
 // every instruction must have maps.
 func TestPassDeterministic(t *testing.T) {
-	mods := corpusModules(t)
+	dir := hlotest.CorpusDir(t)
 	for _, name := range []string{"maxtext__reference_hlo_llama3_8b.hlo", "xla-emitters-loop__tuple_nested.hlo"} {
-		for _, m := range mods[name] {
+		for _, cm := range hlotest.ParseModules(t, filepath.Join(dir, name)) {
+			m := cm.Module
 			var outs [2]bytes.Buffer
 			for i, jobs := range []int{1, 4} {
 				pl, err := passes.NewPipeline([]*passes.Pass{Pass}, passes.Options{Jobs: jobs})
