@@ -2,46 +2,20 @@ package cost
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 	"github.com/hlo-opt/hlo-opt/passes"
 	"github.com/stretchr/testify/require"
 )
 
-// largestCorpusFile returns the biggest corpus file.
-func largestCorpusFile(b *testing.B) (string, []byte) {
-	files, err := filepath.Glob(filepath.Join(corpusDir(b), "*.hlo"))
-	require.NoError(b, err)
-	var best string
-	var size int64
-	for _, f := range files {
-		if st, err := os.Stat(f); err == nil && st.Size() > size {
-			best, size = f, st.Size()
-		}
-	}
-	src, err := os.ReadFile(best)
-	require.NoError(b, err)
-	return best, src
-}
-
-func countInstructions(m *hlo.Module) int {
-	n := 0
-	for _, c := range m.Computations {
-		n += len(c.Instructions)
-	}
-	return n
-}
-
 // BenchmarkParseLargest is the yardstick: parsing the largest corpus
 // module.
 func BenchmarkParseLargest(b *testing.B) {
-	name, src := largestCorpusFile(b)
-	m, err := hlo.ParseFile(name, src)
-	require.NoError(b, err)
-	n := countInstructions(m)
+	name := hlotest.LargestCorpusFile(b)
+	m, src := hlotest.ReadModule(b, name)
+	n := hlotest.CountInstructions(m)
 	b.SetBytes(int64(len(src)))
 	b.ResetTimer()
 	for b.Loop() {
@@ -65,10 +39,9 @@ func BenchmarkCostPassesLargestHeuristic(b *testing.B) {
 }
 
 func benchCostPasses(b *testing.B, cfg Config) {
-	name, src := largestCorpusFile(b)
-	m, err := hlo.ParseFile(name, src)
-	require.NoError(b, err)
-	n := countInstructions(m)
+	name := hlotest.LargestCorpusFile(b)
+	m, src := hlotest.ReadModule(b, name)
+	n := hlotest.CountInstructions(m)
 	p, err := passes.NewPipeline(NewPasses(cfg).All(), passes.Options{})
 	require.NoError(b, err)
 	b.SetBytes(int64(len(src)))

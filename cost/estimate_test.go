@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -102,7 +103,7 @@ func TestEstimateModuleReport(t *testing.T) {
 // instruction of its entry computation.
 func corpusInstr(t *testing.T, file string, chunk int, name string) *hlo.Instruction {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join(corpusDir(t), file))
+	src, err := os.ReadFile(filepath.Join(hlotest.CorpusDir(t), file))
 	require.NoError(t, err)
 	chunks := hlo.SplitInputFile(src)
 	require.Greater(t, len(chunks), chunk)
