@@ -1,13 +1,13 @@
 package layoutassign
 
 import (
-	"os"
 	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
 
 // BenchmarkLayout runs Assign and AnalyzeMemory on the largest corpus
@@ -16,15 +16,9 @@ import (
 // BenchmarkLayoutParse parses the same module, for comparison: the pass
 // must take less time than parsing.
 func BenchmarkLayout(b *testing.B) {
-	path := largestCorpusModule(b)
-	src, err := os.ReadFile(path)
-	require.NoError(b, err)
-	m0, err := hlo.ParseFile(path, src)
-	require.NoError(b, err)
-	n := 0
-	for _, c := range m0.Computations {
-		n += len(c.Instructions)
-	}
+	path := hlotest.LargestCorpusFile(b)
+	m0, src := hlotest.ReadModule(b, path)
+	n := hlotest.CountInstructions(m0)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -42,9 +36,8 @@ func BenchmarkLayout(b *testing.B) {
 }
 
 func BenchmarkLayoutParse(b *testing.B) {
-	path := largestCorpusModule(b)
-	src, err := os.ReadFile(path)
-	require.NoError(b, err)
+	path := hlotest.LargestCorpusFile(b)
+	_, src := hlotest.ReadModule(b, path)
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -2,9 +2,6 @@ package layoutassign
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -12,51 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
-
-// corpusModules parses every module of every corpus file (split at
-// "// -----"), skipping chunks that hold only comments.
-func corpusModules(t testing.TB) map[string]*hlo.Module {
-	dir := findCorpus(t)
-	if dir == "" {
-		t.Skip("corpus ../shared/corpus not found next to the repository")
-	}
-	files, err := filepath.Glob(filepath.Join(dir, "*.hlo"))
-	require.NoError(t, err)
-	out := map[string]*hlo.Module{}
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		require.NoError(t, err)
-		for k, ch := range hlo.SplitInputFile(src) {
-			if onlyComments(string(ch.Src)) {
-				continue
-			}
-			m, err := hlo.ParseChunk(f, ch)
-			require.NoError(t, err)
-			out[fmt.Sprintf("%s#%02d", filepath.Base(f), k)] = m
-		}
-	}
-	return out
-}
-
-func onlyComments(s string) bool {
-	for _, line := range strings.Split(s, "\n") {
-		line = strings.TrimSpace(line)
-		if line != "" && !strings.HasPrefix(line, "//") {
-			return false
-		}
-	}
-	return true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
 
 // stated records the layouts a module states for its entry signature and
 // custom-call operands, before the pass runs.
@@ -128,11 +82,11 @@ func collectStated(t *testing.T, m *hlo.Module) statedConstraints {
 // custom-call operand constraints hold, the printed module re-parses and
 // prints the same, and a second run changes nothing.
 func TestCorpusLayouts(t *testing.T) {
-	mods := corpusModules(t)
+	mods := hlotest.CorpusModules(t)
 	for _, target := range []Target{TPU(), GPU()} {
-		for _, name := range sortedKeys(mods) {
-			t.Run(target.Backend.String()+"/"+name, func(t *testing.T) {
-				m, err := hlo.ParseString(mods[name].String())
+		for _, cm := range mods {
+			t.Run(target.Backend.String()+"/"+cm.Name(), func(t *testing.T) {
+				m, err := hlo.ParseString(cm.Module.String())
 				require.NoError(t, err)
 				sc := collectStated(t, m)
 				res, err := Assign(m, Options{Target: target})

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 	"github.com/hlo-opt/hlo-opt/passes"
 )
 
@@ -23,34 +24,14 @@ func runPass(t testing.TB, m *hlo.Module, opts Options) *passes.Results {
 	return res
 }
 
-// largestCorpusModule returns the path of the biggest corpus file.
-func largestCorpusModule(t testing.TB) string {
-	dir := findCorpus(t)
-	if dir == "" {
-		t.Skip("corpus ../shared/corpus not found next to the repository")
-	}
-	files, err := filepath.Glob(filepath.Join(dir, "*.hlo"))
-	require.NoError(t, err)
-	var best string
-	var size int64
-	for _, f := range files {
-		st, err := os.Stat(f)
-		require.NoError(t, err)
-		if st.Size() > size {
-			best, size = f, st.Size()
-		}
-	}
-	return best
-}
-
 // TestMemoryReportGolden checks the text memory report of the largest
 // corpus module (testdata/layout/corpus_largest.report.golden). The
 // reports of the modules under testdata/layout are the hlo-opt golden
 // test's (NAME.golden, sections text and json).
 func TestMemoryReportGolden(t *testing.T) {
 	cases := map[string]string{}
-	if dir := findCorpus(t); dir != "" {
-		cases[largestCorpusModule(t)] = filepath.Join(goldenDir, "corpus_largest.report.golden")
+	if hlotest.FindCorpus(t) != "" {
+		cases[hlotest.LargestCorpusFile(t)] = filepath.Join(goldenDir, "corpus_largest.report.golden")
 	}
 	for in, golden := range cases {
 		t.Run(filepath.Base(golden), func(t *testing.T) {

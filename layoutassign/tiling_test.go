@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
 
 func shapeOf(t hlo.PrimitiveType, dims []int64, m2m ...int64) hlo.Shape {
@@ -126,27 +126,6 @@ func TestTargetString(t *testing.T) {
 
 // ---- agreement with XLA TPU's choices in the corpus ----
 
-// findCorpus returns ../shared/corpus relative to the directory holding
-// go.mod, or "" when absent.
-func findCorpus(t testing.TB) string {
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			c := filepath.Join(dir, "..", "shared", "corpus")
-			if st, err := os.Stat(c); err == nil && st.IsDir() {
-				return c
-			}
-			return ""
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-}
-
 // tpuShapeRE matches a dense array shape with a TPU tiled layout, e.g.
 // bf16[2,3]{1,0:T(8,128)(2,1)S(1)} (test-only; the hlo parser is not used
 // so that this test stands alone).
@@ -204,13 +183,7 @@ func corpusTPUShapes(t *testing.T, path string) []corpusShape {
 }
 
 func TestChooseTilingAgreesWithCorpus(t *testing.T) {
-	corpus := findCorpus(t)
-	if corpus == "" {
-		t.Skip("corpus ../shared/corpus not found next to the repository")
-	}
-	files, err := filepath.Glob(filepath.Join(corpus, "maxtext__*.hlo"))
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
+	files := hlotest.CorpusGlob(t, "maxtext__*.hlo")
 	type tally struct{ agree, total, distinctAgree, distinct int }
 	byRank := map[string]*tally{}
 	seen := map[string]bool{}
