@@ -11,10 +11,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
 
 func example(t *testing.T) string {
-	return filepath.Join(repoRoot(t), "testdata", "examples", "softmax.hlo")
+	return filepath.Join(hlotest.RepoRoot(t), "testdata", "examples", "softmax.hlo")
 }
 
 func TestNoPassesPrintsCanonicalModule(t *testing.T) {

@@ -7,12 +7,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
 
 // --device picks a preset or reads a JSON device file; --coalescing picks
 // the analysis; bad values are usage errors.
 func TestCostFlags(t *testing.T) {
-	in := filepath.Join(repoRoot(t), "testdata", "cost", "mixed.hlo")
+	in := filepath.Join(hlotest.RepoRoot(t), "testdata", "cost", "mixed.hlo")
 	out, errOut, code := hloOpt(t, "", "--passes=cost", "--device=a100", in)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "cost: device a100:")

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
 
 // TestGolden is the one table-driven golden test of every pass: for each
@@ -20,7 +22,7 @@ import (
 // pass prints are checked by that pass's package.) Regenerate with:
 // go test ./... -update, and review the diff.
 func TestGolden(t *testing.T) {
-	root := filepath.Join(repoRoot(t), "testdata")
+	root := filepath.Join(hlotest.RepoRoot(t), "testdata")
 	dirs, err := os.ReadDir(root)
 	require.NoError(t, err)
 	reg, err := newRegistry()

@@ -4,12 +4,8 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 )
 
 var update = flag.Bool("update", false, "update golden files")
@@ -21,31 +17,6 @@ func hloOpt(t testing.TB, stdin string, args ...string) (string, string, int) {
 	var out, errb bytes.Buffer
 	code := Main(context.Background(), args, &Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb})
 	return out.String(), errb.String(), code
-}
-
-// repoRoot walks up from the working directory to the directory with go.mod.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		require.NotEqual(t, parent, dir, "no go.mod above the test directory")
-		dir = parent
-	}
-}
-
-// corpusDir returns ../shared/corpus next to the repository, or skips.
-func corpusDir(t testing.TB) string {
-	t.Helper()
-	dir := filepath.Join(repoRoot(t), "..", "shared", "corpus")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("corpus not found at %s", dir)
-	}
-	return dir
 }
 
 // txtar is the small subset of golang.org/x/tools/txtar that goldens use:
