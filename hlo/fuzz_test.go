@@ -1,9 +1,12 @@
-package hlo
+package hlo_test
 
 import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
 
 // FuzzParse checks that no input makes the parser or printer panic, and
@@ -19,33 +22,29 @@ func FuzzParse(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	if dir := corpusDir(f); dir != "" {
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			if !strings.HasSuffix(e.Name(), ".hlo") {
-				continue
-			}
-			src, err := os.ReadFile(dir + "/" + e.Name())
+	if hlotest.FindCorpus(f) != "" {
+		for _, path := range hlotest.CorpusFiles(f) {
+			src, err := os.ReadFile(path)
 			if err == nil && len(src) < 64<<10 {
 				f.Add(src)
 			}
 		}
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		for _, ch := range SplitInputFile(src) {
-			m, err := ParseChunk("fuzz.hlo", ch)
+		for _, ch := range hlo.SplitInputFile(src) {
+			m, err := hlo.ParseChunk("fuzz.hlo", ch)
 			if err != nil {
-				if _, ok := err.(ErrorList); !ok {
+				if _, ok := err.(hlo.ErrorList); !ok {
 					t.Fatalf("error is %T, not ErrorList", err)
 				}
 				continue
 			}
-			for _, opts := range []PrintOptions{{}, {Short: true}} {
+			for _, opts := range []hlo.PrintOptions{{}, {Short: true}} {
 				var b strings.Builder
 				if err := m.Print(&b, opts); err != nil {
 					t.Fatal(err)
 				}
-				m2, err := ParseString(b.String())
+				m2, err := hlo.ParseString(b.String())
 				if err != nil {
 					t.Fatalf("printed text does not parse: %v\n%s", err, b.String())
 				}
@@ -58,7 +57,7 @@ func FuzzParse(f *testing.F) {
 			_, _ = m.EntryComputationLayout()
 			_, _ = m.InputOutputAliases()
 		}
-		_, _ = ParseShape(string(src))
-		_, _ = ParseLayout(string(src))
+		_, _ = hlo.ParseShape(string(src))
+		_, _ = hlo.ParseLayout(string(src))
 	})
 }
