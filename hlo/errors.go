@@ -64,14 +64,20 @@ func (l ErrorList) Sort() { sort.Stable(l) }
 
 // Error returns the first error's text, followed by "(and N more errors)"
 // when there are more.
-func (l ErrorList) Error() string {
-	switch len(l) {
+func (l ErrorList) Error() string { return ErrorsText(l) }
+
+// ErrorsText is the text of a list of errors in the style of
+// go/scanner.ErrorList: "no errors", the only error's text, or the first
+// error's text followed by " (and N more errors)". Error lists of other
+// packages (passes.ErrorList) use it to read the same.
+func ErrorsText[E error](errs []E) string {
+	switch len(errs) {
 	case 0:
 		return "no errors"
 	case 1:
-		return l[0].Error()
+		return errs[0].Error()
 	}
-	return fmt.Sprintf("%s (and %d more errors)", l[0], len(l)-1)
+	return fmt.Sprintf("%s (and %d more errors)", errs[0].Error(), len(errs)-1)
 }
 
 // Err returns nil when the list is empty and the list itself otherwise.

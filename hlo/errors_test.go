@@ -66,6 +66,15 @@ func TestErrorList(t *testing.T) {
 	assert.Equal(t, "a.hlo:3:7: expected u, found v (and 2 more errors)", l.Error())
 	assert.Equal(t, "a.hlo:9:4: expected z, found w", l[1].Error())
 	assert.Equal(t, "3:1: m", (&Error{Pos: Pos{Line: 3, Col: 1}, Msg: "m"}).Error())
+	assert.Equal(t, "f.hlo: m", (&Error{Filename: "f.hlo", Msg: "m"}).Error())
+	assert.Equal(t, "m", (&Error{Msg: "m"}).Error())
+	assert.Equal(t, "no errors", ErrorList{}.Error())
+}
+
+func TestErrorsTextOfOtherErrorTypes(t *testing.T) {
+	assert.Equal(t, "no errors", ErrorsText[error](nil))
+	assert.Equal(t, "one", ErrorsText([]error{errors.New("one")}))
+	assert.Equal(t, "one (and 2 more errors)", ErrorsText([]error{errors.New("one"), errors.New("two"), errors.New("three")}))
 }
 
 // Errors in several computations are all reported, sorted.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 )
@@ -50,26 +49,17 @@ func newError(m *hlo.Module, c *hlo.Computation, in *hlo.Instruction, msg string
 	return e
 }
 
+// Error returns "SOURCE:LINE:COL: COMPUTATION/INSTRUCTION: MSG", leaving
+// out what is unknown, as hlo.Error prints a position.
 func (e *Error) Error() string {
-	var b strings.Builder
-	if e.Source != "" {
-		b.WriteString(e.Source)
-		b.WriteByte(':')
-	}
-	if e.Pos.IsValid() {
-		fmt.Fprintf(&b, "%d:%d:", e.Pos.Line, e.Pos.Col)
-	}
-	if b.Len() > 0 {
-		b.WriteByte(' ')
-	}
+	msg := e.Msg
 	switch {
 	case e.Computation != "" && e.Instruction != "":
-		b.WriteString(e.Computation + "/" + e.Instruction + ": ")
+		msg = e.Computation + "/" + e.Instruction + ": " + msg
 	case e.Computation != "":
-		b.WriteString(e.Computation + ": ")
+		msg = e.Computation + ": " + msg
 	}
-	b.WriteString(e.Msg)
-	return b.String()
+	return (&hlo.Error{Filename: e.Source, Pos: e.Pos, Msg: msg}).Error()
 }
 
 // ErrorList is a list of errors in module order (computation, then
@@ -89,15 +79,9 @@ func (l *ErrorList) RemoveMultiples() {
 	*l = slices.CompactFunc(*l, func(a, b *Error) bool { return a.Error() == b.Error() && a.Pass == b.Pass })
 }
 
-func (l ErrorList) Error() string {
-	switch len(l) {
-	case 0:
-		return "no errors"
-	case 1:
-		return l[0].Error()
-	}
-	return fmt.Sprintf("%s (and %d more errors)", l[0], len(l)-1)
-}
+// Error returns the first error's text, followed by "(and N more errors)"
+// when there are more (hlo.ErrorsText).
+func (l ErrorList) Error() string { return hlo.ErrorsText(l) }
 
 // Err returns the list as an error, or nil when it is empty.
 func (l ErrorList) Err() error {
