@@ -1,7 +1,6 @@
 package layoutassign
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,9 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
-
-var update = flag.Bool("update", false, "update golden files")
 
 // goldenDir is testdata/layout at the repository root.
 const goldenDir = "../testdata/layout"
@@ -51,7 +49,7 @@ func caseOptions(src string) Options {
 // -update.
 func checkGolden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
+	if *hlotest.Update {
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
 		return
 	}

@@ -59,7 +59,7 @@ func TestGolden(t *testing.T) {
 					add("module", in)
 				}
 				goldenPath := filepath.Join(root, pass, name+".golden")
-				if *update {
+				if *hlotest.Update {
 					require.NoError(t, os.WriteFile(goldenPath, []byte(got.format()), 0o644))
 					return
 				}

@@ -3,12 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"strings"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "update golden files")
 
 // hloOpt runs the command in-process and returns stdout, stderr and the
 // exit code.

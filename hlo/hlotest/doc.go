@@ -10,6 +10,9 @@
 // ReadModule and ParseModules read and parse a file, failing the test on
 // error.
 //
+// Golden files: Update is the shared -update flag, so that
+// "go test ./... -update" works in every package.
+//
 // IR: Builder makes modules in Go for tests that need IR the HLO text cannot
 // express (cycles, operands from another computation, users before their
 // operands, unresolved callees); LoopsModule and CallsModule are ready-made
