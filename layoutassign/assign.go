@@ -655,7 +655,8 @@ func (a *assigner) propagate() {
 
 // defaultLayout is the layout of a class no constraint reached: a
 // constant's stated layout (XLA keeps a literal's layout), else
-// major-to-minor.
+// major-to-minor, on the TPU with size-1 dims moved out of the tiled
+// minor dims (tiledDefaultLayout).
 func (a *assigner) defaultLayout(members []int) []int64 {
 	for _, id := range members {
 		if a.values[id].in.Opcode == "constant" {
@@ -664,7 +665,39 @@ func (a *assigner) defaultLayout(members []int) []int64 {
 			}
 		}
 	}
-	return hlo.DefaultMinorToMajor(a.shapeOf(members[0]).Rank())
+	s := a.shapeOf(members[0])
+	if a.opts.Target.Backend == BackendTPU {
+		return tiledDefaultLayout(s.Dims)
+	}
+	return hlo.DefaultMinorToMajor(s.Rank())
+}
+
+// tiledDefaultLayout is the default layout of an array with the given
+// dims on a tiled target: major-to-minor, except that when a size-1 dim
+// would be one of the two most minor physical dims (the ones the tiles
+// cover, wasting a whole tile row or column on it) every size-1 dim moves
+// to the major end, in logical order, the other dims following in logical
+// order: f32[1,128,1,64] gets {3,1,2,0} and bf16[512,1] {0,1}, as XLA's
+// TPU compiler lays them out, while bf16[4,1,128,4096] keeps {3,2,1,0}.
+// Size-1 dims elsewhere do not change the bytes, so the default stays.
+func tiledDefaultLayout(dims []int64) []int64 {
+	n := len(dims)
+	m := hlo.DefaultMinorToMajor(n)
+	if n < 2 || dims[n-1] != 1 && dims[n-2] != 1 {
+		return m
+	}
+	phys := make([]int64, 0, n)
+	for d := range int64(n) {
+		if dims[d] == 1 {
+			phys = append(phys, d)
+		}
+	}
+	for d := range int64(n) {
+		if dims[d] != 1 {
+			phys = append(phys, d)
+		}
+	}
+	return physOrder(phys)
 }
 
 // offer gives value id the layout m2m if its class has none yet.
