@@ -99,8 +99,10 @@ type assigner struct {
 	tilings     map[tilingKey]tilingVal
 	layoutArena []hlo.Layout
 	intArena    []int64
-	queue       []int
-	copies      []copyReq
+	// layouts interns the layouts relayout builds (see layoutKey).
+	layouts map[layoutKey]*hlo.Layout
+	queue   []int
+	copies  []copyReq
 	// sharing switches unifyInstruction from building classes to copying
 	// tiles along alias edges (shareAliases); shared counts the copies.
 	sharing bool
@@ -149,6 +151,13 @@ func Assign(m *hlo.Module, opts Options) (*Assignment, error) {
 // collect numbers every leaf of every instruction result and records users.
 func (a *assigner) collect() {
 	a.first = make([][]int, len(a.m.Computations))
+	total := 0
+	for _, c := range a.m.Computations {
+		for _, in := range c.Instructions {
+			total += leafCount(&in.Shape)
+		}
+	}
+	a.values = make([]value, 0, total)
 	for ci, c := range a.m.Computations {
 		a.compIdx[c] = ci
 		a.first[ci] = make([]int, len(c.Instructions))
@@ -906,6 +915,13 @@ func (a *assigner) relayout(s *hlo.Shape, m []int64) bool {
 	if old != nil {
 		space = old.MemorySpace
 	}
+	key, internable := layoutKeyOf(m, tiles, ebits, space)
+	if internable {
+		if l, ok := a.layouts[key]; ok {
+			s.Layout = l
+			return !sameLayout(old, l, s.Rank())
+		}
+	}
 	if len(a.layoutArena) == 0 {
 		a.layoutArena = make([]hlo.Layout, 256)
 	}
@@ -918,8 +934,40 @@ func (a *assigner) relayout(s *hlo.Shape, m []int64) bool {
 	a.intArena = a.intArena[len(m):]
 	copy(mm, m)
 	*l = hlo.Layout{MinorToMajor: mm, Tiles: tiles, ElementSizeBits: ebits, MemorySpace: space}
+	if internable {
+		if a.layouts == nil {
+			a.layouts = map[layoutKey]*hlo.Layout{}
+		}
+		a.layouts[key] = l
+	}
 	s.Layout = l
 	return !sameLayout(old, s.Layout, s.Rank())
+}
+
+// layoutKey identifies a layout relayout builds: its minor_to_major (rank
+// at most 8), its memoised tiles slice (equal tiles share one, see
+// tiling), element size and memory space. Values with equal keys share
+// one *hlo.Layout, which nothing may modify in place.
+type layoutKey struct {
+	m2m          [8]uint8
+	rank         uint8
+	tiles        *hlo.Tile
+	ntiles       int
+	ebits, space int64
+}
+
+func layoutKeyOf(m []int64, tiles []hlo.Tile, ebits, space int64) (layoutKey, bool) {
+	k := layoutKey{rank: uint8(len(m)), ntiles: len(tiles), ebits: ebits, space: space}
+	if len(m) > len(k.m2m) {
+		return k, false
+	}
+	for i, d := range m {
+		k.m2m[i] = uint8(d)
+	}
+	if len(tiles) > 0 {
+		k.tiles = &tiles[0]
+	}
+	return k, true
 }
 
 // shareAliases gives every value that aliases another's buffer (a tuple
