@@ -180,20 +180,31 @@ func (a *assigner) collect() {
 			a.orig[id] = sh.Layout
 		}
 	}
-	a.users = make([][]*hlo.Instruction, n)
-	for _, c := range a.m.Computations {
-		for _, in := range c.Instructions {
-			for _, op := range in.Operands {
-				k, ok := a.base(op)
-				if !ok {
-					continue
-				}
-				if u := a.users[k]; len(u) == 0 || u[len(u)-1] != in {
-					a.users[k] = append(a.users[k], in)
+	// users[k] share one backing array (counted, then filled).
+	counts := make([]int, n+1)
+	eachUse := func(f func(k int, in *hlo.Instruction)) {
+		last := make([]*hlo.Instruction, n) // one entry per user
+		for _, c := range a.m.Computations {
+			for _, in := range c.Instructions {
+				for _, op := range in.Operands {
+					if k, ok := a.base(op); ok && last[k] != in {
+						last[k] = in
+						f(k, in)
+					}
 				}
 			}
 		}
 	}
+	eachUse(func(k int, _ *hlo.Instruction) { counts[k+1]++ })
+	for k := range n {
+		counts[k+1] += counts[k]
+	}
+	flat := make([]*hlo.Instruction, counts[n])
+	a.users = make([][]*hlo.Instruction, n)
+	for k := range n {
+		a.users[k] = flat[counts[k]:counts[k]:counts[k+1]]
+	}
+	eachUse(func(k int, in *hlo.Instruction) { a.users[k] = append(a.users[k], in) })
 	a.parent = make([]int, n)
 	for i := range a.parent {
 		a.parent[i] = i
@@ -617,9 +628,22 @@ func (a *assigner) branches(in *hlo.Instruction) []*hlo.Computation {
 	return in.Called
 }
 
-// members lists the values of every class root.
+// members lists the values of every class root (sharing one backing
+// array).
 func (a *assigner) members() [][]int {
-	out := make([][]int, len(a.values))
+	n := len(a.values)
+	counts := make([]int, n+1)
+	for id := range a.values {
+		counts[a.find(id)+1]++
+	}
+	for r := range n {
+		counts[r+1] += counts[r]
+	}
+	flat := make([]int, n)
+	out := make([][]int, n)
+	for r := range n {
+		out[r] = flat[counts[r]:counts[r]:counts[r+1]]
+	}
 	for id := range a.values {
 		r := a.find(id)
 		out[r] = append(out[r], id)
@@ -752,9 +776,8 @@ func (a *assigner) prefer(in *hlo.Instruction) {
 // drain propagates queued class layouts across the layout-changing ops in
 // both directions until nothing new is learnt.
 func (a *assigner) drain(mem [][]int) {
-	for len(a.queue) > 0 {
-		r := a.queue[0]
-		a.queue = a.queue[1:]
+	for head := 0; head < len(a.queue); head++ {
+		r := a.queue[head]
 		m := a.m2m[r]
 		for _, id := range mem[r] {
 			v := a.values[id]
@@ -771,6 +794,7 @@ func (a *assigner) drain(mem [][]int) {
 			}
 		}
 	}
+	a.queue = a.queue[:0]
 }
 
 // forward derives the layout of u's result from operand i's layout m.

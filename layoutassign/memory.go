@@ -280,8 +280,16 @@ type buffer struct {
 	// extra marks the peak temporaries of the computation called names.
 	extra  bool
 	called string
-	// insts are the instructions whose values live in this buffer.
+	// insts are the other instructions whose values live in this buffer
+	// (aliases of in's value).
 	insts []*hlo.Instruction
+}
+
+// use records that in's value lives in b.
+func (b *buffer) use(in *hlo.Instruction) {
+	if in != b.in && (len(b.insts) == 0 || b.insts[len(b.insts)-1] != in) {
+		b.insts = append(b.insts, in)
+	}
 }
 
 func (b *buffer) alloc() Allocation {
@@ -377,14 +385,17 @@ func (w *walk) set(in *hlo.Instruction, path []int64, b *buffer) {
 		return
 	}
 	w.slots[k] = b
-	if b != nil && (len(b.insts) == 0 || b.insts[len(b.insts)-1] != in) {
-		b.insts = append(b.insts, in)
+	if b != nil {
+		b.use(in)
 	}
 }
 
 // futureUse is the last step at which any value in b is read.
 func (w *walk) futureUse(b *buffer) int {
 	end := -1
+	if !b.extra && b.in != nil && w.has(b.in) {
+		end = max(w.lastUse[b.in.Index], w.step[b.in.Index])
+	}
 	for _, in := range b.insts {
 		if w.has(in) {
 			end = max(end, w.lastUse[in.Index], w.step[in.Index])
@@ -445,9 +456,7 @@ func (lv *liveness) define(w *walk, in *hlo.Instruction, step int) {
 		for k := range n {
 			if b := w.slots[ob+opOff+k]; b != nil {
 				w.slots[ib+inOff+k] = b
-				if len(b.insts) == 0 || b.insts[len(b.insts)-1] != in {
-					b.insts = append(b.insts, in)
-				}
+				b.use(in)
 				any = true
 			}
 		}
@@ -521,10 +530,22 @@ func (lv *liveness) define(w *walk, in *hlo.Instruction, step int) {
 		kind = "parameter"
 	}
 	costs := w.costs[in.Index]
-	for k := range costs {
+	if len(costs) == 0 || !w.has(in) {
+		return
+	}
+	base := w.base[in.Index]
+	// slots holds every leaf, costs only the array leaves, both in leaf
+	// order: walk the leaves to pair them.
+	k := 0
+	forEachLeaf(&in.Shape, func(leaf int, s *hlo.Shape) {
+		if !s.IsArray() || k == len(costs) {
+			return
+		}
 		cost := &costs[k]
-		if w.get(in, cost.Index) != nil {
-			continue
+		k++
+		slot := base + leaf
+		if w.slots[slot] != nil {
+			return
 		}
 		if len(w.arena) == 0 {
 			w.arena = make([]buffer, 128)
@@ -533,8 +554,26 @@ func (lv *liveness) define(w *walk, in *hlo.Instruction, step int) {
 		w.arena = w.arena[1:]
 		*b = buffer{in: in, cost: cost, kind: kind, start: step, end: step}
 		w.bufs = append(w.bufs, b)
-		w.set(in, cost.Index, b)
+		w.slots[slot] = b
+	})
+}
+
+// forEachLeaf calls f with the number (in leaf order) and shape of every
+// leaf of s (s itself when it is not a tuple).
+func forEachLeaf(s *hlo.Shape, f func(leaf int, s *hlo.Shape)) {
+	n := 0
+	var walk func(s *hlo.Shape)
+	walk = func(s *hlo.Shape) {
+		if !s.IsTuple() {
+			f(n, s)
+			n++
+			return
+		}
+		for i := range s.Tuple {
+			walk(&s.Tuple[i])
+		}
 	}
+	walk(s)
 }
 
 // aliasedOperand reads the operand number of the first entry of
@@ -727,15 +766,22 @@ func (lv *liveness) entry() error {
 	// Largest first, then earliest; ties keep the walk's order (the
 	// position makes the order total, so an unstable sort is stable).
 	type ranked struct {
-		b   *buffer
-		pos int
+		bytes      int64
+		start, pos int
+		b          *buffer
 	}
 	rk := make([]ranked, len(atPeak))
 	for i, b := range atPeak {
-		rk[i] = ranked{b, i}
+		rk[i] = ranked{b.cost.Bytes, b.start, i, b}
 	}
 	slices.SortFunc(rk, func(x, y ranked) int {
-		return cmp.Or(cmp.Compare(y.b.cost.Bytes, x.b.cost.Bytes), cmp.Compare(x.b.start, y.b.start), cmp.Compare(x.pos, y.pos))
+		if x.bytes != y.bytes {
+			return cmp.Compare(y.bytes, x.bytes)
+		}
+		if x.start != y.start {
+			return cmp.Compare(x.start, y.start)
+		}
+		return cmp.Compare(x.pos, y.pos)
 	})
 	r.LiveAtPeak = make([]Allocation, len(rk))
 	for i, x := range rk {
