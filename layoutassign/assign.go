@@ -86,11 +86,17 @@ type assigner struct {
 	// instruction (by Index), the id of its first leaf value; users lists
 	// an instruction's users by that id.
 	compIdx map[*hlo.Computation]int
-	first   [][]int
-	users   [][]*hlo.Instruction
+	// lastComp and lastCI cache base's last computation lookup.
+	lastComp *hlo.Computation
+	lastCI   int
+	first    [][]int
+	users    csr[*hlo.Instruction]
 
 	parent []int
 	fixed  [][]int64 // per class root: the fixed minor_to_major
+	// isFixed marks the classes fixed before propagation (whose layouts
+	// then fill m2m, which shares fixed's array).
+	isFixed []bool
 	// exact marks values whose whole stated layout is kept (tiles too).
 	exact []bool
 	m2m   [][]int64 // per class root after propagation
@@ -180,8 +186,7 @@ func (a *assigner) collect() {
 			a.orig[id] = sh.Layout
 		}
 	}
-	// users[k] share one backing array (counted, then filled).
-	counts := make([]int, n+1)
+	// users: counted, then filled into one array.
 	eachUse := func(f func(k int, in *hlo.Instruction)) {
 		last := make([]*hlo.Instruction, n) // one entry per user
 		for _, c := range a.m.Computations {
@@ -195,23 +200,17 @@ func (a *assigner) collect() {
 			}
 		}
 	}
-	eachUse(func(k int, _ *hlo.Instruction) { counts[k+1]++ })
-	for k := range n {
-		counts[k+1] += counts[k]
-	}
-	flat := make([]*hlo.Instruction, counts[n])
-	a.users = make([][]*hlo.Instruction, n)
-	for k := range n {
-		a.users[k] = flat[counts[k]:counts[k]:counts[k+1]]
-	}
-	eachUse(func(k int, in *hlo.Instruction) { a.users[k] = append(a.users[k], in) })
+	a.users.off = make([]int32, n+1)
+	eachUse(func(k int, _ *hlo.Instruction) { a.users.off[k+1]++ })
+	cursor := a.users.prefixSums()
+	eachUse(func(k int, in *hlo.Instruction) { a.users.flat[cursor[k]] = in; cursor[k]++ })
 	a.parent = make([]int, n)
 	for i := range a.parent {
 		a.parent[i] = i
 	}
 	a.fixed = make([][]int64, n)
 	a.exact = make([]bool, n)
-	a.m2m = make([][]int64, n)
+	a.m2m = a.fixed // the fixed layouts are the classes' first layouts
 }
 
 // base returns the id of the first leaf value of in.
@@ -220,7 +219,11 @@ func (a *assigner) base(in *hlo.Instruction) (int, bool) {
 		b, ok := a.firstByInst[in]
 		return b, ok
 	}
-	ci, ok := a.compIdx[in.Parent]
+	ci, ok := a.lastCI, in.Parent == a.lastComp && in.Parent != nil
+	if !ok {
+		ci, ok = a.compIdx[in.Parent]
+		a.lastComp, a.lastCI = in.Parent, ci
+	}
 	if !ok || in.Index < 0 || in.Index >= len(a.first[ci]) || a.m.Computations[ci].Instructions[in.Index] != in {
 		return 0, false
 	}
@@ -628,27 +631,39 @@ func (a *assigner) branches(in *hlo.Instruction) []*hlo.Computation {
 	return in.Called
 }
 
-// members lists the values of every class root (sharing one backing
-// array).
-func (a *assigner) members() [][]int {
+// members lists the values of every class root.
+func (a *assigner) members() csr[int32] {
 	n := len(a.values)
-	counts := make([]int, n+1)
+	out := csr[int32]{off: make([]int32, n+1)}
 	for id := range a.values {
-		counts[a.find(id)+1]++
+		out.off[a.find(id)+1]++
 	}
-	for r := range n {
-		counts[r+1] += counts[r]
-	}
-	flat := make([]int, n)
-	out := make([][]int, n)
-	for r := range n {
-		out[r] = flat[counts[r]:counts[r]:counts[r+1]]
-	}
+	cursor := out.prefixSums()
 	for id := range a.values {
 		r := a.find(id)
-		out[r] = append(out[r], id)
+		out.flat[cursor[r]] = int32(id)
+		cursor[r]++
 	}
 	return out
+}
+
+// csr is a list of lists in two arrays: list i is flat[off[i]:off[i+1]].
+type csr[T any] struct {
+	off  []int32
+	flat []T
+}
+
+func (c *csr[T]) at(i int) []T { return c.flat[c.off[i]:c.off[i+1]] }
+
+// prefixSums turns off[i+1] holding the length of list i into offsets,
+// allocates flat, and returns each list's fill cursor (its start).
+func (c *csr[T]) prefixSums() []int32 {
+	n := len(c.off) - 1
+	for i := range n {
+		c.off[i+1] += c.off[i]
+	}
+	c.flat = make([]T, c.off[n])
+	return slices.Clone(c.off[:n])
 }
 
 // propagate gives every class a layout: fixed classes first, spreading
@@ -663,9 +678,10 @@ func (a *assigner) propagate() {
 			roots = append(roots, id)
 		}
 	}
+	a.isFixed = make([]bool, len(a.values))
 	for _, r := range roots {
 		if a.fixed[r] != nil {
-			a.m2m[r] = a.fixed[r]
+			a.isFixed[r] = true
 			a.queue = append(a.queue, r)
 		}
 	}
@@ -680,7 +696,7 @@ func (a *assigner) propagate() {
 		if a.m2m[r] != nil || !a.shapeOf(r).IsArray() {
 			continue
 		}
-		a.m2m[r] = a.defaultLayout(mem[r])
+		a.m2m[r] = a.defaultLayout(mem.at(r))
 		a.queue = append(a.queue, r)
 		a.drain(mem)
 	}
@@ -690,15 +706,15 @@ func (a *assigner) propagate() {
 // constant's stated layout (XLA keeps a literal's layout), else
 // major-to-minor, on the TPU with size-1 dims moved out of the tiled
 // minor dims (tiledDefaultLayout).
-func (a *assigner) defaultLayout(members []int) []int64 {
+func (a *assigner) defaultLayout(members []int32) []int64 {
 	for _, id := range members {
 		if a.values[id].in.Opcode == "constant" {
-			if m := a.stated(id); m != nil {
+			if m := a.stated(int(id)); m != nil {
 				return slices.Clone(m)
 			}
 		}
 	}
-	s := a.shapeOf(members[0])
+	s := a.shapeOf(int(members[0]))
 	if a.opts.Target.Backend == BackendTPU {
 		return tiledDefaultLayout(s.Dims)
 	}
@@ -775,17 +791,17 @@ func (a *assigner) prefer(in *hlo.Instruction) {
 
 // drain propagates queued class layouts across the layout-changing ops in
 // both directions until nothing new is learnt.
-func (a *assigner) drain(mem [][]int) {
+func (a *assigner) drain(mem csr[int32]) {
 	for head := 0; head < len(a.queue); head++ {
 		r := a.queue[head]
 		m := a.m2m[r]
-		for _, id := range mem[r] {
+		for _, id := range mem.at(r) {
 			v := a.values[id]
 			if len(v.path) != 0 {
 				continue
 			}
 			a.backward(v.in, m)
-			for _, u := range a.users[id] {
+			for _, u := range a.users.at(int(id)) {
 				for i, op := range u.Operands {
 					if op == v.in {
 						a.forward(u, i, m)
@@ -898,7 +914,7 @@ func (a *assigner) write(res *Assignment) {
 			}
 			continue
 		}
-		if a.fixed[a.find(id)] != nil {
+		if a.isFixed[a.find(id)] {
 			res.Fixed++
 		}
 		if m == nil {

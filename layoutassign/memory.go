@@ -52,7 +52,8 @@ type Allocation struct {
 type MemoryReport struct {
 	Target Target
 	Module string
-	// Arrays maps each instruction to the cost of its array leaves.
+	// Arrays maps each instruction to the cost of its array leaves. The
+	// costs of equal array shapes share memory: treat them as read-only.
 	Arrays map[*hlo.Instruction][]ArrayCost
 	// ArrayCount is the number of array values in the module; Bytes and
 	// Unpadded sum them over every computation except fused ones (whose
@@ -135,11 +136,13 @@ func AnalyzeMemory(m *hlo.Module, t Target) (*MemoryReport, error) {
 	if m == nil || m.Entry == nil {
 		return nil, fmt.Errorf("memory: module has no entry computation")
 	}
-	nInst, nLeaves := 0, 0
+	nInst, nTupleLeaves := 0, 0
 	for _, c := range m.Computations {
 		nInst += len(c.Instructions)
 		for _, in := range c.Instructions {
-			nLeaves += leafCount(&in.Shape)
+			if in.Shape.IsTuple() {
+				nTupleLeaves += leafCount(&in.Shape)
+			}
 		}
 	}
 	r := &MemoryReport{Target: t, Module: m.Name, Arrays: make(map[*hlo.Instruction][]ArrayCost, nInst), Entry: m.Entry.Name}
@@ -158,38 +161,37 @@ func AnalyzeMemory(m *hlo.Module, t Target) (*MemoryReport, error) {
 	// from one backing array.
 	// ids[ci][i] name each cost's class of equal shapes (for suggestions).
 	costs := make([][][]ArrayCost, len(m.Computations))
-	ids := make([][][]int32, len(m.Computations))
-	backing := make([]ArrayCost, 0, nLeaves)
-	idBacking := make([]int32, 0, nLeaves)
-	var cc costCache
+	backing := make([]ArrayCost, 0, nTupleLeaves) // tuple leaves (each with its Index)
+	cc := &costCache{}
 	for ci, c := range m.Computations {
 		fused := fusedComps[c]
 		costs[ci] = make([][]ArrayCost, len(c.Instructions))
-		ids[ci] = make([][]int32, len(c.Instructions))
 		for i, in := range c.Instructions {
 			in.Index = i
-			start := len(backing)
+			var own []ArrayCost
 			if in.Shape.IsArray() {
-				ac, id, err := cc.cost(&in.Shape, t)
+				// An array result's cost (Index nil) is shared with every
+				// equal shape's: the slices are read-only.
+				_, id, err := cc.cost(&in.Shape, t)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", in.Name, err)
 				}
-				backing, idBacking = append(backing, ac), append(idBacking, id)
+				own = cc.distinct[id : id+1 : id+1]
 			} else if in.Shape.IsTuple() {
+				start := len(backing)
 				for _, l := range in.Shape.Leaves() {
 					if !l.Shape.IsArray() {
 						continue
 					}
-					ac, id, err := cc.cost(l.Shape, t)
+					ac, _, err := cc.cost(l.Shape, t)
 					if err != nil {
 						return nil, fmt.Errorf("%s: %w", in.Name, err)
 					}
 					ac.Index = l.Index
-					backing, idBacking = append(backing, ac), append(idBacking, id)
+					backing = append(backing, ac)
 				}
+				own = backing[start:len(backing):len(backing)]
 			}
-			own := backing[start:len(backing):len(backing)]
-			ids[ci][i] = idBacking[start:len(idBacking):len(idBacking)]
 			for k := range own {
 				r.ArrayCount++
 				if !fused {
@@ -209,7 +211,7 @@ func AnalyzeMemory(m *hlo.Module, t Target) (*MemoryReport, error) {
 	if err := lv.entry(); err != nil {
 		return nil, err
 	}
-	r.Suggestions = suggestions(m, t, costs, ids)
+	r.Suggestions = suggestions(m, t, costs, cc)
 	return r, nil
 }
 
@@ -217,29 +219,29 @@ func AnalyzeMemory(m *hlo.Module, t Target) (*MemoryReport, error) {
 // parser shares equal shape text, Assign equal layouts) hit the first map
 // by pointer; the others are looked up by their printed key.
 type costCache struct {
-	byPtr    map[costPtrKey]int32
+	byLayout map[*hlo.Layout][]costPtrEntry
 	byKey    map[string]int32
 	distinct []ArrayCost
 	key      []byte
 }
 
-type costPtrKey struct {
-	t      hlo.PrimitiveType
-	dims   *int64
-	n      int
-	layout *hlo.Layout
+type costPtrEntry struct {
+	t    hlo.PrimitiveType
+	dims *int64
+	n    int
+	id   int32
 }
 
 func (cc *costCache) cost(s *hlo.Shape, t Target) (ArrayCost, int32, error) {
-	if cc.byPtr == nil {
-		cc.byPtr, cc.byKey = map[costPtrKey]int32{}, map[string]int32{}
+	if cc.byLayout == nil {
+		cc.byLayout, cc.byKey = map[*hlo.Layout][]costPtrEntry{}, map[string]int32{}
 	}
-	var pk costPtrKey
 	usePtr := s.Layout != nil && len(s.Dims) > 0 && s.Dynamic == nil
 	if usePtr {
-		pk = costPtrKey{t: s.Type, dims: &s.Dims[0], n: len(s.Dims), layout: s.Layout}
-		if k, ok := cc.byPtr[pk]; ok {
-			return cc.distinct[k], k, nil
+		for _, e := range cc.byLayout[s.Layout] {
+			if e.t == s.Type && e.dims == &s.Dims[0] && e.n == len(s.Dims) {
+				return cc.distinct[e.id], e.id, nil
+			}
 		}
 	}
 	cc.key = appendCostKey(cc.key[:0], s)
@@ -254,7 +256,7 @@ func (cc *costCache) cost(s *hlo.Shape, t Target) (ArrayCost, int32, error) {
 		cc.byKey[string(cc.key)] = k
 	}
 	if usePtr {
-		cc.byPtr[pk] = k
+		cc.byLayout[s.Layout] = append(cc.byLayout[s.Layout], costPtrEntry{s.Type, &s.Dims[0], len(s.Dims), k})
 	}
 	return cc.distinct[k], k, nil
 }
@@ -274,15 +276,17 @@ type liveness struct {
 type buffer struct {
 	in *hlo.Instruction
 	// cost is the defining leaf's cost (its Index the leaf's).
-	cost       *ArrayCost
-	kind       string
-	start, end int
-	// extra marks the peak temporaries of the computation called names.
-	extra  bool
-	called string
+	cost *ArrayCost
 	// insts are the other instructions whose values live in this buffer
 	// (aliases of in's value).
 	insts []*hlo.Instruction
+	// called is the computation whose peak temporaries an extra buffer
+	// stands for.
+	called     *hlo.Computation
+	kind       string
+	start, end int
+	// extra marks such a pseudo-buffer; out the computation's outputs.
+	extra, out bool
 }
 
 // use records that in's value lives in b.
@@ -292,9 +296,16 @@ func (b *buffer) use(in *hlo.Instruction) {
 	}
 }
 
+func calledName(c *hlo.Computation) string {
+	if c == nil {
+		return ""
+	}
+	return c.Name
+}
+
 func (b *buffer) alloc() Allocation {
 	return Allocation{Instruction: b.in, Index: b.cost.Index, Cost: *b.cost, Kind: b.kind, Start: b.start, End: b.end,
-		Extra: b.extra, Called: b.called}
+		Extra: b.extra, Called: calledName(b.called)}
 }
 
 // order returns the instruction order of c: the text order when the
@@ -594,12 +605,11 @@ func aliasedOperand(v string) (int, bool) {
 // from step 0) to its last use, or to the end for outputs and parameters.
 func (lv *liveness) finish(c *hlo.Computation, w *walk) {
 	last := max(w.n-1, 0)
-	outs := map[*buffer]bool{}
 	if c.Root != nil && w.has(c.Root) {
 		base := w.base[c.Root.Index]
 		for k := range leafCount(&c.Root.Shape) {
 			if b := w.slots[base+k]; b != nil {
-				outs[b] = true
+				b.out = true
 			}
 		}
 	}
@@ -608,7 +618,7 @@ func (lv *liveness) finish(c *hlo.Computation, w *walk) {
 		if b.kind == "parameter" {
 			b.start, b.end = 0, last
 		}
-		if outs[b] {
+		if b.out {
 			b.end = last
 			if b.kind == "parameter" {
 				b.kind = "parameter, returned as output"
@@ -658,20 +668,20 @@ func (lv *liveness) extras(c *hlo.Computation, w *walk, depth int) ([]*buffer, e
 			continue
 		}
 		var best int64
-		var name string
+		var called *hlo.Computation
 		for _, callee := range in.Called {
 			p, err := lv.calleePeak(callee, depth+1)
 			if err != nil {
 				return nil, err
 			}
 			if p > best {
-				best, name = p, callee.Name
+				best, called = p, callee
 			}
 		}
 		if best > 0 {
 			s := w.step[in.Index]
 			out = append(out, &buffer{in: in, kind: "temporaries of a called computation",
-				cost: &ArrayCost{Bytes: best, Unpadded: best, Expansion: 1}, start: s, end: s, extra: true, called: name})
+				cost: &ArrayCost{Bytes: best, Unpadded: best, Expansion: 1}, start: s, end: s, extra: true, called: called})
 		}
 	}
 	return out, nil
@@ -792,7 +802,7 @@ func (lv *liveness) entry() error {
 
 // suggestions proposes layout changes for the arrays whose padding wastes
 // the most memory, one per array, best saving first.
-func suggestions(m *hlo.Module, t Target, costs [][][]ArrayCost, ids [][][]int32) []ArraySuggestion {
+func suggestions(m *hlo.Module, t Target, costs [][][]ArrayCost, cc *costCache) []ArraySuggestion {
 	type cand struct {
 		in    *hlo.Instruction
 		ac    *ArrayCost
@@ -810,7 +820,8 @@ func suggestions(m *hlo.Module, t Target, costs [][][]ArrayCost, ids [][][]int32
 				if ac.Expansion <= SuggestThreshold {
 					continue
 				}
-				if id := ids[ci][i][k]; !seen[id] {
+				// Equal shapes are one candidate (their cost class).
+				if _, id, _ := cc.cost(&ac.Shape, t); !seen[id] {
 					seen[id] = true
 					cands = append(cands, cand{in, ac, ac.Bytes - ac.Unpadded})
 				}
