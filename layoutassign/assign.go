@@ -103,6 +103,7 @@ type assigner struct {
 	ecl   *hlo.ProgramShape
 	// tilings memoises ChooseTiling; the arenas hold the new layouts.
 	tilings     map[tilingKey]tilingVal
+	lastTiling  tilingMemo
 	layoutArena []hlo.Layout
 	intArena    []int64
 	// layouts interns the layouts relayout builds (see layoutKey).
@@ -1079,6 +1080,13 @@ type tilingVal struct {
 	ebits int64
 }
 
+// tilingMemo is the last answer of tiling (runs of values share one).
+type tilingMemo struct {
+	key tilingKey
+	val tilingVal
+	ok  bool
+}
+
 // tiling is ChooseTiling for s laid out as m, memoised: equal answers share
 // one tiles slice (capacity-limited, so an append copies), which callers
 // must treat as read-only.
@@ -1090,7 +1098,11 @@ func (a *assigner) tiling(s *hlo.Shape, m []int64) ([]hlo.Tile, int64) {
 	case s.Rank() >= 2:
 		k.n = s.Dims[m[1]]
 	}
+	if a.lastTiling.ok && a.lastTiling.key == k {
+		return a.lastTiling.val.tiles, a.lastTiling.val.ebits
+	}
 	if v, ok := a.tilings[k]; ok {
+		a.lastTiling = tilingMemo{k, v, true}
 		return v.tiles, v.ebits
 	}
 	probe := hlo.Shape{Type: s.Type, Dims: s.Dims, Dynamic: s.Dynamic, Layout: &hlo.Layout{MinorToMajor: m}}
@@ -1100,6 +1112,7 @@ func (a *assigner) tiling(s *hlo.Shape, m []int64) ([]hlo.Tile, int64) {
 		a.tilings = map[tilingKey]tilingVal{}
 	}
 	a.tilings[k] = tilingVal{tiles, ebits}
+	a.lastTiling = tilingMemo{k, tilingVal{tiles, ebits}, true}
 	return tiles, ebits
 }
 
