@@ -73,6 +73,17 @@
 // The result re-parses and is a fixed point: running Assign again changes
 // nothing (tested on every corpus module).
 //
+// # Fidelity to XLA
+//
+// TestLayoutFidelity strips the layouts of the corpus's TPU
+// after-optimizations dumps (maxtext llama3-8b, deepseek3) down to what the
+// algorithm treats as fixed, reruns Assign and compares with XLA's choice.
+// With only the parser's entry and bitcasts fixed, minor_to_major agrees
+// on 95.0% (llama3) and 96.2% (deepseek3) of the rank >= 2 arrays, and on
+// 100% when the callers' operand layouts (fusion parameters) are given;
+// tiles agree wherever minor_to_major does, except XLA's untiled scalars
+// in memory space S(2).
+//
 // # Tiling rules (ChooseTiling; each Rule names its source)
 //
 // With p = 32/bits elements packed in a 32-bit word (p = 1 for 32-bit
