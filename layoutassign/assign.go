@@ -86,21 +86,30 @@ type assigner struct {
 	// instruction (by Index), the id of its first leaf value; users lists
 	// an instruction's users by that id.
 	compIdx map[*hlo.Computation]int
-	first   [][]int
-	users   [][]*hlo.Instruction
+	// lastComp and lastCI cache base's last computation lookup.
+	lastComp *hlo.Computation
+	lastCI   int
+	first    [][]int
+	users    csr[*hlo.Instruction]
 
 	parent []int
 	fixed  [][]int64 // per class root: the fixed minor_to_major
+	// isFixed marks the classes fixed before propagation (whose layouts
+	// then fill m2m, which shares fixed's array).
+	isFixed []bool
 	// exact marks values whose whole stated layout is kept (tiles too).
 	exact []bool
 	m2m   [][]int64 // per class root after propagation
 	ecl   *hlo.ProgramShape
 	// tilings memoises ChooseTiling; the arenas hold the new layouts.
 	tilings     map[tilingKey]tilingVal
+	lastTiling  tilingMemo
 	layoutArena []hlo.Layout
 	intArena    []int64
-	queue       []int
-	copies      []copyReq
+	// layouts interns the layouts relayout builds (see layoutKey).
+	layouts map[layoutKey]*hlo.Layout
+	queue   []int
+	copies  []copyReq
 	// sharing switches unifyInstruction from building classes to copying
 	// tiles along alias edges (shareAliases); shared counts the copies.
 	sharing bool
@@ -149,6 +158,13 @@ func Assign(m *hlo.Module, opts Options) (*Assignment, error) {
 // collect numbers every leaf of every instruction result and records users.
 func (a *assigner) collect() {
 	a.first = make([][]int, len(a.m.Computations))
+	total := 0
+	for _, c := range a.m.Computations {
+		for _, in := range c.Instructions {
+			total += leafCount(&in.Shape)
+		}
+	}
+	a.values = make([]value, 0, total)
 	for ci, c := range a.m.Computations {
 		a.compIdx[c] = ci
 		a.first[ci] = make([]int, len(c.Instructions))
@@ -171,27 +187,31 @@ func (a *assigner) collect() {
 			a.orig[id] = sh.Layout
 		}
 	}
-	a.users = make([][]*hlo.Instruction, n)
-	for _, c := range a.m.Computations {
-		for _, in := range c.Instructions {
-			for _, op := range in.Operands {
-				k, ok := a.base(op)
-				if !ok {
-					continue
-				}
-				if u := a.users[k]; len(u) == 0 || u[len(u)-1] != in {
-					a.users[k] = append(a.users[k], in)
+	// users: counted, then filled into one array.
+	eachUse := func(f func(k int, in *hlo.Instruction)) {
+		last := make([]*hlo.Instruction, n) // one entry per user
+		for _, c := range a.m.Computations {
+			for _, in := range c.Instructions {
+				for _, op := range in.Operands {
+					if k, ok := a.base(op); ok && last[k] != in {
+						last[k] = in
+						f(k, in)
+					}
 				}
 			}
 		}
 	}
+	a.users.off = make([]int32, n+1)
+	eachUse(func(k int, _ *hlo.Instruction) { a.users.off[k+1]++ })
+	cursor := a.users.prefixSums()
+	eachUse(func(k int, in *hlo.Instruction) { a.users.flat[cursor[k]] = in; cursor[k]++ })
 	a.parent = make([]int, n)
 	for i := range a.parent {
 		a.parent[i] = i
 	}
 	a.fixed = make([][]int64, n)
 	a.exact = make([]bool, n)
-	a.m2m = make([][]int64, n)
+	a.m2m = a.fixed // the fixed layouts are the classes' first layouts
 }
 
 // base returns the id of the first leaf value of in.
@@ -200,7 +220,11 @@ func (a *assigner) base(in *hlo.Instruction) (int, bool) {
 		b, ok := a.firstByInst[in]
 		return b, ok
 	}
-	ci, ok := a.compIdx[in.Parent]
+	ci, ok := a.lastCI, in.Parent == a.lastComp && in.Parent != nil
+	if !ok {
+		ci, ok = a.compIdx[in.Parent]
+		a.lastComp, a.lastCI = in.Parent, ci
+	}
 	if !ok || in.Index < 0 || in.Index >= len(a.first[ci]) || a.m.Computations[ci].Instructions[in.Index] != in {
 		return 0, false
 	}
@@ -609,13 +633,38 @@ func (a *assigner) branches(in *hlo.Instruction) []*hlo.Computation {
 }
 
 // members lists the values of every class root.
-func (a *assigner) members() [][]int {
-	out := make([][]int, len(a.values))
+func (a *assigner) members() csr[int32] {
+	n := len(a.values)
+	out := csr[int32]{off: make([]int32, n+1)}
+	for id := range a.values {
+		out.off[a.find(id)+1]++
+	}
+	cursor := out.prefixSums()
 	for id := range a.values {
 		r := a.find(id)
-		out[r] = append(out[r], id)
+		out.flat[cursor[r]] = int32(id)
+		cursor[r]++
 	}
 	return out
+}
+
+// csr is a list of lists in two arrays: list i is flat[off[i]:off[i+1]].
+type csr[T any] struct {
+	off  []int32
+	flat []T
+}
+
+func (c *csr[T]) at(i int) []T { return c.flat[c.off[i]:c.off[i+1]] }
+
+// prefixSums turns off[i+1] holding the length of list i into offsets,
+// allocates flat, and returns each list's fill cursor (its start).
+func (c *csr[T]) prefixSums() []int32 {
+	n := len(c.off) - 1
+	for i := range n {
+		c.off[i+1] += c.off[i]
+	}
+	c.flat = make([]T, c.off[n])
+	return slices.Clone(c.off[:n])
 }
 
 // propagate gives every class a layout: fixed classes first, spreading
@@ -630,9 +679,10 @@ func (a *assigner) propagate() {
 			roots = append(roots, id)
 		}
 	}
+	a.isFixed = make([]bool, len(a.values))
 	for _, r := range roots {
 		if a.fixed[r] != nil {
-			a.m2m[r] = a.fixed[r]
+			a.isFixed[r] = true
 			a.queue = append(a.queue, r)
 		}
 	}
@@ -647,7 +697,7 @@ func (a *assigner) propagate() {
 		if a.m2m[r] != nil || !a.shapeOf(r).IsArray() {
 			continue
 		}
-		a.m2m[r] = a.defaultLayout(mem[r])
+		a.m2m[r] = a.defaultLayout(mem.at(r))
 		a.queue = append(a.queue, r)
 		a.drain(mem)
 	}
@@ -655,16 +705,49 @@ func (a *assigner) propagate() {
 
 // defaultLayout is the layout of a class no constraint reached: a
 // constant's stated layout (XLA keeps a literal's layout), else
-// major-to-minor.
-func (a *assigner) defaultLayout(members []int) []int64 {
+// major-to-minor, on the TPU with size-1 dims moved out of the tiled
+// minor dims (tiledDefaultLayout).
+func (a *assigner) defaultLayout(members []int32) []int64 {
 	for _, id := range members {
 		if a.values[id].in.Opcode == "constant" {
-			if m := a.stated(id); m != nil {
+			if m := a.stated(int(id)); m != nil {
 				return slices.Clone(m)
 			}
 		}
 	}
-	return hlo.DefaultMinorToMajor(a.shapeOf(members[0]).Rank())
+	s := a.shapeOf(int(members[0]))
+	if a.opts.Target.Backend == BackendTPU {
+		return tiledDefaultLayout(s.Dims)
+	}
+	return hlo.DefaultMinorToMajor(s.Rank())
+}
+
+// tiledDefaultLayout is the default layout of an array with the given
+// dims on a tiled target: major-to-minor, except that when a size-1 dim
+// would be one of the two most minor physical dims (the ones the tiles
+// cover, wasting a whole tile row or column on it) every size-1 dim moves
+// to the major end, in logical order, the other dims following in logical
+// order: f32[1,128,1,64] gets {3,1,2,0} and bf16[512,1] {0,1}, as XLA's
+// TPU compiler lays them out, while bf16[4,1,128,4096] keeps {3,2,1,0}.
+// Size-1 dims elsewhere do not change the bytes, so the default stays.
+func tiledDefaultLayout(dims []int64) []int64 {
+	n := len(dims)
+	m := hlo.DefaultMinorToMajor(n)
+	if n < 2 || dims[n-1] != 1 && dims[n-2] != 1 {
+		return m
+	}
+	phys := make([]int64, 0, n)
+	for d := range int64(n) {
+		if dims[d] == 1 {
+			phys = append(phys, d)
+		}
+	}
+	for d := range int64(n) {
+		if dims[d] != 1 {
+			phys = append(phys, d)
+		}
+	}
+	return physOrder(phys)
 }
 
 // offer gives value id the layout m2m if its class has none yet.
@@ -709,18 +792,17 @@ func (a *assigner) prefer(in *hlo.Instruction) {
 
 // drain propagates queued class layouts across the layout-changing ops in
 // both directions until nothing new is learnt.
-func (a *assigner) drain(mem [][]int) {
-	for len(a.queue) > 0 {
-		r := a.queue[0]
-		a.queue = a.queue[1:]
+func (a *assigner) drain(mem csr[int32]) {
+	for head := 0; head < len(a.queue); head++ {
+		r := a.queue[head]
 		m := a.m2m[r]
-		for _, id := range mem[r] {
+		for _, id := range mem.at(r) {
 			v := a.values[id]
 			if len(v.path) != 0 {
 				continue
 			}
 			a.backward(v.in, m)
-			for _, u := range a.users[id] {
+			for _, u := range a.users.at(int(id)) {
 				for i, op := range u.Operands {
 					if op == v.in {
 						a.forward(u, i, m)
@@ -729,6 +811,7 @@ func (a *assigner) drain(mem [][]int) {
 			}
 		}
 	}
+	a.queue = a.queue[:0]
 }
 
 // forward derives the layout of u's result from operand i's layout m.
@@ -832,7 +915,7 @@ func (a *assigner) write(res *Assignment) {
 			}
 			continue
 		}
-		if a.fixed[a.find(id)] != nil {
+		if a.isFixed[a.find(id)] {
 			res.Fixed++
 		}
 		if m == nil {
@@ -873,6 +956,13 @@ func (a *assigner) relayout(s *hlo.Shape, m []int64) bool {
 	if old != nil {
 		space = old.MemorySpace
 	}
+	key, internable := layoutKeyOf(m, tiles, ebits, space)
+	if internable {
+		if l, ok := a.layouts[key]; ok {
+			s.Layout = l
+			return !sameLayout(old, l, s.Rank())
+		}
+	}
 	if len(a.layoutArena) == 0 {
 		a.layoutArena = make([]hlo.Layout, 256)
 	}
@@ -885,8 +975,40 @@ func (a *assigner) relayout(s *hlo.Shape, m []int64) bool {
 	a.intArena = a.intArena[len(m):]
 	copy(mm, m)
 	*l = hlo.Layout{MinorToMajor: mm, Tiles: tiles, ElementSizeBits: ebits, MemorySpace: space}
+	if internable {
+		if a.layouts == nil {
+			a.layouts = map[layoutKey]*hlo.Layout{}
+		}
+		a.layouts[key] = l
+	}
 	s.Layout = l
 	return !sameLayout(old, s.Layout, s.Rank())
+}
+
+// layoutKey identifies a layout relayout builds: its minor_to_major (rank
+// at most 8), its memoised tiles slice (equal tiles share one, see
+// tiling), element size and memory space. Values with equal keys share
+// one *hlo.Layout, which nothing may modify in place.
+type layoutKey struct {
+	m2m          [8]uint8
+	rank         uint8
+	tiles        *hlo.Tile
+	ntiles       int
+	ebits, space int64
+}
+
+func layoutKeyOf(m []int64, tiles []hlo.Tile, ebits, space int64) (layoutKey, bool) {
+	k := layoutKey{rank: uint8(len(m)), ntiles: len(tiles), ebits: ebits, space: space}
+	if len(m) > len(k.m2m) {
+		return k, false
+	}
+	for i, d := range m {
+		k.m2m[i] = uint8(d)
+	}
+	if len(tiles) > 0 {
+		k.tiles = &tiles[0]
+	}
+	return k, true
 }
 
 // shareAliases gives every value that aliases another's buffer (a tuple
@@ -958,6 +1080,13 @@ type tilingVal struct {
 	ebits int64
 }
 
+// tilingMemo is the last answer of tiling (runs of values share one).
+type tilingMemo struct {
+	key tilingKey
+	val tilingVal
+	ok  bool
+}
+
 // tiling is ChooseTiling for s laid out as m, memoised: equal answers share
 // one tiles slice (capacity-limited, so an append copies), which callers
 // must treat as read-only.
@@ -969,7 +1098,11 @@ func (a *assigner) tiling(s *hlo.Shape, m []int64) ([]hlo.Tile, int64) {
 	case s.Rank() >= 2:
 		k.n = s.Dims[m[1]]
 	}
+	if a.lastTiling.ok && a.lastTiling.key == k {
+		return a.lastTiling.val.tiles, a.lastTiling.val.ebits
+	}
 	if v, ok := a.tilings[k]; ok {
+		a.lastTiling = tilingMemo{k, v, true}
 		return v.tiles, v.ebits
 	}
 	probe := hlo.Shape{Type: s.Type, Dims: s.Dims, Dynamic: s.Dynamic, Layout: &hlo.Layout{MinorToMajor: m}}
@@ -979,6 +1112,7 @@ func (a *assigner) tiling(s *hlo.Shape, m []int64) ([]hlo.Tile, int64) {
 		a.tilings = map[tilingKey]tilingVal{}
 	}
 	a.tilings[k] = tilingVal{tiles, ebits}
+	a.lastTiling = tilingMemo{k, tilingVal{tiles, ebits}, true}
 	return tiles, ebits
 }
 

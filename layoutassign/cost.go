@@ -51,8 +51,14 @@ func MemoryCost(shape hlo.Shape, target Target) (Cost, error) {
 		if shape.Layout != nil && len(shape.Layout.Tiles) > 0 {
 			c.Tiles, c.ElementSizeBits, c.Rule = shape.Layout.Tiles, shape.Layout.ElementSizeBits, RuleFromLayout
 		} else {
-			tiled = WithTiling(shape, target)
+			// WithTiling without its deep clone: only the layout changes.
 			c.Tiles, c.ElementSizeBits, c.Rule = ChooseTiling(shape, target)
+			l := hlo.Layout{MinorToMajor: hlo.DefaultMinorToMajor(shape.Rank())}
+			if shape.Layout != nil {
+				l = *shape.Layout
+			}
+			l.Tiles, l.ElementSizeBits = c.Tiles, c.ElementSizeBits
+			tiled.Layout = &l
 		}
 	}
 	opts := target.SizeOptions()
@@ -60,7 +66,7 @@ func MemoryCost(shape hlo.Shape, target Target) (Cost, error) {
 	if c.Unpadded, err = hlo.UnpaddedBytes(tiled, opts); err != nil {
 		return Cost{}, err
 	}
-	if c.Padded, err = hlo.PaddedBytes(tiled, opts); err != nil {
+	if c.Padded, err = paddedBytes(tiled, opts); err != nil {
 		return Cost{}, err
 	}
 	c.Expansion = expansion(c.Padded, c.Unpadded)
@@ -228,4 +234,95 @@ func joinInts(v []int64) string {
 		s[i] = strconv.FormatInt(x, 10)
 	}
 	return strings.Join(s, ",")
+}
+
+// paddedBytes is hlo.PaddedBytes of an array shape, computed directly from
+// the physical dims and tiles (no index expressions): each tile replaces
+// the dims it covers (after merging combined "*" dims, and with leading
+// 1s when the tile has more dims than the shape) by their tile counts,
+// followed by the tile's sizes; the padded size is the product of the
+// last shape's dims. Shapes it does not handle (unbounded or dynamic
+// dims, invalid layouts or tiles) go to hlo.PaddedBytes, which also
+// reports their errors; TestPaddedBytesMatchesHLO checks the two agree.
+func paddedBytes(s hlo.Shape, o hlo.SizeOptions) (int64, error) {
+	if elems, ok := paddedElements(s); ok {
+		n := ceilDiv(elems*o.ElementBits(s), 8)
+		if s.Layout != nil {
+			n += s.Layout.DynamicShapeMetadataPrefixBytes
+		}
+		return n, nil
+	}
+	return hlo.PaddedBytes(s, o)
+}
+
+func paddedElements(s hlo.Shape) (int64, bool) {
+	if !s.IsArray() || s.Dynamic != nil {
+		return 0, false
+	}
+	var bufA, bufB [16]int64
+	n := len(s.Dims)
+	if n > len(bufA)/2 {
+		return 0, false
+	}
+	cur := bufA[:n]
+	m2m := s.MinorToMajor()
+	if !hlo.IsPermutation(m2m, n) {
+		return 0, false
+	}
+	for i, d := range m2m {
+		if s.Dims[d] < 0 {
+			return 0, false
+		}
+		cur[n-1-i] = s.Dims[d]
+	}
+	var tiles []hlo.Tile
+	if s.Layout != nil {
+		tiles = s.Layout.Tiles
+	}
+	other := bufB[:0]
+	for _, t := range tiles {
+		k := len(t)
+		if k == 0 || k > 8 || t[k-1] <= 0 {
+			return 0, false
+		}
+		prefix := len(cur) - k
+		if prefix < 0 {
+			// The tile covers more dims than there are: leading 1s.
+			padded := other[:0]
+			for range -prefix {
+				padded = append(padded, 1)
+			}
+			padded = append(padded, cur...)
+			cur, other = padded, cur[:0]
+			prefix = 0
+		}
+		out := append(other[:0], cur[:prefix]...)
+		var sizes [8]int64
+		ns := 0
+		carry := int64(1)
+		for i, v := range t {
+			d := cur[prefix+i]
+			if v == hlo.CombinedDim {
+				carry *= d
+				continue
+			}
+			if v <= 0 || ns == len(sizes) {
+				return 0, false
+			}
+			out = append(out, ceilDiv(carry*d, v))
+			sizes[ns] = v
+			ns++
+			carry = 1
+		}
+		out = append(out, sizes[:ns]...)
+		if len(out) > len(bufA) {
+			return 0, false
+		}
+		cur, other = out, cur[:0]
+	}
+	p := int64(1)
+	for _, d := range cur {
+		p *= d
+	}
+	return p, true
 }

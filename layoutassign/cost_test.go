@@ -131,3 +131,48 @@ func ExampleSuggest() {
 	// f32[1024,4]{0,1:T(4,128)} - make it the second-minor and dim 0 (size 1024) the minor dim, minor_to_major {0,1}
 	// f32[32,128]{1,0:T(8,128)} - reshape the 2 minor physical dims [1024,4] into [32,128] (a bitcast of the untiled data): f32[32,128]
 }
+
+// TestPaddedBytesMatchesHLO checks the direct padded-size computation
+// against hlo.PaddedBytes: every array of the corpus as stated and as the
+// TPU rules tile it, and tiles with combined dims or more dims than the
+// shape.
+func TestPaddedBytesMatchesHLO(t *testing.T) {
+	check := func(s hlo.Shape) {
+		t.Helper()
+		for _, o := range []hlo.SizeOptions{TPU().SizeOptions(), {PredBytes: 4}} {
+			want, werr := hlo.PaddedBytes(s, o)
+			got, gerr := paddedBytes(s, o)
+			if werr != nil {
+				assert.Error(t, gerr, "%s", s)
+				continue
+			}
+			require.NoError(t, gerr, "%s", s)
+			assert.Equal(t, want, got, "%s", s)
+		}
+	}
+	for _, text := range []string{
+		"f32[3,5]{1,0:T(8,128)}", "bf16[7,300]{0,1:T(8,128)(2,1)}", "f32[5]{0:T(2,*,4)}",
+		"s8[3,4,5]{2,1,0:T(2,*,128)(4,1)}", "pred[33]{0:T(8,128)(4,1)}", "s4[9,257]{1,0:T(8,128)(2,1)E(4)}",
+		"f32[]{:T(128)}", "f32[0,4]{1,0:T(8,128)}", "u8[2,3,4,5,6]{4,3,2,1,0:T(2,3,4)(1,2)}",
+	} {
+		s, err := hlo.ParseShape(text)
+		require.NoError(t, err)
+		check(s)
+	}
+	n := 0
+	for _, m := range corpusModules(t) {
+		for _, c := range m.Computations {
+			for _, in := range c.Instructions {
+				for _, l := range in.Shape.Leaves() {
+					if !l.Shape.IsArray() {
+						continue
+					}
+					check(*l.Shape)
+					check(WithTiling(*l.Shape, TPU()))
+					n++
+				}
+			}
+		}
+	}
+	t.Logf("%d corpus arrays checked", n)
+}

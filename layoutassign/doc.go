@@ -48,7 +48,16 @@
 //     kernel's output feature minor) are offered and propagated. Finally
 //     every class still without a layout gets the default major-to-minor
 //     (a constant its literal's stated layout), in program order, each
-//     followed by propagation.
+//     followed by propagation. On the TPU, when that default would put a
+//     size-1 dim among the two most minor (tiled) dims, every size-1 dim
+//     moves most major instead, in logical order, the other dims following
+//     in logical order: f32[1,128,1,64] {3,1,2,0}, bf16[512,1] {0,1}.
+//     Evidence: of the results in the TPU dumps of the corpus (maxtext)
+//     whose default would tile a size-1 dim, 156 have exactly this layout,
+//     none the plain default (56 have transposed layouts their producers
+//     set); where the size-1 dims are not tiled (bf16[4,1,128,4096]) 25
+//     keep the default and 6 differ only in where the size-1 dims sit,
+//     which does not change the bytes.
 //  4. Writing. Every array gets its class's minor_to_major and the target's
 //     tiles (ChooseTiling, rules below), keeping any memory space S(n)
 //     stated in the text; fixed entry parameters keep their stated tiles,
@@ -63,6 +72,17 @@
 //
 // The result re-parses and is a fixed point: running Assign again changes
 // nothing (tested on every corpus module).
+//
+// # Fidelity to XLA
+//
+// TestLayoutFidelity strips the layouts of the corpus's TPU
+// after-optimizations dumps (maxtext llama3-8b, deepseek3) down to what the
+// algorithm treats as fixed, reruns Assign and compares with XLA's choice.
+// With only the parser's entry and bitcasts fixed, minor_to_major agrees
+// on 95.0% (llama3) and 96.2% (deepseek3) of the rank >= 2 arrays, and on
+// 100% when the callers' operand layouts (fusion parameters) are given;
+// tiles agree wherever minor_to_major does, except XLA's untiled scalars
+// in memory space S(2).
 //
 // # Tiling rules (ChooseTiling; each Rule names its source)
 //

@@ -52,7 +52,8 @@ type Allocation struct {
 type MemoryReport struct {
 	Target Target
 	Module string
-	// Arrays maps each instruction to the cost of its array leaves.
+	// Arrays maps each instruction to the cost of its array leaves. The
+	// costs of equal array shapes share memory: treat them as read-only.
 	Arrays map[*hlo.Instruction][]ArrayCost
 	// ArrayCount is the number of array values in the module; Bytes and
 	// Unpadded sum them over every computation except fused ones (whose
@@ -98,7 +99,7 @@ func costOf(s hlo.Shape, t Target) (ArrayCost, error) {
 	if c.Unpadded, err = hlo.UnpaddedBytes(s, t.SizeOptions()); err != nil {
 		return c, err
 	}
-	if c.Bytes, err = hlo.PaddedBytes(s, t.SizeOptions()); err != nil {
+	if c.Bytes, err = paddedBytes(s, t.SizeOptions()); err != nil {
 		return c, err
 	}
 	c.Expansion = expansion(c.Bytes, c.Unpadded)
@@ -135,7 +136,16 @@ func AnalyzeMemory(m *hlo.Module, t Target) (*MemoryReport, error) {
 	if m == nil || m.Entry == nil {
 		return nil, fmt.Errorf("memory: module has no entry computation")
 	}
-	r := &MemoryReport{Target: t, Module: m.Name, Arrays: map[*hlo.Instruction][]ArrayCost{}, Entry: m.Entry.Name}
+	nInst, nTupleLeaves := 0, 0
+	for _, c := range m.Computations {
+		nInst += len(c.Instructions)
+		for _, in := range c.Instructions {
+			if in.Shape.IsTuple() {
+				nTupleLeaves += leafCount(&in.Shape)
+			}
+		}
+	}
+	r := &MemoryReport{Target: t, Module: m.Name, Arrays: make(map[*hlo.Instruction][]ArrayCost, nInst), Entry: m.Entry.Name}
 	fusedComps := map[*hlo.Computation]bool{}
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
@@ -146,46 +156,109 @@ func AnalyzeMemory(m *hlo.Module, t Target) (*MemoryReport, error) {
 			}
 		}
 	}
-	cache := map[string]ArrayCost{}
-	var keyBuf []byte
-	for _, c := range m.Computations {
+	// costs[ci][i] are the costs of instruction i of computation ci (the
+	// walks and suggestions read them without map lookups), all carved
+	// from one backing array.
+	// ids[ci][i] name each cost's class of equal shapes (for suggestions).
+	costs := make([][][]ArrayCost, len(m.Computations))
+	backing := make([]ArrayCost, 0, nTupleLeaves) // tuple leaves (each with its Index)
+	cc := &costCache{}
+	for ci, c := range m.Computations {
 		fused := fusedComps[c]
-		for _, in := range c.Instructions {
-			costs := make([]ArrayCost, 0, leafCount(&in.Shape))
-			leaves := []hlo.ShapeLeaf{{Shape: &in.Shape}}
-			if in.Shape.IsTuple() {
-				leaves = in.Shape.Leaves()
-			}
-			for _, l := range leaves {
-				if !l.Shape.IsArray() {
-					continue
+		costs[ci] = make([][]ArrayCost, len(c.Instructions))
+		for i, in := range c.Instructions {
+			in.Index = i
+			var own []ArrayCost
+			if in.Shape.IsArray() {
+				// An array result's cost (Index nil) is shared with every
+				// equal shape's: the slices are read-only.
+				_, id, err := cc.cost(&in.Shape, t)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", in.Name, err)
 				}
-				keyBuf = appendCostKey(keyBuf[:0], l.Shape)
-				ac, ok := cache[string(keyBuf)]
-				if !ok {
-					var err error
-					if ac, err = costOf(*l.Shape, t); err != nil {
+				own = cc.distinct[id : id+1 : id+1]
+			} else if in.Shape.IsTuple() {
+				start := len(backing)
+				for _, l := range in.Shape.Leaves() {
+					if !l.Shape.IsArray() {
+						continue
+					}
+					ac, _, err := cc.cost(l.Shape, t)
+					if err != nil {
 						return nil, fmt.Errorf("%s: %w", in.Name, err)
 					}
-					cache[string(keyBuf)] = ac
+					ac.Index = l.Index
+					backing = append(backing, ac)
 				}
-				ac.Index = l.Index
-				costs = append(costs, ac)
+				own = backing[start:len(backing):len(backing)]
+			}
+			for k := range own {
 				r.ArrayCount++
 				if !fused {
-					r.Bytes += ac.Bytes
-					r.Unpadded += ac.Unpadded
+					r.Bytes += own[k].Bytes
+					r.Unpadded += own[k].Unpadded
 				}
 			}
-			r.Arrays[in] = costs
+			costs[ci][i] = own
+			r.Arrays[in] = own
 		}
 	}
-	lv := &liveness{m: m, r: r, t: t, memo: map[*hlo.Computation]int64{}}
+	compIdx := make(map[*hlo.Computation]int, len(m.Computations))
+	for ci, c := range m.Computations {
+		compIdx[c] = ci
+	}
+	lv := &liveness{m: m, r: r, t: t, memo: map[*hlo.Computation]int64{}, costs: costs, compIdx: compIdx}
 	if err := lv.entry(); err != nil {
 		return nil, err
 	}
-	r.Suggestions = suggestions(m, r, t)
+	r.Suggestions = suggestions(m, t, costs, cc)
 	return r, nil
+}
+
+// costCache memoises costOf. Shapes that share their dims and layout (the
+// parser shares equal shape text, Assign equal layouts) hit the first map
+// by pointer; the others are looked up by their printed key.
+type costCache struct {
+	byLayout map[*hlo.Layout][]costPtrEntry
+	byKey    map[string]int32
+	distinct []ArrayCost
+	key      []byte
+}
+
+type costPtrEntry struct {
+	t    hlo.PrimitiveType
+	dims *int64
+	n    int
+	id   int32
+}
+
+func (cc *costCache) cost(s *hlo.Shape, t Target) (ArrayCost, int32, error) {
+	if cc.byLayout == nil {
+		cc.byLayout, cc.byKey = map[*hlo.Layout][]costPtrEntry{}, map[string]int32{}
+	}
+	usePtr := s.Layout != nil && len(s.Dims) > 0 && s.Dynamic == nil
+	if usePtr {
+		for _, e := range cc.byLayout[s.Layout] {
+			if e.t == s.Type && e.dims == &s.Dims[0] && e.n == len(s.Dims) {
+				return cc.distinct[e.id], e.id, nil
+			}
+		}
+	}
+	cc.key = appendCostKey(cc.key[:0], s)
+	k, ok := cc.byKey[string(cc.key)]
+	if !ok {
+		ac, err := costOf(*s, t)
+		if err != nil {
+			return ac, 0, err
+		}
+		k = int32(len(cc.distinct))
+		cc.distinct = append(cc.distinct, ac)
+		cc.byKey[string(cc.key)] = k
+	}
+	if usePtr {
+		cc.byLayout[s.Layout] = append(cc.byLayout[s.Layout], costPtrEntry{s.Type, &s.Dims[0], len(s.Dims), k})
+	}
+	return cc.distinct[k], k, nil
 }
 
 type liveness struct {
@@ -193,13 +266,46 @@ type liveness struct {
 	r    *MemoryReport
 	t    Target
 	memo map[*hlo.Computation]int64
+	// costs[ci][i] are r.Arrays of instruction i of computation ci.
+	costs   [][][]ArrayCost
+	compIdx map[*hlo.Computation]int
 }
 
-// buffer is one allocation during the walk.
+// buffer is one allocation during the walk (its Allocation, built only
+// for the report's LiveAtPeak, would be three times its size).
 type buffer struct {
-	alloc Allocation
-	// uses are the instructions whose values live in this buffer.
+	in *hlo.Instruction
+	// cost is the defining leaf's cost (its Index the leaf's).
+	cost *ArrayCost
+	// insts are the other instructions whose values live in this buffer
+	// (aliases of in's value).
 	insts []*hlo.Instruction
+	// called is the computation whose peak temporaries an extra buffer
+	// stands for.
+	called     *hlo.Computation
+	kind       string
+	start, end int
+	// extra marks such a pseudo-buffer; out the computation's outputs.
+	extra, out bool
+}
+
+// use records that in's value lives in b.
+func (b *buffer) use(in *hlo.Instruction) {
+	if in != b.in && (len(b.insts) == 0 || b.insts[len(b.insts)-1] != in) {
+		b.insts = append(b.insts, in)
+	}
+}
+
+func calledName(c *hlo.Computation) string {
+	if c == nil {
+		return ""
+	}
+	return c.Name
+}
+
+func (b *buffer) alloc() Allocation {
+	return Allocation{Instruction: b.in, Index: b.cost.Index, Cost: *b.cost, Kind: b.kind, Start: b.start, End: b.end,
+		Extra: b.extra, Called: calledName(b.called)}
 }
 
 // order returns the instruction order of c: the text order when the
@@ -221,21 +327,23 @@ func (lv *liveness) order(c *hlo.Computation) ([]*hlo.Instruction, string, error
 }
 
 // inDefinitionOrder reports whether every operand and control predecessor
-// of c's instructions comes before its user in c.Instructions.
+// of c's instructions comes before its user in c.Instructions (whose Index
+// fields must be their positions).
 func inDefinitionOrder(c *hlo.Computation) bool {
-	seen := make(map[*hlo.Instruction]bool, len(c.Instructions))
-	for _, in := range c.Instructions {
+	before := func(op *hlo.Instruction, i int) bool {
+		return op.Parent == c && op.Index < i && c.Instructions[op.Index] == op
+	}
+	for i, in := range c.Instructions {
 		for _, op := range in.Operands {
-			if !seen[op] {
+			if !before(op, i) {
 				return false
 			}
 		}
 		for _, op := range in.ControlPredecessors {
-			if !seen[op] {
+			if !before(op, i) {
 				return false
 			}
 		}
-		seen[in] = true
 	}
 	return true
 }
@@ -246,6 +354,7 @@ type walk struct {
 	// leaves of instruction in start at base[in.Index]; step and lastUse
 	// are indexed by in.Index too.
 	comp    *hlo.Computation
+	costs   [][]ArrayCost
 	arena   []buffer
 	base    []int
 	slots   []*buffer
@@ -287,14 +396,17 @@ func (w *walk) set(in *hlo.Instruction, path []int64, b *buffer) {
 		return
 	}
 	w.slots[k] = b
-	if b != nil && (len(b.insts) == 0 || b.insts[len(b.insts)-1] != in) {
-		b.insts = append(b.insts, in)
+	if b != nil {
+		b.use(in)
 	}
 }
 
 // futureUse is the last step at which any value in b is read.
 func (w *walk) futureUse(b *buffer) int {
 	end := -1
+	if !b.extra && b.in != nil && w.has(b.in) {
+		end = max(w.lastUse[b.in.Index], w.step[b.in.Index])
+	}
 	for _, in := range b.insts {
 		if w.has(in) {
 			end = max(end, w.lastUse[in.Index], w.step[in.Index])
@@ -305,6 +417,9 @@ func (w *walk) futureUse(b *buffer) int {
 
 // run walks computation c and returns its buffers (parameters included).
 func (lv *liveness) run(c *hlo.Computation) (*walk, error) {
+	for i, in := range c.Instructions {
+		in.Index = i // keep the derived field right for the lookups below
+	}
 	order, how, err := lv.order(c)
 	if err != nil {
 		return nil, err
@@ -312,18 +427,19 @@ func (lv *liveness) run(c *hlo.Computation) (*walk, error) {
 	if c == lv.m.Entry {
 		lv.r.Order = how
 	}
-	for i, in := range c.Instructions {
-		in.Index = i // keep the derived field right for the lookups below
-	}
 	n := len(c.Instructions)
-	w := &walk{comp: c, base: make([]int, n), step: make([]int, n), lastUse: make([]int, n), n: len(order)}
-	total := 0
+	w := &walk{comp: c, base: make([]int, n), step: make([]int, n), lastUse: make([]int, n), n: len(order),
+		costs: lv.costs[lv.compIdx[c]]}
+	total, arrays := 0, 0
 	for i, in := range order {
 		w.step[in.Index] = i
 		w.base[in.Index] = total
 		total += leafCount(&in.Shape)
+		arrays += len(w.costs[in.Index])
 	}
 	w.slots = make([]*buffer, total)
+	w.arena = make([]buffer, arrays)
+	w.bufs = make([]*buffer, 0, arrays)
 	for i, in := range order {
 		for _, op := range in.Operands {
 			if w.has(op) {
@@ -351,9 +467,7 @@ func (lv *liveness) define(w *walk, in *hlo.Instruction, step int) {
 		for k := range n {
 			if b := w.slots[ob+opOff+k]; b != nil {
 				w.slots[ib+inOff+k] = b
-				if len(b.insts) == 0 || b.insts[len(b.insts)-1] != in {
-					b.insts = append(b.insts, in)
-				}
+				b.use(in)
 				any = true
 			}
 		}
@@ -365,7 +479,7 @@ func (lv *liveness) define(w *walk, in *hlo.Instruction, step int) {
 	}
 	inPlace := func(op *hlo.Instruction) bool {
 		b := w.get(op, nil)
-		if b == nil || b.alloc.Kind == "parameter" || op.IsRoot() {
+		if b == nil || b.kind == "parameter" || op.IsRoot() {
 			return false
 		}
 		if w.futureUse(b) > step {
@@ -426,19 +540,51 @@ func (lv *liveness) define(w *walk, in *hlo.Instruction, step int) {
 	if in.Opcode == "parameter" {
 		kind = "parameter"
 	}
-	for _, cost := range lv.r.Arrays[in] {
-		if w.get(in, cost.Index) != nil {
-			continue
+	costs := w.costs[in.Index]
+	if len(costs) == 0 || !w.has(in) {
+		return
+	}
+	base := w.base[in.Index]
+	// slots holds every leaf, costs only the array leaves, both in leaf
+	// order: walk the leaves to pair them.
+	k := 0
+	forEachLeaf(&in.Shape, func(leaf int, s *hlo.Shape) {
+		if !s.IsArray() || k == len(costs) {
+			return
+		}
+		cost := &costs[k]
+		k++
+		slot := base + leaf
+		if w.slots[slot] != nil {
+			return
 		}
 		if len(w.arena) == 0 {
 			w.arena = make([]buffer, 128)
 		}
 		b := &w.arena[0]
 		w.arena = w.arena[1:]
-		*b = buffer{alloc: Allocation{Instruction: in, Index: cost.Index, Cost: cost, Kind: kind, Start: step, End: step}}
+		*b = buffer{in: in, cost: cost, kind: kind, start: step, end: step}
 		w.bufs = append(w.bufs, b)
-		w.set(in, cost.Index, b)
+		w.slots[slot] = b
+	})
+}
+
+// forEachLeaf calls f with the number (in leaf order) and shape of every
+// leaf of s (s itself when it is not a tuple).
+func forEachLeaf(s *hlo.Shape, f func(leaf int, s *hlo.Shape)) {
+	n := 0
+	var walk func(s *hlo.Shape)
+	walk = func(s *hlo.Shape) {
+		if !s.IsTuple() {
+			f(n, s)
+			n++
+			return
+		}
+		for i := range s.Tuple {
+			walk(&s.Tuple[i])
+		}
 	}
+	walk(s)
 }
 
 // aliasedOperand reads the operand number of the first entry of
@@ -459,25 +605,25 @@ func aliasedOperand(v string) (int, bool) {
 // from step 0) to its last use, or to the end for outputs and parameters.
 func (lv *liveness) finish(c *hlo.Computation, w *walk) {
 	last := max(w.n-1, 0)
-	outs := map[*buffer]bool{}
-	if c.Root != nil {
-		for _, l := range c.Root.Shape.Leaves() {
-			if b := w.get(c.Root, l.Index); b != nil {
-				outs[b] = true
+	if c.Root != nil && w.has(c.Root) {
+		base := w.base[c.Root.Index]
+		for k := range leafCount(&c.Root.Shape) {
+			if b := w.slots[base+k]; b != nil {
+				b.out = true
 			}
 		}
 	}
 	for _, b := range w.bufs {
-		b.alloc.End = max(b.alloc.End, w.futureUse(b))
-		if b.alloc.Kind == "parameter" {
-			b.alloc.Start, b.alloc.End = 0, last
+		b.end = max(b.end, w.futureUse(b))
+		if b.kind == "parameter" {
+			b.start, b.end = 0, last
 		}
-		if outs[b] {
-			b.alloc.End = last
-			if b.alloc.Kind == "parameter" {
-				b.alloc.Kind = "parameter, returned as output"
+		if b.out {
+			b.end = last
+			if b.kind == "parameter" {
+				b.kind = "parameter, returned as output"
 			} else {
-				b.alloc.Kind = "output"
+				b.kind = "output"
 			}
 		}
 	}
@@ -500,7 +646,7 @@ func (lv *liveness) calleePeak(c *hlo.Computation, depth int) (int64, error) {
 	lv.finish(c, w)
 	var bufs []*buffer
 	for _, b := range w.bufs {
-		if b.alloc.Kind == "temporary" || b.alloc.Kind == "output" {
+		if b.kind == "temporary" || b.kind == "output" {
 			bufs = append(bufs, b)
 		}
 	}
@@ -522,20 +668,20 @@ func (lv *liveness) extras(c *hlo.Computation, w *walk, depth int) ([]*buffer, e
 			continue
 		}
 		var best int64
-		var name string
+		var called *hlo.Computation
 		for _, callee := range in.Called {
 			p, err := lv.calleePeak(callee, depth+1)
 			if err != nil {
 				return nil, err
 			}
 			if p > best {
-				best, name = p, callee.Name
+				best, called = p, callee
 			}
 		}
 		if best > 0 {
 			s := w.step[in.Index]
-			out = append(out, &buffer{alloc: Allocation{Instruction: in, Kind: "temporaries of a called computation",
-				Cost: ArrayCost{Bytes: best, Unpadded: best, Expansion: 1}, Start: s, End: s, Extra: true, Called: name}})
+			out = append(out, &buffer{in: in, kind: "temporaries of a called computation",
+				cost: &ArrayCost{Bytes: best, Unpadded: best, Expansion: 1}, start: s, end: s, extra: true, called: called})
 		}
 	}
 	return out, nil
@@ -546,11 +692,11 @@ func (lv *liveness) extras(c *hlo.Computation, w *walk, depth int) ([]*buffer, e
 func sweep(bufs []*buffer, n int) (int64, int) {
 	delta := make([]int64, n+1)
 	for _, b := range bufs {
-		if b.alloc.Start < 0 || b.alloc.Start > n-1 {
+		if b.start < 0 || b.start > n-1 {
 			continue
 		}
-		delta[b.alloc.Start] += b.alloc.Cost.Bytes
-		delta[min(b.alloc.End, n-1)+1] -= b.alloc.Cost.Bytes
+		delta[b.start] += b.cost.Bytes
+		delta[min(b.end, n-1)+1] -= b.cost.Bytes
 	}
 	var cur, peak int64
 	at := 0
@@ -587,24 +733,24 @@ func (lv *liveness) entry() error {
 			continue
 		}
 		// The output is written into the donated parameter's buffer.
-		out.alloc.Kind = "output, aliased with parameter"
-		param.alloc.Kind = "parameter, aliased with output"
-		r.AliasedBytes += out.alloc.Cost.Bytes
+		out.kind = "output, aliased with parameter"
+		param.kind = "parameter, aliased with output"
+		r.AliasedBytes += out.cost.Bytes
 	}
 	live := make([]*buffer, 0, len(w.bufs))
 	for _, b := range w.bufs {
 		switch {
-		case strings.HasPrefix(b.alloc.Kind, "parameter"):
-			r.ArgumentBytes += b.alloc.Cost.Bytes
-		case strings.HasPrefix(b.alloc.Kind, "output"):
-			r.OutputBytes += b.alloc.Cost.Bytes
+		case strings.HasPrefix(b.kind, "parameter"):
+			r.ArgumentBytes += b.cost.Bytes
+		case strings.HasPrefix(b.kind, "output"):
+			r.OutputBytes += b.cost.Bytes
 		default:
-			r.TemporaryBytes += b.alloc.Cost.Bytes
+			r.TemporaryBytes += b.cost.Bytes
 		}
-		if b.alloc.Kind == "parameter, returned as output" {
-			r.OutputBytes += b.alloc.Cost.Bytes
+		if b.kind == "parameter, returned as output" {
+			r.OutputBytes += b.cost.Bytes
 		}
-		if b.alloc.Kind == "output, aliased with parameter" {
+		if b.kind == "output, aliased with parameter" {
 			continue // lives in the parameter's buffer
 		}
 		live = append(live, b)
@@ -622,49 +768,62 @@ func (lv *liveness) entry() error {
 	}
 	var atPeak []*buffer
 	for _, b := range live {
-		if b.alloc.Start <= r.PeakStep && r.PeakStep <= b.alloc.End && b.alloc.Cost.Bytes > 0 {
+		if b.start <= r.PeakStep && r.PeakStep <= b.end && b.cost.Bytes > 0 {
 			atPeak = append(atPeak, b)
-			r.PeakUnpadded += b.alloc.Cost.Unpadded
+			r.PeakUnpadded += b.cost.Unpadded
 		}
 	}
-	slices.SortStableFunc(atPeak, func(a, b *buffer) int {
-		if c := cmp.Compare(b.alloc.Cost.Bytes, a.alloc.Cost.Bytes); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.alloc.Start, b.alloc.Start)
-	})
-	r.LiveAtPeak = make([]Allocation, len(atPeak))
+	// Largest first, then earliest; ties keep the walk's order (the
+	// position makes the order total, so an unstable sort is stable).
+	type ranked struct {
+		bytes      int64
+		start, pos int
+		b          *buffer
+	}
+	rk := make([]ranked, len(atPeak))
 	for i, b := range atPeak {
-		r.LiveAtPeak[i] = b.alloc
+		rk[i] = ranked{b.cost.Bytes, b.start, i, b}
+	}
+	slices.SortFunc(rk, func(x, y ranked) int {
+		if x.bytes != y.bytes {
+			return cmp.Compare(y.bytes, x.bytes)
+		}
+		if x.start != y.start {
+			return cmp.Compare(x.start, y.start)
+		}
+		return cmp.Compare(x.pos, y.pos)
+	})
+	r.LiveAtPeak = make([]Allocation, len(rk))
+	for i, x := range rk {
+		r.LiveAtPeak[i] = x.b.alloc()
 	}
 	return nil
 }
 
 // suggestions proposes layout changes for the arrays whose padding wastes
 // the most memory, one per array, best saving first.
-func suggestions(m *hlo.Module, r *MemoryReport, t Target) []ArraySuggestion {
+func suggestions(m *hlo.Module, t Target, costs [][][]ArrayCost, cc *costCache) []ArraySuggestion {
 	type cand struct {
 		in    *hlo.Instruction
-		k     int
+		ac    *ArrayCost
 		waste int64
 	}
 	var cands []cand
-	seen := map[string]bool{}
-	var key []byte
-	for _, c := range m.Computations {
-		for _, in := range c.Instructions {
+	seen := map[int32]bool{}
+	for ci, c := range m.Computations {
+		for i, in := range c.Instructions {
 			if in.Opcode == "get-tuple-element" || in.Opcode == "tuple" || in.Opcode == "bitcast" {
 				continue
 			}
-			for k := range r.Arrays[in] {
-				ac := &r.Arrays[in][k]
+			for k := range costs[ci][i] {
+				ac := &costs[ci][i][k]
 				if ac.Expansion <= SuggestThreshold {
 					continue
 				}
-				key = appendCostKey(key[:0], &ac.Shape)
-				if !seen[string(key)] {
-					seen[string(key)] = true
-					cands = append(cands, cand{in, k, ac.Bytes - ac.Unpadded})
+				// Equal shapes are one candidate (their cost class).
+				if _, id, _ := cc.cost(&ac.Shape, t); !seen[id] {
+					seen[id] = true
+					cands = append(cands, cand{in, ac, ac.Bytes - ac.Unpadded})
 				}
 			}
 		}
@@ -675,7 +834,7 @@ func suggestions(m *hlo.Module, r *MemoryReport, t Target) []ArraySuggestion {
 		if len(out) == MaxSuggestions || k == 2*MaxSuggestions {
 			break
 		}
-		ac := r.Arrays[cd.in][cd.k]
+		ac := cd.ac
 		if ss := Suggest(ac.Shape, t); len(ss) > 0 {
 			out = append(out, ArraySuggestion{Instruction: cd.in.Name, Index: ac.Index, Suggestion: ss[0]})
 		}

@@ -121,17 +121,16 @@ func reshapeLayout(from, fromM2M, to []int64) ([]int64, bool) {
 	var groups []int
 	last := -1
 	prevDim := int64(-1)
-	done := map[int]bool{}
-	for _, d := range physOrder(fromM2M) {
+	for i := len(fromM2M) - 1; i >= 0; i-- {
+		d := fromM2M[i]
 		g := gf[d]
 		if g < 0 {
 			continue
 		}
 		if g != last {
-			if done[g] {
+			if slices.Contains(groups, g) {
 				return nil, false
 			}
-			done[g] = true
 			groups = append(groups, g)
 			last, prevDim = g, -1
 		}
@@ -153,7 +152,8 @@ func reshapeLayout(from, fromM2M, to []int64) ([]int64, bool) {
 			}
 		}
 	}
-	return physOrder(phys), true
+	slices.Reverse(phys) // phys is ours: minor_to_major in place
+	return phys, true
 }
 
 // reduceOutputLayout drops the reduced dims from the operand layout and
@@ -193,7 +193,8 @@ func majorToMinor(groups ...[]int64) []int64 {
 	for _, g := range groups {
 		phys = append(phys, g...)
 	}
-	return physOrder(phys)
+	slices.Reverse(phys)
+	return phys
 }
 
 // rest returns 0..rank-1 without the dims in any of the lists, ascending.
@@ -248,8 +249,8 @@ func convLayouts(inRank, kRank, outRank int, c *hlo.ConvDims) (in, kernel, out [
 // whose size is not 1.
 func nonDegenerate(dims, m2m []int64) []int64 {
 	var out []int64
-	for _, d := range physOrder(m2m) {
-		if dims[d] != 1 {
+	for i := len(m2m) - 1; i >= 0; i-- {
+		if d := m2m[i]; dims[d] != 1 {
 			out = append(out, d)
 		}
 	}

@@ -80,3 +80,24 @@ func TestReduceAndBroadcastLayouts(t *testing.T) {
 	assert.Equal(t, []int64{1, 2, 0}, lhs) // contracting dim 1 minor
 	assert.Equal(t, []int64{2, 1, 0}, rhs) // [K,N] with N minor
 }
+
+func TestTiledDefaultLayout(t *testing.T) {
+	for _, tc := range []struct {
+		dims []int64
+		want []int64
+	}{
+		{[]int64{1, 128, 1, 64}, []int64{3, 1, 2, 0}},
+		{[]int64{512, 1}, []int64{0, 1}},
+		{[]int64{128, 4096, 1}, []int64{1, 0, 2}},
+		{[]int64{1, 128, 1, 32, 1}, []int64{3, 1, 4, 2, 0}},
+		{[]int64{1, 128, 1, 1}, []int64{1, 3, 2, 0}},
+		// The tiled dims are real ones already: the default stays.
+		{[]int64{4, 1, 128, 4096}, []int64{3, 2, 1, 0}},
+		{[]int64{1, 128}, []int64{1, 0}},
+		{[]int64{1, 1}, []int64{1, 0}},
+		{[]int64{7}, []int64{0}},
+		{nil, []int64{}},
+	} {
+		assert.Equal(t, tc.want, tiledDefaultLayout(tc.dims), "%v", tc.dims)
+	}
+}
