@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
 
 func TestMemoryCost(t *testing.T) {
@@ -160,8 +161,8 @@ func TestPaddedBytesMatchesHLO(t *testing.T) {
 		check(s)
 	}
 	n := 0
-	for _, m := range corpusModules(t) {
-		for _, c := range m.Computations {
+	for _, cm := range hlotest.CorpusModules(t) {
+		for _, c := range cm.Module.Computations {
 			for _, in := range c.Instructions {
 				for _, l := range in.Shape.Leaves() {
 					if !l.Shape.IsArray() {

@@ -3,6 +3,7 @@ package layoutassign
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
 
 // The fidelity harness measures how closely Assign reproduces the layouts
@@ -278,10 +280,7 @@ func measureFidelity(t testing.TB, m *hlo.Module, mode string) fidelityReport {
 
 // fidelitySources reads the corpus's TPU after-optimizations dumps.
 func fidelitySources(t testing.TB) map[string][]byte {
-	dir := findCorpus(t)
-	if dir == "" {
-		t.Skip("corpus ../shared/corpus not found next to the repository")
-	}
+	dir := hlotest.CorpusDir(t)
 	out := map[string][]byte{}
 	for name := range fidelityFloors {
 		src, err := os.ReadFile(filepath.Join(dir, name))
@@ -298,7 +297,7 @@ func fidelitySources(t testing.TB) map[string][]byte {
 func TestLayoutFidelity(t *testing.T) {
 	srcs := fidelitySources(t)
 	for _, mode := range []string{"boundary", "params", "roots", "entry"} {
-		for _, name := range sortedKeys(srcs) {
+		for _, name := range slices.Sorted(maps.Keys(srcs)) {
 			t.Run(mode+"/"+name, func(t *testing.T) {
 				m, err := hlo.ParseFile(name, srcs[name])
 				require.NoError(t, err)
@@ -327,7 +326,7 @@ func logFidelity(t *testing.T, rep fidelityReport) {
 	for _, op := range ops {
 		t.Logf("  %-20s %s", op, rep.byOpcode[op])
 	}
-	keys := sortedKeys(rep.mismatches)
+	keys := slices.Sorted(maps.Keys(rep.mismatches))
 	slices.SortStableFunc(keys, func(a, b string) int { return cmp.Compare(rep.mismatches[b].n, rep.mismatches[a].n) })
 	for i, k := range keys {
 		if i == 40 {
