@@ -212,7 +212,7 @@ func dims(n int) []*Expr {
 // emptyResultMap returns (d0, ..., dn) -> () on the given domain: the map of
 // a scalar operand read once per output element.
 func emptyResultMap(sizes []int64) *IndexingMap {
-	return MustNewIndexingMap(dimVars(sizes), nil, nil, nil)
+	return mustNewMap(dimVars(sizes), nil, nil, nil)
 }
 
 // allElementsMap returns ()[s0, ..., sn] -> (s0, ..., sn): every element of a
@@ -223,7 +223,7 @@ func allElementsMap(sizes []int64) *IndexingMap {
 	for i := range res {
 		res[i] = Sym(i)
 	}
-	return MustNewIndexingMap(nil, VarsFromSizes(sizes), nil, res)
+	return mustNewMap(nil, VarsFromSizes(sizes), nil, res)
 }
 
 // isPermutation reports whether p holds each of 0..n-1 exactly once.

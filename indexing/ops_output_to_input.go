@@ -148,7 +148,7 @@ func broadcastOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error
 			res[i] = Const(0)
 		}
 	}
-	return fromMaps(MustNewIndexingMap(dimVars(out), nil, nil, res)), nil
+	return fromMaps(mustNewMap(dimVars(out), nil, nil, res)), nil
 }
 
 func broadcastArgs(in *hlo.Instruction) (out, opDims, bdims []int64, err error) {
@@ -188,7 +188,7 @@ func concatOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 		vars[cdim].Bounds = Interval{offset, offset + size - 1}
 		res := dims(len(out))
 		res[cdim] = Add(Dim(cdim), Const(-offset))
-		h.Add(i, MustNewIndexingMap(vars, nil, nil, res))
+		h.Add(i, mustNewMap(vars, nil, nil, res))
 		offset += size
 	}
 	return h, nil
@@ -251,8 +251,8 @@ func dotMaps(in *hlo.Instruction) (lhsMap, rhsMap *IndexingMap, err error) {
 		rhsRes[dn.RhsContracting[i]] = Sym(i)
 		ranges[i] = lhs[dn.LhsContracting[i]]
 	}
-	lhsMap = MustNewIndexingMap(dimVars(out), VarsFromSizes(ranges), nil, lhsRes)
-	rhsMap = MustNewIndexingMap(dimVars(out), VarsFromSizes(ranges), nil, rhsRes)
+	lhsMap = mustNewMap(dimVars(out), VarsFromSizes(ranges), nil, lhsRes)
+	rhsMap = mustNewMap(dimVars(out), VarsFromSizes(ranges), nil, rhsRes)
 	return
 }
 
@@ -465,7 +465,7 @@ func padMap(out []int64, pads []hlo.PadDim) *IndexingMap {
 		res[i] = FloorDiv(shifted, p.Interior+1)
 		cons = append(cons, Constraint{Mod(shifted, p.Interior+1), Point(0)})
 	}
-	return MustNewIndexingMap(vars, nil, nil, res, cons...)
+	return mustNewMap(vars, nil, nil, res, cons...)
 }
 
 func padArgs(in *hlo.Instruction) (out, opDims []int64, err error) {
@@ -542,7 +542,7 @@ func reduceOutputToInput(in *hlo.Instruction, k int) (*HloInstructionIndexing, e
 		res[d] = Dim(o)
 		o++
 	}
-	inputs := MustNewIndexingMap(dimVars(out), VarsFromSizes(ranges), nil, res)
+	inputs := mustNewMap(dimVars(out), VarsFromSizes(ranges), nil, res)
 	h := newIndexing(len(in.Operands))
 	for i := range n {
 		h.Add(i, inputs)
@@ -569,7 +569,7 @@ func windowMap(inDims, out []int64, win []hlo.WindowDim) (*IndexingMap, error) {
 		res[i] = Add(Mul(Dim(i), stride), Mul(Sym(i), wd))
 		ranges[i] = w.Size
 	}
-	noPad := MustNewIndexingMap(dimVars(out), VarsFromSizes(ranges), nil, res)
+	noPad := mustNewMap(dimVars(out), VarsFromSizes(ranges), nil, res)
 	m, err := Compose(noPad, padMap(padded, pads))
 	if err != nil {
 		return nil, err
@@ -632,7 +632,7 @@ func reverseIndexing(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 	for _, d := range in.Typed.Dimensions {
 		res[d] = Add(Neg(Dim(int(d))), Const(out[d]-1))
 	}
-	return fromMaps(MustNewIndexingMap(dimVars(out), nil, nil, res)), nil
+	return fromMaps(mustNewMap(dimVars(out), nil, nil, res)), nil
 }
 
 func sliceArgs(in *hlo.Instruction) (out, opDims []int64, err error) {
@@ -667,7 +667,7 @@ func sliceOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 	for i, s := range in.Typed.Slice {
 		res[i] = Add(Mul(Dim(i), max(s.Stride, 1)), Const(s.Start))
 	}
-	return fromMaps(MustNewIndexingMap(dimVars(out), nil, nil, res)), nil
+	return fromMaps(mustNewMap(dimVars(out), nil, nil, res)), nil
 }
 
 func transposeArgs(in *hlo.Instruction) (out, opDims, perm []int64, err error) {
@@ -701,5 +701,5 @@ func transposeOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error
 	for i, p := range perm {
 		res[p] = Dim(i)
 	}
-	return fromMaps(MustNewIndexingMap(dimVars(out), nil, nil, res)), nil
+	return fromMaps(mustNewMap(dimVars(out), nil, nil, res)), nil
 }

@@ -104,7 +104,7 @@ func reshapeMap(out, in []int64) (*IndexingMap, error) {
 		return nil, fmt.Errorf("expected shapes with equal element counts, found %v and %v", in, out)
 	}
 	res := reshapeExprs(in, out, dims(len(out)))
-	m, err := NewIndexingMap(dimVars(out), nil, nil, res)
+	m, err := newMap(dimVars(out), nil, nil, res)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ func bitcastMap(from, to hlo.Shape) (*IndexingMap, error) {
 	for j, e := range toPhys {
 		res[toM2M[len(toM2M)-1-j]] = e
 	}
-	m, err := NewIndexingMap(dimVars(from.Dims), nil, nil, res)
+	m, err := newMap(dimVars(from.Dims), nil, nil, res)
 	if err != nil {
 		return nil, err
 	}

@@ -39,7 +39,7 @@ func PhysicalIndexMap(s hlo.Shape) *IndexingMap {
 	for i, e := range ts.Exprs {
 		res[i] = fromIndexExpr(e)
 	}
-	m, err := NewIndexingMap(dimVars(s.Dims), nil, nil, res)
+	m, err := newMap(dimVars(s.Dims), nil, nil, res)
 	if err != nil {
 		return Undefined()
 	}
@@ -61,7 +61,7 @@ func PhysicalMap(s hlo.Shape) *IndexingMap {
 	for i, e := range ts.Exprs {
 		res[i] = fromIndexExpr(e)
 	}
-	m, err := NewIndexingMap(dimVars(s.Dims), nil, nil, []*Expr{linearize(ts.Final, res)})
+	m, err := newMap(dimVars(s.Dims), nil, nil, []*Expr{linearize(ts.Final, res)})
 	if err != nil {
 		return Undefined()
 	}
@@ -91,7 +91,7 @@ func LinearOffsetMap(s hlo.Shape) *IndexingMap {
 	for j := range phys {
 		phys[j] = Dim(int(m2m[len(m2m)-1-j]))
 	}
-	m := MustNewIndexingMap(dimVars(s.Dims), nil, nil, []*Expr{linearize(hlo.PhysicalDims(s), phys)})
+	m := mustNewMap(dimVars(s.Dims), nil, nil, []*Expr{linearize(hlo.PhysicalDims(s), phys)})
 	return m.Simplify()
 }
 
@@ -120,7 +120,7 @@ func AssignRTVarsToMidpoint(m *IndexingMap) *IndexingMap {
 	for i, v := range m.rts {
 		repl[i] = Const((v.Bounds.Lower + v.Bounds.Upper) / 2)
 	}
-	out := &IndexingMap{dims: m.Dims(), ranges: m.RangeVars()}
+	out := &IndexingMap{dims: m.dims, ranges: m.ranges, owned: ownResults | ownConstraints}
 	for _, r := range m.results {
 		out.results = append(out.results, r.Replace(nil, nil, repl))
 	}
