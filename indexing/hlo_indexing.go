@@ -29,8 +29,11 @@ func newIndexing(n int) *HloInstructionIndexing {
 // fromMaps returns an indexing with one map per set.
 func fromMaps(maps ...*IndexingMap) *HloInstructionIndexing {
 	h := newIndexing(len(maps))
-	for i, m := range maps {
-		h.Maps[i] = []*IndexingMap{m}
+	// The sets share one array; each has capacity 1, so that adding to a
+	// set copies it.
+	sets := slices.Clone(maps)
+	for i := range sets {
+		h.Maps[i] = sets[i : i+1 : i+1]
 	}
 	return h
 }
@@ -39,10 +42,14 @@ func fromMaps(maps ...*IndexingMap) *HloInstructionIndexing {
 func undefinedIndexing(n int) *HloInstructionIndexing {
 	h := newIndexing(n)
 	for i := range h.Maps {
-		h.Maps[i] = []*IndexingMap{Undefined()}
+		h.Maps[i] = undefinedSet
 	}
 	return h
 }
+
+// undefinedSet is the set holding the undefined map; its capacity is 1, so
+// that adding to it copies it.
+var undefinedSet = []*IndexingMap{undefinedMap}
 
 // Add inserts m into set i unless an equal map is already there, keeping
 // the set sorted by [CompareMaps].
@@ -212,18 +219,14 @@ func dims(n int) []*Expr {
 // emptyResultMap returns (d0, ..., dn) -> () on the given domain: the map of
 // a scalar operand read once per output element.
 func emptyResultMap(sizes []int64) *IndexingMap {
-	return mustNewMap(dimVars(sizes), nil, nil, nil)
+	return cachedShapeMap(shapeEmptyResult, sizes)
 }
 
 // allElementsMap returns ()[s0, ..., sn] -> (s0, ..., sn): every element of a
 // tensor of the given sizes, the input-to-output map of a scalar read by
 // every output element.
 func allElementsMap(sizes []int64) *IndexingMap {
-	res := make([]*Expr, len(sizes))
-	for i := range res {
-		res[i] = Sym(i)
-	}
-	return mustNewMap(nil, VarsFromSizes(sizes), nil, res)
+	return cachedShapeMap(shapeAllElements, sizes)
 }
 
 // isPermutation reports whether p holds each of 0..n-1 exactly once.

@@ -1,8 +1,10 @@
 package indexing
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
+	"sync"
 )
 
 // Variable is a dimension, range or runtime variable of an indexing map: its
@@ -137,7 +139,63 @@ var identityResults = dims(numCachedVars)
 // IdentityMap returns (d0, ..., dn) -> (d0, ..., dn) on the index domain of
 // a tensor of the given sizes: the output-to-input map of elementwise ops.
 func IdentityMap(sizes []int64) *IndexingMap {
+	return cachedShapeMap(shapeIdentity, sizes)
+}
+
+// The maps that depend only on a tensor's sizes, cached by cachedShapeMap.
+const (
+	shapeIdentity    byte = iota // (d0, ..., dn) -> (d0, ..., dn)
+	shapeEmptyResult             // (d0, ..., dn) -> ()
+	shapeAllElements             // ()[s0, ..., sn] -> (s0, ..., sn)
+)
+
+// shapeMaps caches the maps that depend only on a tensor's sizes: maps are
+// immutable and modules repeat their shapes, so every caller shares one.
+// It is emptied when it reaches maxShapeMaps entries.
+var shapeMaps struct {
+	sync.RWMutex
+	m map[string]*IndexingMap
+}
+
+const maxShapeMaps = 1 << 12
+
+// cachedShapeMap returns the map of the given kind for a tensor of the
+// given sizes.
+func cachedShapeMap(kind byte, sizes []int64) *IndexingMap {
+	var buf [1 + 8*8]byte
+	key := append(buf[:0], kind)
+	for _, s := range sizes {
+		key = binary.LittleEndian.AppendUint64(key, uint64(s))
+	}
+	shapeMaps.RLock()
+	m := shapeMaps.m[string(key)]
+	shapeMaps.RUnlock()
+	if m != nil {
+		return m
+	}
+	m = buildShapeMap(kind, sizes)
+	shapeMaps.Lock()
+	if shapeMaps.m == nil || len(shapeMaps.m) >= maxShapeMaps {
+		shapeMaps.m = map[string]*IndexingMap{}
+	}
+	shapeMaps.m[string(key)] = m
+	shapeMaps.Unlock()
+	return m
+}
+
+// buildShapeMap builds the map cachedShapeMap caches.
+func buildShapeMap(kind byte, sizes []int64) *IndexingMap {
 	var results []*Expr
+	switch kind {
+	case shapeEmptyResult:
+		return mustNewMap(VarsFromSizes(sizes), nil, nil, nil)
+	case shapeAllElements:
+		results = make([]*Expr, len(sizes))
+		for i := range results {
+			results[i] = Sym(i)
+		}
+		return mustNewMap(nil, VarsFromSizes(sizes), nil, results)
+	}
 	if len(sizes) <= len(identityResults) {
 		results = identityResults[:len(sizes):len(sizes)]
 	} else {
