@@ -149,37 +149,69 @@ const (
 	shapeAllElements             // ()[s0, ..., sn] -> (s0, ..., sn)
 )
 
-// shapeMaps caches the maps that depend only on a tensor's sizes: maps are
+// mapCache holds maps that depend only on shapes and attributes (identity
+// maps, bitcasts, reshapes), by a key that encodes those: maps are
 // immutable and modules repeat their shapes, so every caller shares one.
-// It is emptied when it reaches maxShapeMaps entries.
-var shapeMaps struct {
+// It is safe for concurrent use and is emptied when it reaches
+// maxCachedMaps entries.
+var mapCache struct {
 	sync.RWMutex
 	m map[string]*IndexingMap
 }
 
-const maxShapeMaps = 1 << 12
+const maxCachedMaps = 1 << 12
+
+// Kinds of cached maps: the first byte of a mapCache key.
+const (
+	cacheBitcast byte = 16 + iota
+	cacheReshape
+)
+
+// appendKey appends a length-prefixed list of integers to a cache key.
+func appendKey(key []byte, xs ...int64) []byte {
+	key = binary.AppendUvarint(key, uint64(len(xs)))
+	for _, x := range xs {
+		key = binary.AppendVarint(key, x)
+	}
+	return key
+}
+
+// resetMapCache empties the cache (benchmarks start each run cold).
+func resetMapCache() {
+	mapCache.Lock()
+	mapCache.m = nil
+	mapCache.Unlock()
+}
+
+// cachedMap returns the cached map for key, or builds it with build and
+// caches it (not when build fails).
+func cachedMap(key []byte, build func() (*IndexingMap, error)) (*IndexingMap, error) {
+	mapCache.RLock()
+	m := mapCache.m[string(key)]
+	mapCache.RUnlock()
+	if m != nil {
+		return m, nil
+	}
+	m, err := build()
+	if err != nil {
+		return nil, err
+	}
+	mapCache.Lock()
+	if mapCache.m == nil || len(mapCache.m) >= maxCachedMaps {
+		mapCache.m = map[string]*IndexingMap{}
+	}
+	mapCache.m[string(key)] = m
+	mapCache.Unlock()
+	return m, nil
+}
 
 // cachedShapeMap returns the map of the given kind for a tensor of the
 // given sizes.
 func cachedShapeMap(kind byte, sizes []int64) *IndexingMap {
-	var buf [1 + 8*8]byte
-	key := append(buf[:0], kind)
-	for _, s := range sizes {
-		key = binary.LittleEndian.AppendUint64(key, uint64(s))
-	}
-	shapeMaps.RLock()
-	m := shapeMaps.m[string(key)]
-	shapeMaps.RUnlock()
-	if m != nil {
-		return m
-	}
-	m = buildShapeMap(kind, sizes)
-	shapeMaps.Lock()
-	if shapeMaps.m == nil || len(shapeMaps.m) >= maxShapeMaps {
-		shapeMaps.m = map[string]*IndexingMap{}
-	}
-	shapeMaps.m[string(key)] = m
-	shapeMaps.Unlock()
+	var buf [64]byte
+	m, _ := cachedMap(appendKey(append(buf[:0], kind), sizes...), func() (*IndexingMap, error) {
+		return buildShapeMap(kind, sizes), nil
+	})
 	return m
 }
 
