@@ -57,6 +57,7 @@ func BenchmarkIndexingCorpus(b *testing.B) {
 				// Every run starts with empty caches: the work of indexing
 				// one module, as parsing it.
 				resetMapCache()
+				resetComposed()
 				for _, in := range targets {
 					if _, err := ComputeInstructionMaps(in); err != nil {
 						b.Fatal(err)

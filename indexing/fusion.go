@@ -1,6 +1,8 @@
 package indexing
 
 import (
+	"sync"
+
 	"github.com/hlo-opt/hlo-opt/hlo"
 )
 
@@ -19,16 +21,41 @@ func postOrder(root *hlo.Instruction) []*hlo.Instruction {
 		in   *hlo.Instruction
 		next int
 	}
-	visited := map[*hlo.Instruction]bool{root: true}
-	var order []*hlo.Instruction
-	stack := []frame{{in: root}}
+	// Instructions of root's computation are marked by their index; others
+	// (hand-built graphs) in a map.
+	comp := root.Parent
+	var seen []bool
+	if comp != nil {
+		seen = make([]bool, len(comp.Instructions))
+	}
+	var seenMap map[*hlo.Instruction]bool
+	visit := func(in *hlo.Instruction) bool {
+		if comp != nil && in.Parent == comp && in.Index >= 0 && in.Index < len(seen) && comp.Instructions[in.Index] == in {
+			if seen[in.Index] {
+				return false
+			}
+			seen[in.Index] = true
+			return true
+		}
+		if seenMap[in] {
+			return false
+		}
+		if seenMap == nil {
+			seenMap = map[*hlo.Instruction]bool{}
+		}
+		seenMap[in] = true
+		return true
+	}
+	visit(root)
+	order := make([]*hlo.Instruction, 0, len(seen))
+	stack := make([]frame, 1, 16)
+	stack[0] = frame{in: root}
 	for len(stack) > 0 {
 		top := &stack[len(stack)-1]
 		if top.next < len(top.in.Operands) {
 			op := top.in.Operands[top.next]
 			top.next++
-			if !visited[op] {
-				visited[op] = true
+			if visit(op) {
 				stack = append(stack, frame{in: op})
 			}
 			continue
@@ -121,12 +148,48 @@ func composeSimplified(consumer, producer *IndexingMap) (*IndexingMap, error) {
 		// is the result.
 		return consumer, nil
 	}
+	key := mapPair{consumer, producer}
+	composed.RLock()
+	m := composed.m[key]
+	composed.RUnlock()
+	if m != nil {
+		return m, nil
+	}
 	m, err := Compose(consumer, producer)
 	if err != nil {
 		return nil, err
 	}
 	m, _ = m.Simplify().RemoveUnusedSymbols()
+	composed.Lock()
+	if composed.m == nil || len(composed.m) >= maxComposed {
+		composed.m = map[mapPair]*IndexingMap{}
+	}
+	composed.m[key] = m
+	composed.Unlock()
 	return m, nil
+}
+
+// mapPair is a consumer and a producer map.
+type mapPair struct{ consumer, producer *IndexingMap }
+
+// composed memoizes composeSimplified by the identity of its arguments:
+// maps are immutable, the maps of repeated shapes are shared (mapCache),
+// and so are the compositions built from them, so fused computations that
+// repeat (the layers of a model) compose each pair once. The entries keep
+// their maps alive, so a pointer is never reused while it is a key. It is
+// emptied when it reaches maxComposed entries.
+var composed struct {
+	sync.RWMutex
+	m map[mapPair]*IndexingMap
+}
+
+const maxComposed = 1 << 14
+
+// resetComposed empties the memo (benchmarks start each run cold).
+func resetComposed() {
+	composed.Lock()
+	composed.m = nil
+	composed.Unlock()
 }
 
 // ComputeFusionOutputToInput returns, for result root of a fusion (the
