@@ -23,15 +23,38 @@ type HloInstructionIndexing struct {
 
 // newIndexing returns an indexing with n empty sets.
 func newIndexing(n int) *HloInstructionIndexing {
+	if n <= smallIndexing {
+		b := &smallIndexingBlock{}
+		b.h.Maps = b.sets[:n:n]
+		return &b.h
+	}
 	return &HloInstructionIndexing{Maps: make([][]*IndexingMap, n)}
+}
+
+// smallIndexing is the number of sets up to which an indexing is allocated
+// in one block with its sets and their maps.
+const smallIndexing = 3
+
+type smallIndexingBlock struct {
+	h    HloInstructionIndexing
+	sets [smallIndexing][]*IndexingMap
+	maps [smallIndexing]*IndexingMap
 }
 
 // fromMaps returns an indexing with one map per set.
 func fromMaps(maps ...*IndexingMap) *HloInstructionIndexing {
-	h := newIndexing(len(maps))
 	// The sets share one array; each has capacity 1, so that adding to a
 	// set copies it.
-	sets := slices.Clone(maps)
+	var sets []*IndexingMap
+	var h *HloInstructionIndexing
+	if n := len(maps); n <= smallIndexing {
+		b := &smallIndexingBlock{}
+		b.h.Maps = b.sets[:n:n]
+		h, sets = &b.h, b.maps[:n:n]
+		copy(sets, maps)
+	} else {
+		h, sets = newIndexing(n), slices.Clone(maps)
+	}
 	for i := range sets {
 		h.Maps[i] = sets[i : i+1 : i+1]
 	}
@@ -206,6 +229,15 @@ func instrError(in *hlo.Instruction, format string, args ...any) error {
 
 // dimVars returns the variables [0, size-1] of a tensor's indices.
 func dimVars(sizes []int64) []Variable { return VarsFromSizes(sizes) }
+
+// sharedDimVars is dimVars for a map that takes the slice (newMap): the
+// variables of the cached identity map, shared read-only.
+func sharedDimVars(sizes []int64) []Variable {
+	if m := IdentityMap(sizes); m.state == stateNormal {
+		return m.dims
+	}
+	return VarsFromSizes(sizes)
+}
 
 // dims returns d0..d{n-1}.
 func dims(n int) []*Expr {

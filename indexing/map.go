@@ -165,6 +165,7 @@ const maxCachedMaps = 1 << 12
 const (
 	cacheBitcast byte = 16 + iota
 	cacheReshape
+	cacheWindow
 )
 
 // appendKey appends a length-prefixed list of integers to a cache key.

@@ -110,7 +110,7 @@ func reshapeMap(out, in []int64) (*IndexingMap, error) {
 
 func buildReshapeMap(out, in []int64) (*IndexingMap, error) {
 	res := reshapeExprs(in, out, dims(len(out)))
-	m, err := newMap(dimVars(out), nil, nil, res)
+	m, err := newMap(sharedDimVars(out), nil, nil, res)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +151,7 @@ func buildBitcastMap(from, to hlo.Shape, fromM2M, toM2M []int64) (*IndexingMap, 
 	for j, e := range toPhys {
 		res[toM2M[len(toM2M)-1-j]] = e
 	}
-	m, err := newMap(dimVars(from.Dims), nil, nil, res)
+	m, err := newMap(sharedDimVars(from.Dims), nil, nil, res)
 	if err != nil {
 		return nil, err
 	}

@@ -39,7 +39,7 @@ func PhysicalIndexMap(s hlo.Shape) *IndexingMap {
 	for i, e := range ts.Exprs {
 		res[i] = fromIndexExpr(e)
 	}
-	m, err := newMap(dimVars(s.Dims), nil, nil, res)
+	m, err := newMap(sharedDimVars(s.Dims), nil, nil, res)
 	if err != nil {
 		return Undefined()
 	}
@@ -61,7 +61,7 @@ func PhysicalMap(s hlo.Shape) *IndexingMap {
 	for i, e := range ts.Exprs {
 		res[i] = fromIndexExpr(e)
 	}
-	m, err := newMap(dimVars(s.Dims), nil, nil, []*Expr{linearize(ts.Final, res)})
+	m, err := newMap(sharedDimVars(s.Dims), nil, nil, []*Expr{linearize(ts.Final, res)})
 	if err != nil {
 		return Undefined()
 	}
@@ -91,7 +91,7 @@ func LinearOffsetMap(s hlo.Shape) *IndexingMap {
 	for j := range phys {
 		phys[j] = Dim(int(m2m[len(m2m)-1-j]))
 	}
-	m := mustNewMap(dimVars(s.Dims), nil, nil, []*Expr{linearize(hlo.PhysicalDims(s), phys)})
+	m := mustNewMap(sharedDimVars(s.Dims), nil, nil, []*Expr{linearize(hlo.PhysicalDims(s), phys)})
 	return m.Simplify()
 }
 
