@@ -106,6 +106,11 @@ func (m *IndexingMap) RemoveUnusedSymbols() (*IndexingMap, []bool) {
 	for _, r := range m.results {
 		mark(r)
 	}
+	if !slices.Contains(used, false) {
+		// Every symbol is used, so every constraint (which mentions a
+		// variable) is kept: the map is its own result.
+		return m, make([]bool, len(used))
+	}
 	// A constraint that uses a dimension or a used symbol keeps all its
 	// symbols; repeat until no constraint adds a symbol.
 	kept := make([]bool, len(m.constraints))

@@ -131,6 +131,12 @@ func GroupedOutputToInput(target *hlo.Instruction, outputIndex int) (map[*hlo.In
 	}
 	result := make(map[*hlo.Instruction][]*IndexingMap, len(grouped))
 	for k, set := range grouped {
+		if len(result[k.in]) == 0 {
+			// The sets are sorted and deduplicated already; grouped is
+			// dropped, so the first set of an instruction can be taken.
+			result[k.in] = set
+			continue
+		}
 		for _, m := range set {
 			result[k.in] = insertMap(result[k.in], m)
 		}
