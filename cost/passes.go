@@ -80,7 +80,7 @@ func NewPasses(cfg Config) *Passes {
 			},
 			Run: func(u *passes.Unit) (any, error) {
 				ks := ksOf(u)
-				r := &CoalescingResult{ks: ks, cfg: cfg, by: map[*hlo.Instruction][]OperandCoalescing{}}
+				r := &CoalescingResult{ks: ks, cfg: cfg, by: make(map[*hlo.Instruction][]OperandCoalescing, len(ks.list))}
 				for _, c := range u.Module.Computations {
 					part, _ := u.Part(c).([][]OperandCoalescing)
 					for i, k := range ks.byComp[c] {
@@ -176,6 +176,7 @@ func kernelsOf(u *passes.Unit) []*kernel {
 		return nil
 	}
 	costs := NewCosts()
+	costs.instr = make(map[*hlo.Instruction]*InstructionCost, len(c.Instructions))
 	var out []*kernel
 	for _, in := range c.Instructions {
 		if u.Context().Err() != nil {
@@ -190,7 +191,16 @@ func kernelsOf(u *passes.Unit) []*kernel {
 }
 
 func merge(u *passes.Unit) *kernelSet {
-	ks := &kernelSet{by: map[*hlo.Instruction]*kernel{}, byComp: map[*hlo.Computation][]*kernel{}}
+	n := 0
+	for _, c := range u.Module.Computations {
+		part, _ := u.Part(c).([]*kernel)
+		n += len(part)
+	}
+	ks := &kernelSet{
+		list:   make([]*kernel, 0, n),
+		by:     make(map[*hlo.Instruction]*kernel, n),
+		byComp: make(map[*hlo.Computation][]*kernel, len(u.Module.Computations)),
+	}
 	for _, c := range u.Module.Computations {
 		part, _ := u.Part(c).([]*kernel)
 		ks.byComp[c] = part
@@ -331,7 +341,10 @@ type CostResult struct {
 
 func newCostResult(ks *kernelSet, ests []*Estimate, cfg Config) *CostResult {
 	me := &ModuleEstimate{Device: cfg.Device.Name}
-	r := &CostResult{cfg: cfg, me: me, by: map[*hlo.Instruction]*Estimate{}}
+	if len(ests) > 0 {
+		me.Kernels = make([]*Estimate, 0, len(ests))
+	}
+	r := &CostResult{cfg: cfg, me: me, by: make(map[*hlo.Instruction]*Estimate, len(ests))}
 	for _, e := range ests {
 		me.Kernels = append(me.Kernels, e)
 		me.TimeUS += e.TimeUS
