@@ -56,8 +56,7 @@ func BenchmarkIndexingCorpus(b *testing.B) {
 			for b.Loop() {
 				// Every run starts with empty caches: the work of indexing
 				// one module, as parsing it.
-				resetMapCache()
-				resetComposed()
+				ResetCaches()
 				for _, in := range targets {
 					if _, err := ComputeInstructionMaps(in); err != nil {
 						b.Fatal(err)

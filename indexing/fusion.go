@@ -191,12 +191,6 @@ var composed struct {
 
 const maxComposed = 1 << 14
 
-// resetComposed empties the memo (benchmarks start each run cold).
-func resetComposed() {
-	composed.Lock()
-	composed.m = nil
-	composed.Unlock()
-}
 
 // ComputeFusionOutputToInput returns, for result root of a fusion (the
 // root's tuple element root of a multi-output fusion, 0 otherwise), the

@@ -166,6 +166,7 @@ const (
 	cacheBitcast byte = 16 + iota
 	cacheReshape
 	cacheWindow
+	cacheLinearOffset
 )
 
 // appendKey appends a length-prefixed list of integers to a cache key.
@@ -177,11 +178,17 @@ func appendKey(key []byte, xs ...int64) []byte {
 	return key
 }
 
-// resetMapCache empties the cache (benchmarks start each run cold).
-func resetMapCache() {
+// ResetCaches empties the package's caches of maps that depend only on
+// shapes and attributes and of fused compositions, releasing their memory;
+// later calls rebuild what they need. Results do not depend on the caches.
+// Benchmarks call it to measure a run from scratch.
+func ResetCaches() {
 	mapCache.Lock()
 	mapCache.m = nil
 	mapCache.Unlock()
+	composed.Lock()
+	composed.m = nil
+	composed.Unlock()
 }
 
 // cachedMap returns the cached map for key, or builds it with build and

@@ -87,12 +87,16 @@ func LinearOffsetMap(s hlo.Shape) *IndexingMap {
 			return Undefined()
 		}
 	}
-	phys := make([]*Expr, len(m2m))
-	for j := range phys {
-		phys[j] = Dim(int(m2m[len(m2m)-1-j]))
-	}
-	m := mustNewMap(sharedDimVars(s.Dims), nil, nil, []*Expr{linearize(hlo.PhysicalDims(s), phys)})
-	return m.Simplify()
+	var buf [128]byte
+	key := appendKey(appendKey(append(buf[:0], cacheLinearOffset), s.Dims...), m2m...)
+	m, _ := cachedMap(key, func() (*IndexingMap, error) {
+		phys := make([]*Expr, len(m2m))
+		for j := range phys {
+			phys[j] = Dim(int(m2m[len(m2m)-1-j]))
+		}
+		return mustNewMap(sharedDimVars(s.Dims), nil, nil, []*Expr{linearize(hlo.PhysicalDims(s), phys)}).Simplify(), nil
+	})
+	return m
 }
 
 // ComposePhysical composes a logical map (from some iteration space to the
