@@ -181,11 +181,25 @@ type VerdictCache struct {
 	m       map[string]OperandCoalescing
 	threads map[string]*indexing.IndexingMap
 	whole   map[string][]OperandCoalescing
+	// logical holds, by thread map (each cached thread map is built for
+	// one indexed shape), the thread -> logical index map.
+	logical map[*indexing.IndexingMap]logicalMap
+}
+
+// logicalMap is a thread -> logical index map, or the error building it.
+type logicalMap struct {
+	m   *indexing.IndexingMap
+	err error
 }
 
 // NewVerdictCache returns an empty cache.
 func NewVerdictCache() *VerdictCache {
-	return &VerdictCache{m: map[string]OperandCoalescing{}, threads: map[string]*indexing.IndexingMap{}, whole: map[string][]OperandCoalescing{}}
+	return &VerdictCache{
+		m:       map[string]OperandCoalescing{},
+		threads: map[string]*indexing.IndexingMap{},
+		whole:   map[string][]OperandCoalescing{},
+		logical: map[*indexing.IndexingMap]logicalMap{},
+	}
 }
 
 // CoalescingCached is Coalescing with verdicts memoized in cache (nil for
@@ -345,13 +359,31 @@ func (a *FusionAnalysis) coalescing(mode CoalescingMode, d *Device, cache *Verdi
 				out[k] = OperandCoalescing{Operand: k, Coalesced: false, Reason: err.Error()}
 				continue
 			}
-			out[k] = a.indexedVerdict(k, mm, fromShape, other[k])
+			out[k] = a.indexedVerdict(k, threadToLogical(mm, fromShape, cache), other[k])
 			if key != nil {
 				cache.m[string(key)] = out[k]
 			}
 		}
 	}
 	return out
+}
+
+// threadToLogical returns the map from the thread ids of thread map m (to
+// the linear offset of fromShape) to the logical index of fromShape,
+// memoized in cache (nil for none) by m: a cached thread map belongs to
+// one shape.
+func threadToLogical(m *indexing.IndexingMap, fromShape *hlo.Shape, cache *VerdictCache) logicalMap {
+	if cache != nil {
+		if l, ok := cache.logical[m]; ok {
+			return l
+		}
+	}
+	var l logicalMap
+	l.m, l.err = indexing.NewIndexingMap(m.Dims(), m.RangeVars(), nil, Delinearize(fromShape, m.Results()[0]), m.Constraints()...)
+	if cache != nil {
+		cache.logical[m] = l
+	}
+	return l
 }
 
 // identityVerdict judges operand k when it is read at the same logical
@@ -397,9 +429,9 @@ func (a *FusionAnalysis) identityVerdict(k int, lazyMap func() (*indexing.Indexi
 // composed with its output-to-input maps down to the operand (indexing's
 // per-op maps composed through the fused computation), then with the
 // operand's linear offset map, and every resulting map must be coalesced.
-func (a *FusionAnalysis) indexedVerdict(k int, m *indexing.IndexingMap, fromShape *hlo.Shape, froms []*hlo.Instruction) OperandCoalescing {
+func (a *FusionAnalysis) indexedVerdict(k int, logical logicalMap, froms []*hlo.Instruction) OperandCoalescing {
 	op := a.Fusion.Operands[k].Shape
-	thread, err := indexing.NewIndexingMap(m.Dims(), m.RangeVars(), nil, Delinearize(fromShape, m.Results()[0]), m.Constraints()...)
+	thread, err := logical.m, logical.err
 	if err != nil {
 		return OperandCoalescing{Operand: k, Coalesced: false, Reason: err.Error()}
 	}
