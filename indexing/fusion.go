@@ -191,7 +191,6 @@ var composed struct {
 
 const maxComposed = 1 << 14
 
-
 // ComputeFusionOutputToInput returns, for result root of a fusion (the
 // root's tuple element root of a multi-output fusion, 0 otherwise), the
 // maps to each fusion operand composed through the fused computation: one
