@@ -238,7 +238,7 @@ func (a *FusionAnalysis) coalescing(mode CoalescingMode, d *Device, cache *Verdi
 	var fromShape *hlo.Shape
 	if cache != nil {
 		l := a.Launch(d)
-		keyBase = appendInts(nil, int64(a.Emitter), l.Blocks, l.ThreadsPerBlock, l.Unroll, l.Vector)
+		keyBase = appendInts(make([]byte, 0, 128), int64(a.Emitter), l.Blocks, l.ThreadsPerBlock, l.Unroll, l.Vector)
 		keyBase = appendInts(keyBase, int64(len(l.Note)))
 		keyBase = append(keyBase, l.Note...)
 		keyBase = appendInts(keyBase, a.Reduction.Dims[:]...)
@@ -392,7 +392,7 @@ func threadToLogical(m *indexing.IndexingMap, fromShape *hlo.Shape, cache *Verdi
 func (a *FusionAnalysis) identityVerdict(k int, lazyMap func() (*indexing.IndexingMap, error), fromShape, op *hlo.Shape, d *Device, cache *VerdictCache, keyBase []byte) OperandCoalescing {
 	var key []byte
 	if cache != nil {
-		if a.Emitter == EmitterLoop && slices.Equal(physicalStrides(fromShape), physicalStrides(op)) {
+		if a.Emitter == EmitterLoop && sameStrides(fromShape, op) {
 			// The operand is read in the output's own order: one warp's
 			// map depends only on the unroll factor, the threads of the
 			// warp, the element size and (for tiny outputs) the count.
@@ -544,7 +544,6 @@ func appendElementwiseKey(b []byte, a *FusionAnalysis, d *Device) []byte {
 	if a.Emitter != EmitterLoop || !IsElementwise(in) || !in.Shape.IsArray() {
 		return nil
 	}
-	st := physicalStrides(&in.Shape)
 	b = append(b, "ew,"...)
 	for _, op := range in.Operands {
 		s := &op.Shape
@@ -555,7 +554,7 @@ func appendElementwiseKey(b []byte, a *FusionAnalysis, d *Device) []byte {
 			b = appendInts(b, -1)
 			continue
 		}
-		if !equalDims(s, &in.Shape) || !slices.Equal(physicalStrides(s), st) {
+		if !equalDims(s, &in.Shape) || !sameStrides(s, &in.Shape) {
 			return nil
 		}
 		b = appendInts(b, bitsOf(s))
@@ -630,7 +629,7 @@ func equalDims(a, b *hlo.Shape) bool {
 // logical map to operand k and its layout, and samples one warp.
 func (a *FusionAnalysis) judge(k int, m *indexing.IndexingMap, fromShape, op *hlo.Shape) OperandCoalescing {
 	mm := m
-	if !slices.Equal(physicalStrides(fromShape), physicalStrides(op)) {
+	if !sameStrides(fromShape, op) {
 		lin := Linearize(op, Delinearize(fromShape, m.Results()[0]))
 		var err error
 		mm, err = indexing.NewIndexingMap(m.Dims(), m.RangeVars(), nil, []*indexing.Expr{lin}, m.Constraints()...)
