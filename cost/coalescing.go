@@ -208,21 +208,25 @@ func (a *FusionAnalysis) CoalescingCached(mode CoalescingMode, d *Device, cache 
 	// An unfused instruction's verdicts follow from its signature alone.
 	if cache != nil && a.Fused == nil && mode == Indexing {
 		var buf [256]byte
+		var sig []byte
 		key := appendElementwiseKey(buf[:0], a, d)
 		if key == nil {
 			key = appendSignature(buf[:0], a.Fusion)
+			sig = key
 		}
 		if v, ok := cache.whole[string(key)]; ok {
 			return slices.Clone(v)
 		}
-		out := a.coalescing(mode, d, cache)
+		out := a.coalescing(mode, d, cache, sig)
 		cache.whole[string(key)] = slices.Clone(out)
 		return out
 	}
-	return a.coalescing(mode, d, cache)
+	return a.coalescing(mode, d, cache, nil)
 }
 
-func (a *FusionAnalysis) coalescing(mode CoalescingMode, d *Device, cache *VerdictCache) []OperandCoalescing {
+// coalescing computes the verdicts; sig is the signature of an unfused
+// instruction when the caller has it (nil otherwise).
+func (a *FusionAnalysis) coalescing(mode CoalescingMode, d *Device, cache *VerdictCache, sig []byte) []OperandCoalescing {
 	ok, why := HeuristicCoalesced(a.Emitter, a.Fusion, nil)
 	out := make([]OperandCoalescing, len(a.Fusion.Operands))
 	for i := range out {
@@ -348,7 +352,10 @@ func (a *FusionAnalysis) coalescing(mode CoalescingMode, d *Device, cache *Verdi
 			if cache != nil && a.Fused == nil {
 				// An unfused instruction's maps follow from its opcode,
 				// attributes and shapes.
-				key = appendSignature(appendInts(slices.Clip(keyBase), -3, int64(k)), a.Fusion)
+				if sig == nil {
+					sig = appendSignature(nil, a.Fusion)
+				}
+				key = append(appendInts(slices.Clip(keyBase), -3, int64(k)), sig...)
 				if v, ok := cache.m[string(key)]; ok {
 					out[k] = v
 					continue
