@@ -96,8 +96,10 @@ func GroupedOutputToInput(target *hlo.Instruction, outputIndex int) (map[*hlo.In
 		}
 		start = IdentityMap(d)
 	}
-	grouped := map[resultKey][]*IndexingMap{{target, outputIndex}: {start}}
 	order := postOrder(target)
+	slab := newSetSlab(len(order))
+	grouped := make(map[resultKey][]*IndexingMap, len(order))
+	grouped[resultKey{target, outputIndex}] = slab.set(start)
 	for i := len(order) - 1; i >= 0; i-- {
 		in := order[i]
 		for out := range numResults(in) {
@@ -123,7 +125,7 @@ func GroupedOutputToInput(target *hlo.Instruction, outputIndex int) (map[*hlo.In
 						if err != nil {
 							return nil, instrError(in, "%v", err)
 						}
-						grouped[key] = insertMap(grouped[key], m)
+						grouped[key] = slab.insert(grouped[key], m)
 					}
 				}
 			}
@@ -142,6 +144,30 @@ func GroupedOutputToInput(target *hlo.Instruction, outputIndex int) (map[*hlo.In
 		}
 	}
 	return result, nil
+}
+
+// setSlab hands out single-map sets from one array, each with capacity 1
+// (adding to a set copies it): most sets of grouped maps hold one map.
+type setSlab struct{ free []*IndexingMap }
+
+func newSetSlab(n int) setSlab { return setSlab{free: make([]*IndexingMap, 0, n)} }
+
+// set returns the set {m}.
+func (s *setSlab) set(m *IndexingMap) []*IndexingMap {
+	if len(s.free) == cap(s.free) {
+		return []*IndexingMap{m}
+	}
+	s.free = append(s.free, m)
+	n := len(s.free)
+	return s.free[n-1 : n : n]
+}
+
+// insert is insertMap, taking a new set from the slab.
+func (s *setSlab) insert(set []*IndexingMap, m *IndexingMap) []*IndexingMap {
+	if len(set) == 0 {
+		return s.set(m)
+	}
+	return insertMap(set, m)
 }
 
 // composeSimplified composes consumer then producer, simplifies the result
@@ -272,7 +298,10 @@ func fusionInputToOutput(fusion *hlo.Instruction, comp *hlo.Computation, order [
 		}
 		start = IdentityMap(d)
 	}
-	grouped := map[resultKey][]*IndexingMap{{param, 0}: {start}}
+	// A parameter usually reaches a few instructions.
+	slab := newSetSlab(min(len(order), 8))
+	grouped := map[resultKey][]*IndexingMap{}
+	grouped[resultKey{param, 0}] = slab.set(start)
 	for _, in := range order {
 		for j, op := range in.Operands {
 			key := resultKey{op, 0}
@@ -295,7 +324,7 @@ func fusionInputToOutput(fusion *hlo.Instruction, comp *hlo.Computation, order [
 							return nil, instrError(in, "%v", err)
 						}
 						k := resultKey{in, r}
-						grouped[k] = insertMap(grouped[k], m)
+						grouped[k] = slab.insert(grouped[k], m)
 					}
 				}
 			}
