@@ -1,9 +1,9 @@
 package cost
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/indexing"
@@ -181,11 +181,25 @@ type VerdictCache struct {
 	m       map[string]OperandCoalescing
 	threads map[string]*indexing.IndexingMap
 	whole   map[string][]OperandCoalescing
+	// logical holds, by thread map (each cached thread map is built for
+	// one indexed shape), the thread -> logical index map.
+	logical map[*indexing.IndexingMap]logicalMap
+}
+
+// logicalMap is a thread -> logical index map, or the error building it.
+type logicalMap struct {
+	m   *indexing.IndexingMap
+	err error
 }
 
 // NewVerdictCache returns an empty cache.
 func NewVerdictCache() *VerdictCache {
-	return &VerdictCache{m: map[string]OperandCoalescing{}, threads: map[string]*indexing.IndexingMap{}, whole: map[string][]OperandCoalescing{}}
+	return &VerdictCache{
+		m:       map[string]OperandCoalescing{},
+		threads: map[string]*indexing.IndexingMap{},
+		whole:   map[string][]OperandCoalescing{},
+		logical: map[*indexing.IndexingMap]logicalMap{},
+	}
 }
 
 // CoalescingCached is Coalescing with verdicts memoized in cache (nil for
@@ -193,21 +207,26 @@ func NewVerdictCache() *VerdictCache {
 func (a *FusionAnalysis) CoalescingCached(mode CoalescingMode, d *Device, cache *VerdictCache) []OperandCoalescing {
 	// An unfused instruction's verdicts follow from its signature alone.
 	if cache != nil && a.Fused == nil && mode == Indexing {
-		key := elementwiseKey(a, d)
-		if key == "" {
-			key = instrSignature(a.Fusion)
+		var buf [256]byte
+		var sig []byte
+		key := appendElementwiseKey(buf[:0], a, d)
+		if key == nil {
+			key = appendSignature(buf[:0], a.Fusion)
+			sig = key
 		}
-		if v, ok := cache.whole[key]; ok {
+		if v, ok := cache.whole[string(key)]; ok {
 			return slices.Clone(v)
 		}
-		out := a.coalescing(mode, d, cache)
-		cache.whole[key] = slices.Clone(out)
+		out := a.coalescing(mode, d, cache, sig)
+		cache.whole[string(key)] = slices.Clone(out)
 		return out
 	}
-	return a.coalescing(mode, d, cache)
+	return a.coalescing(mode, d, cache, nil)
 }
 
-func (a *FusionAnalysis) coalescing(mode CoalescingMode, d *Device, cache *VerdictCache) []OperandCoalescing {
+// coalescing computes the verdicts; sig is the signature of an unfused
+// instruction when the caller has it (nil otherwise).
+func (a *FusionAnalysis) coalescing(mode CoalescingMode, d *Device, cache *VerdictCache, sig []byte) []OperandCoalescing {
 	ok, why := HeuristicCoalesced(a.Emitter, a.Fusion, nil)
 	out := make([]OperandCoalescing, len(a.Fusion.Operands))
 	for i := range out {
@@ -223,7 +242,8 @@ func (a *FusionAnalysis) coalescing(mode CoalescingMode, d *Device, cache *Verdi
 	var fromShape *hlo.Shape
 	if cache != nil {
 		l := a.Launch(d)
-		keyBase = appendInts(nil, int64(a.Emitter), l.Blocks, l.ThreadsPerBlock, l.Unroll, l.Vector)
+		keyBase = appendInts(make([]byte, 0, 128), int64(a.Emitter), l.Blocks, l.ThreadsPerBlock, l.Unroll, l.Vector)
+		keyBase = appendInts(keyBase, int64(len(l.Note)))
 		keyBase = append(keyBase, l.Note...)
 		keyBase = appendInts(keyBase, a.Reduction.Dims[:]...)
 		keyBase = appendInts(keyBase, a.Transpose.Dims[:]...)
@@ -231,10 +251,10 @@ func (a *FusionAnalysis) coalescing(mode CoalescingMode, d *Device, cache *Verdi
 	}
 	lazyMap := func() (*indexing.IndexingMap, error) {
 		if m == nil && err == nil {
-			var tkey string
+			var tkey []byte
 			if cache != nil {
-				tkey = string(appendInts(appendInts(appendInts(keyBase, -4), fromShape.Dims...), fromShape.MinorToMajor()...))
-				if c, ok := cache.threads[tkey]; ok {
+				tkey = appendInts(appendInts(appendInts(slices.Clip(keyBase), -4), fromShape.Dims...), fromShape.MinorToMajor()...)
+				if c, ok := cache.threads[string(tkey)]; ok {
 					m = c
 					return m, nil
 				}
@@ -244,7 +264,7 @@ func (a *FusionAnalysis) coalescing(mode CoalescingMode, d *Device, cache *Verdi
 				m, err = firstWarp(m)
 			}
 			if cache != nil && err == nil && m != nil {
-				cache.threads[tkey] = m
+				cache.threads[string(tkey)] = m
 			}
 		}
 		return m, err
@@ -328,12 +348,15 @@ func (a *FusionAnalysis) coalescing(mode CoalescingMode, d *Device, cache *Verdi
 			}
 		}
 		if len(other[k]) > 0 {
-			var key string
+			var key []byte
 			if cache != nil && a.Fused == nil {
 				// An unfused instruction's maps follow from its opcode,
 				// attributes and shapes.
-				key = string(appendInts(keyBase, -3, int64(k))) + instrSignature(a.Fusion)
-				if v, ok := cache.m[key]; ok {
+				if sig == nil {
+					sig = appendSignature(nil, a.Fusion)
+				}
+				key = append(appendInts(slices.Clip(keyBase), -3, int64(k)), sig...)
+				if v, ok := cache.m[string(key)]; ok {
 					out[k] = v
 					continue
 				}
@@ -343,38 +366,56 @@ func (a *FusionAnalysis) coalescing(mode CoalescingMode, d *Device, cache *Verdi
 				out[k] = OperandCoalescing{Operand: k, Coalesced: false, Reason: err.Error()}
 				continue
 			}
-			out[k] = a.indexedVerdict(k, mm, fromShape, other[k])
-			if key != "" {
-				cache.m[key] = out[k]
+			out[k] = a.indexedVerdict(k, threadToLogical(mm, fromShape, cache), other[k])
+			if key != nil {
+				cache.m[string(key)] = out[k]
 			}
 		}
 	}
 	return out
 }
 
+// threadToLogical returns the map from the thread ids of thread map m (to
+// the linear offset of fromShape) to the logical index of fromShape,
+// memoized in cache (nil for none) by m: a cached thread map belongs to
+// one shape.
+func threadToLogical(m *indexing.IndexingMap, fromShape *hlo.Shape, cache *VerdictCache) logicalMap {
+	if cache != nil {
+		if l, ok := cache.logical[m]; ok {
+			return l
+		}
+	}
+	var l logicalMap
+	l.m, l.err = indexing.NewIndexingMap(m.Dims(), m.RangeVars(), nil, Delinearize(fromShape, m.Results()[0]), m.Constraints()...)
+	if cache != nil {
+		cache.logical[m] = l
+	}
+	return l
+}
+
 // identityVerdict judges operand k when it is read at the same logical
 // index as the indexed instruction (elementwise paths only): the thread
 // map relinearized for the operand's layout. Verdicts are memoized.
 func (a *FusionAnalysis) identityVerdict(k int, lazyMap func() (*indexing.IndexingMap, error), fromShape, op *hlo.Shape, d *Device, cache *VerdictCache, keyBase []byte) OperandCoalescing {
-	var key string
+	var key []byte
 	if cache != nil {
-		if a.Emitter == EmitterLoop && slices.Equal(physicalStrides(fromShape), physicalStrides(op)) {
+		if a.Emitter == EmitterLoop && sameStrides(fromShape, op) {
 			// The operand is read in the output's own order: one warp's
 			// map depends only on the unroll factor, the threads of the
 			// warp, the element size and (for tiny outputs) the count.
 			l := a.Launch(d)
 			n := fromShape.ElementCount()
-			key = string(appendInts([]byte("loop-identity,"), l.Unroll, min(l.ThreadsPerBlock, warpSize), min(n, warpSize*l.Unroll+1), bitsOf(op)))
+			key = appendInts([]byte("loop-identity,"), l.Unroll, min(l.ThreadsPerBlock, warpSize), min(n, warpSize*l.Unroll+1), bitsOf(op))
 		} else {
-			kb := appendInts(keyBase, -1)
+			kb := appendInts(slices.Clip(keyBase), -1)
 			kb = appendInts(kb, fromShape.Dims...)
 			kb = appendInts(kb, fromShape.MinorToMajor()...)
 			kb = appendInts(kb, -2)
 			kb = appendInts(kb, op.Dims...)
 			kb = appendInts(kb, op.MinorToMajor()...)
-			key = string(appendInts(kb, bitsOf(op)))
+			key = appendInts(kb, bitsOf(op))
 		}
-		if v, ok := cache.m[key]; ok {
+		if v, ok := cache.m[string(key)]; ok {
 			v.Operand = k
 			return v
 		}
@@ -385,7 +426,7 @@ func (a *FusionAnalysis) identityVerdict(k int, lazyMap func() (*indexing.Indexi
 	}
 	v := a.judge(k, m, fromShape, op)
 	if cache != nil {
-		cache.m[key] = v
+		cache.m[string(key)] = v
 	}
 	return v
 }
@@ -395,9 +436,9 @@ func (a *FusionAnalysis) identityVerdict(k int, lazyMap func() (*indexing.Indexi
 // composed with its output-to-input maps down to the operand (indexing's
 // per-op maps composed through the fused computation), then with the
 // operand's linear offset map, and every resulting map must be coalesced.
-func (a *FusionAnalysis) indexedVerdict(k int, m *indexing.IndexingMap, fromShape *hlo.Shape, froms []*hlo.Instruction) OperandCoalescing {
+func (a *FusionAnalysis) indexedVerdict(k int, logical logicalMap, froms []*hlo.Instruction) OperandCoalescing {
 	op := a.Fusion.Operands[k].Shape
-	thread, err := indexing.NewIndexingMap(m.Dims(), m.RangeVars(), nil, Delinearize(fromShape, m.Results()[0]), m.Constraints()...)
+	thread, err := logical.m, logical.err
 	if err != nil {
 		return OperandCoalescing{Operand: k, Coalesced: false, Reason: err.Error()}
 	}
@@ -499,42 +540,41 @@ func firstWarp(m *indexing.IndexingMap) (*indexing.IndexingMap, error) {
 	return r.Simplify(), nil
 }
 
-// elementwiseKey is the cache key of an unfused elementwise loop kernel
-// whose operands share its layout (or are scalars): every operand is then
-// read in the output's own order, so the verdicts depend only on the
-// unroll factor, the threads of the first warp, the element count when it
-// is below one warp's worth, and the operands' element sizes. Empty when
-// the instruction does not qualify.
-func elementwiseKey(a *FusionAnalysis, d *Device) string {
+// appendElementwiseKey appends to b the cache key of an unfused elementwise
+// loop kernel whose operands share its layout (or are scalars): every
+// operand is then read in the output's own order, so the verdicts depend
+// only on the unroll factor, the threads of the first warp, the element
+// count when it is below one warp's worth, and the operands' element
+// sizes. It returns nil when the instruction does not qualify.
+func appendElementwiseKey(b []byte, a *FusionAnalysis, d *Device) []byte {
 	in := a.Fusion
 	if a.Emitter != EmitterLoop || !IsElementwise(in) || !in.Shape.IsArray() {
-		return ""
+		return nil
 	}
-	st := physicalStrides(&in.Shape)
-	b := []byte("ew,")
+	b = append(b, "ew,"...)
 	for _, op := range in.Operands {
 		s := &op.Shape
 		if !s.IsArray() {
-			return ""
+			return nil
 		}
 		if s.Rank() == 0 {
 			b = appendInts(b, -1)
 			continue
 		}
-		if !equalDims(s, &in.Shape) || !slices.Equal(physicalStrides(s), st) {
-			return ""
+		if !equalDims(s, &in.Shape) || !sameStrides(s, &in.Shape) {
+			return nil
 		}
 		b = appendInts(b, bitsOf(s))
 	}
 	l := a.Launch(d)
 	n := in.Shape.ElementCount()
-	return string(appendInts(b, -2, l.Unroll, min(l.ThreadsPerBlock, warpSize), min(n, warpSize*l.Unroll+1)))
+	return appendInts(b, -2, l.Unroll, min(l.ThreadsPerBlock, warpSize), min(n, warpSize*l.Unroll+1))
 }
 
-// instrSignature is what an unfused instruction's indexing depends on:
-// opcode, result and operand shapes and the attributes analyses read.
-func instrSignature(in *hlo.Instruction) string {
-	b := make([]byte, 0, 128)
+// appendSignature appends to b what an unfused instruction's indexing
+// depends on: opcode, result and operand shapes and the attributes
+// analyses read.
+func appendSignature(b []byte, in *hlo.Instruction) []byte {
 	b = append(b, in.Opcode...)
 	b = appendShape(b, &in.Shape)
 	for _, op := range in.Operands {
@@ -550,7 +590,7 @@ func instrSignature(in *hlo.Instruction) string {
 		b = append(b, '=')
 		b = append(b, at.Value...)
 	}
-	return string(b)
+	return b
 }
 
 // appendShape appends a compact encoding of a shape's type, dims and
@@ -570,11 +610,12 @@ func appendShape(b []byte, s *hlo.Shape) []byte {
 	return appendInts(b, s.MinorToMajor()...)
 }
 
-// appendInts appends a compact encoding of vs to b.
+// appendInts appends a compact encoding of vs to b that delimits itself:
+// the count, then each value, as varints.
 func appendInts(b []byte, vs ...int64) []byte {
+	b = binary.AppendUvarint(b, uint64(len(vs)))
 	for _, v := range vs {
-		b = strconv.AppendInt(b, v, 36)
-		b = append(b, ',')
+		b = binary.AppendVarint(b, v)
 	}
 	return b
 }
@@ -595,7 +636,7 @@ func equalDims(a, b *hlo.Shape) bool {
 // logical map to operand k and its layout, and samples one warp.
 func (a *FusionAnalysis) judge(k int, m *indexing.IndexingMap, fromShape, op *hlo.Shape) OperandCoalescing {
 	mm := m
-	if !slices.Equal(physicalStrides(fromShape), physicalStrides(op)) {
+	if !sameStrides(fromShape, op) {
 		lin := Linearize(op, Delinearize(fromShape, m.Results()[0]))
 		var err error
 		mm, err = indexing.NewIndexingMap(m.Dims(), m.RangeVars(), nil, []*indexing.Expr{lin}, m.Constraints()...)

@@ -152,6 +152,9 @@ func (m *Model) estimate(a *FusionAnalysis, c *InstructionCost, coal []OperandCo
 		}
 	}
 	read := 0.0
+	if len(in.Operands) > 0 {
+		e.Reads = make([]OperandRead, 0, len(in.Operands))
+	}
 	for k, op := range in.Operands {
 		oc := c.Operands[k]
 		size := ShapeBytes(&op.Shape)

@@ -424,8 +424,14 @@ func AnalyzeFusion(fusion *hlo.Instruction) *FusionAnalysis {
 }
 
 func analyzeSingle(in *hlo.Instruction) *FusionAnalysis {
-	one := []*hlo.Instruction{in}
-	a := &FusionAnalysis{Fusion: in, Roots: one, Heroes: one}
+	// One allocation for the analysis and its one root.
+	b := &struct {
+		a   FusionAnalysis
+		one [1]*hlo.Instruction
+	}{}
+	b.one[0] = in
+	a := &b.a
+	a.Fusion, a.Roots, a.Heroes = in, b.one[:], b.one[:]
 	switch in.Opcode {
 	case "dot", "convolution", "custom-call", "fft", "cholesky", "triangular-solve":
 		a.Emitter, a.Reason = EmitterLibrary, "unfused "+string(in.Opcode)

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"runtime"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/passes"
@@ -68,19 +71,27 @@ func NewPasses(cfg Config) *Passes {
 			RunComputation: func(u *passes.Unit) (any, error) {
 				ks := ksOf(u).byComp[u.Computation]
 				out := make([][]OperandCoalescing, len(ks))
-				// One cache per computation: kernels repeat their shapes.
-				cache := NewVerdictCache()
-				for i, k := range ks {
-					if err := u.Context().Err(); err != nil {
-						return nil, err
+				// Large computations are split into contiguous chunks judged
+				// in parallel, one cache per chunk (kernels repeat their
+				// shapes); the verdicts do not depend on the split.
+				err := inChunks(u, len(ks), func(lo, hi int) error {
+					cache := NewVerdictCache()
+					for i := lo; i < hi; i++ {
+						if err := u.Context().Err(); err != nil {
+							return err
+						}
+						out[i] = ks[i].analysis.CoalescingCached(cfg.Mode, &cfg.Device, cache)
 					}
-					out[i] = k.analysis.CoalescingCached(cfg.Mode, &cfg.Device, cache)
+					return nil
+				})
+				if err != nil {
+					return nil, err
 				}
 				return out, nil
 			},
 			Run: func(u *passes.Unit) (any, error) {
 				ks := ksOf(u)
-				r := &CoalescingResult{ks: ks, cfg: cfg, by: map[*hlo.Instruction][]OperandCoalescing{}}
+				r := &CoalescingResult{ks: ks, cfg: cfg, by: make(map[*hlo.Instruction][]OperandCoalescing, len(ks.list))}
 				for _, c := range u.Module.Computations {
 					part, _ := u.Part(c).([][]OperandCoalescing)
 					for i, k := range ks.byComp[c] {
@@ -106,10 +117,21 @@ func NewPasses(cfg Config) *Passes {
 			ResultType: reflect.TypeFor[*CostResult](),
 			RunComputation: func(u *passes.Unit) (any, error) {
 				m := &Model{Device: cfg.Device, Mode: cfg.CostMode}
-				cache := NewVerdictCache()
-				var out []*Estimate
-				for _, k := range ksOf(u).byComp[u.Computation] {
-					out = append(out, m.estimate(k.analysis, k.cost, k.analysis.CoalescingCached(cfg.CostMode, &cfg.Device, cache)))
+				ks := ksOf(u).byComp[u.Computation]
+				out := make([]*Estimate, len(ks))
+				err := inChunks(u, len(ks), func(lo, hi int) error {
+					cache := NewVerdictCache()
+					for i := lo; i < hi; i++ {
+						if err := u.Context().Err(); err != nil {
+							return err
+						}
+						k := ks[i]
+						out[i] = m.estimate(k.analysis, k.cost, k.analysis.CoalescingCached(cfg.CostMode, &cfg.Device, cache))
+					}
+					return nil
+				})
+				if err != nil {
+					return nil, err
 				}
 				return out, nil
 			},
@@ -123,6 +145,26 @@ func NewPasses(cfg Config) *Passes {
 			},
 		},
 	}
+}
+
+// minChunk is the fewest kernels worth a goroutine of their own.
+const minChunk = 512
+
+// inChunks calls fn on contiguous chunks [lo, hi) of [0, n), in parallel
+// (at most GOMAXPROCS at once) when n holds several chunks of minChunk.
+func inChunks(u *passes.Unit, n int, fn func(lo, hi int) error) error {
+	workers := min(runtime.GOMAXPROCS(0), n/minChunk)
+	if workers <= 1 {
+		return fn(0, n)
+	}
+	size := (n + workers - 1) / workers
+	var g errgroup.Group
+	g.SetLimit(workers)
+	for lo := 0; lo < n; lo += size {
+		hi := min(lo+size, n)
+		g.Go(func() error { return fn(lo, hi) })
+	}
+	return g.Wait()
 }
 
 var defaults = NewPasses(DefaultConfig())
@@ -175,22 +217,46 @@ func kernelsOf(u *passes.Unit) []*kernel {
 	if c == nil || !isKernelComputation(u, c, 0) {
 		return nil
 	}
-	costs := NewCosts()
-	var out []*kernel
+	var ins []*hlo.Instruction
 	for _, in := range c.Instructions {
-		if u.Context().Err() != nil {
-			return out
+		if isKernel(in) {
+			ins = append(ins, in)
 		}
-		if !isKernel(in) {
-			continue
+	}
+	out := make([]*kernel, len(ins))
+	// Large computations are analysed in parallel chunks, each with its
+	// own cost memo.
+	_ = inChunks(u, len(ins), func(lo, hi int) error {
+		costs := NewCosts()
+		costs.instr = make(map[*hlo.Instruction]*InstructionCost, hi-lo)
+		for i := lo; i < hi; i++ {
+			if u.Context().Err() != nil {
+				return nil
+			}
+			out[i] = &kernel{in: ins[i], analysis: AnalyzeFusion(ins[i]), cost: costs.Of(ins[i])}
 		}
-		out = append(out, &kernel{in: in, analysis: AnalyzeFusion(in), cost: costs.Of(in)})
+		return nil
+	})
+	// On cancellation, the kernels analysed before the first one missing.
+	for i, k := range out {
+		if k == nil {
+			return out[:i]
+		}
 	}
 	return out
 }
 
 func merge(u *passes.Unit) *kernelSet {
-	ks := &kernelSet{by: map[*hlo.Instruction]*kernel{}, byComp: map[*hlo.Computation][]*kernel{}}
+	n := 0
+	for _, c := range u.Module.Computations {
+		part, _ := u.Part(c).([]*kernel)
+		n += len(part)
+	}
+	ks := &kernelSet{
+		list:   make([]*kernel, 0, n),
+		by:     make(map[*hlo.Instruction]*kernel, n),
+		byComp: make(map[*hlo.Computation][]*kernel, len(u.Module.Computations)),
+	}
 	for _, c := range u.Module.Computations {
 		part, _ := u.Part(c).([]*kernel)
 		ks.byComp[c] = part
@@ -331,7 +397,10 @@ type CostResult struct {
 
 func newCostResult(ks *kernelSet, ests []*Estimate, cfg Config) *CostResult {
 	me := &ModuleEstimate{Device: cfg.Device.Name}
-	r := &CostResult{cfg: cfg, me: me, by: map[*hlo.Instruction]*Estimate{}}
+	if len(ests) > 0 {
+		me.Kernels = make([]*Estimate, 0, len(ests))
+	}
+	r := &CostResult{cfg: cfg, me: me, by: make(map[*hlo.Instruction]*Estimate, len(ests))}
 	for _, e := range ests {
 		me.Kernels = append(me.Kernels, e)
 		me.TimeUS += e.TimeUS

@@ -3,6 +3,7 @@ package cost
 import (
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/indexing"
+	"slices"
 )
 
 // Thread-id indexing of the emitters: maps from the 6 grid dims (thread
@@ -24,13 +25,38 @@ func rangeVar(n int64) indexing.Variable {
 // physicalStrides returns the stride of each logical dim of s in its
 // physical (minor_to_major) order.
 func physicalStrides(s *hlo.Shape) []int64 {
-	st := make([]int64, s.Rank())
+	return appendStrides(nil, s)
+}
+
+// appendStrides appends physicalStrides(s) to dst.
+func appendStrides(dst []int64, s *hlo.Shape) []int64 {
+	n := len(dst)
+	dst = slices.Grow(dst, s.Rank())[:n+s.Rank()]
+	st := dst[n:]
 	acc := int64(1)
-	for _, d := range s.MinorToMajor() {
+	if s.Layout != nil && len(s.Layout.MinorToMajor) == len(s.Dims) {
+		for _, d := range s.Layout.MinorToMajor {
+			st[d] = acc
+			acc *= s.Dims[d]
+		}
+		return dst
+	}
+	for d := len(s.Dims) - 1; d >= 0; d-- { // the default {rank-1, ..., 0}
 		st[d] = acc
 		acc *= s.Dims[d]
 	}
-	return st
+	return dst
+}
+
+// sameStrides reports whether a and b have the same physical strides
+// (slices.Equal of their physicalStrides), without allocating for ranks up
+// to 8.
+func sameStrides(a, b *hlo.Shape) bool {
+	if a.Rank() != b.Rank() {
+		return false
+	}
+	var bufA, bufB [8]int64
+	return slices.Equal(appendStrides(bufA[:0], a), appendStrides(bufB[:0], b))
 }
 
 // Linearize returns the physical linear offset of a logical index of s

@@ -24,8 +24,8 @@ func Compose(consumer, producer *IndexingMap) (*IndexingMap, error) {
 		return nil, fmt.Errorf("compose: consumer has %d results, producer has %d dimensions",
 			len(consumer.results), len(producer.dims))
 	}
-	ranges := slices.Concat(producer.ranges, consumer.ranges)
-	rts := slices.Concat(producer.rts, consumer.rts)
+	ranges := concatVars(producer.ranges, consumer.ranges)
+	rts := concatVars(producer.rts, consumer.rts)
 	if consumer.IsKnownEmpty() || producer.IsKnownEmpty() {
 		return KnownEmpty(len(consumer.dims), len(ranges), len(rts), len(producer.results)), nil
 	}
@@ -43,10 +43,11 @@ func Compose(consumer, producer *IndexingMap) (*IndexingMap, error) {
 		results[i] = r.Replace(consumerResults, nil, nil)
 	}
 	out := &IndexingMap{
-		dims:    slices.Clone(consumer.dims),
+		dims:    consumer.dims,
 		ranges:  ranges,
 		rts:     rts,
 		results: results,
+		owned:   ownResults | ownConstraints,
 	}
 	for _, c := range producer.constraints {
 		out.addConstraint(c.Expr.Replace(consumerResults, nil, nil), c.Bounds)
@@ -58,6 +59,18 @@ func Compose(consumer, producer *IndexingMap) (*IndexingMap, error) {
 		out.addConstraint(r, producer.dims[i].Bounds)
 	}
 	return out, nil
+}
+
+// concatVars returns a followed by b, sharing a or b when the other is
+// empty (the result is only read).
+func concatVars(a, b []Variable) []Variable {
+	switch {
+	case len(b) == 0:
+		return a
+	case len(a) == 0:
+		return b
+	}
+	return slices.Concat(a, b)
 }
 
 // shiftedVars returns n variables built by mk, numbered from offset.
@@ -93,6 +106,11 @@ func (m *IndexingMap) RemoveUnusedSymbols() (*IndexingMap, []bool) {
 	for _, r := range m.results {
 		mark(r)
 	}
+	if !slices.Contains(used, false) {
+		// Every symbol is used, so every constraint (which mentions a
+		// variable) is kept: the map is its own result.
+		return m, make([]bool, len(used))
+	}
 	// A constraint that uses a dimension or a used symbol keeps all its
 	// symbols; repeat until no constraint adds a symbol.
 	kept := make([]bool, len(m.constraints))
@@ -108,7 +126,7 @@ func (m *IndexingMap) RemoveUnusedSymbols() (*IndexingMap, []bool) {
 	}
 	syms := make([]*Expr, nr)
 	rts := make([]*Expr, len(m.rts))
-	out := &IndexingMap{dims: slices.Clone(m.dims), state: m.state}
+	out := &IndexingMap{dims: m.dims, state: m.state, owned: ownRanges | ownRTs | ownResults | ownConstraints}
 	removed := make([]bool, len(used))
 	for i := range used {
 		removed[i] = !used[i]

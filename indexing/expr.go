@@ -89,22 +89,59 @@ func (e *Expr) Terms() []Term { return slices.Clone(e.terms) }
 // IsConst returns the value of a constant expression.
 func (e *Expr) IsConst() (int64, bool) { return e.val, e.kind == KindConst }
 
+// Expressions are immutable, so the leaves that maps use most often (small
+// constants, the first variables of each kind) are allocated once and
+// shared.
+const (
+	minCachedConst = -64
+	maxCachedConst = 1024
+	numCachedVars  = 64
+)
+
+var (
+	cachedConsts = func() (out [maxCachedConst - minCachedConst]Expr) {
+		for i := range out {
+			out[i] = Expr{kind: KindConst, val: int64(i + minCachedConst)}
+		}
+		return
+	}()
+	cachedVars = func() (out [3][numCachedVars]Expr) {
+		for k, kind := range []ExprKind{KindDim, KindSymbol, KindRuntime} {
+			for i := range out[k] {
+				out[k][i] = Expr{kind: kind, val: int64(i)}
+			}
+		}
+		return
+	}()
+)
+
 // Const returns the constant expression v.
 func Const(v int64) *Expr {
+	if v >= minCachedConst && v < maxCachedConst {
+		return &cachedConsts[v-minCachedConst]
+	}
 	if v == math.MinInt64 {
 		panic(OverflowError{"constant"})
 	}
 	return &Expr{kind: KindConst, val: v}
 }
 
+// variable returns the variable of the given kind and index.
+func variable(kind ExprKind, i int) *Expr {
+	if i >= 0 && i < numCachedVars {
+		return &cachedVars[kind-KindDim][i]
+	}
+	return &Expr{kind: kind, val: int64(i)}
+}
+
 // Dim returns the dimension variable d_i.
-func Dim(i int) *Expr { return &Expr{kind: KindDim, val: int64(i)} }
+func Dim(i int) *Expr { return variable(KindDim, i) }
 
 // Sym returns the range (symbol) variable s_i.
-func Sym(i int) *Expr { return &Expr{kind: KindSymbol, val: int64(i)} }
+func Sym(i int) *Expr { return variable(KindSymbol, i) }
 
 // RT returns the runtime variable rt_i.
-func RT(i int) *Expr { return &Expr{kind: KindRuntime, val: int64(i)} }
+func RT(i int) *Expr { return variable(KindRuntime, i) }
 
 // Add returns the canonical sum of the expressions.
 func Add(exprs ...*Expr) *Expr {

@@ -1,6 +1,8 @@
 package indexing
 
 import (
+	"sync"
+
 	"github.com/hlo-opt/hlo-opt/hlo"
 )
 
@@ -19,16 +21,41 @@ func postOrder(root *hlo.Instruction) []*hlo.Instruction {
 		in   *hlo.Instruction
 		next int
 	}
-	visited := map[*hlo.Instruction]bool{root: true}
-	var order []*hlo.Instruction
-	stack := []frame{{in: root}}
+	// Instructions of root's computation are marked by their index; others
+	// (hand-built graphs) in a map.
+	comp := root.Parent
+	var seen []bool
+	if comp != nil {
+		seen = make([]bool, len(comp.Instructions))
+	}
+	var seenMap map[*hlo.Instruction]bool
+	visit := func(in *hlo.Instruction) bool {
+		if comp != nil && in.Parent == comp && in.Index >= 0 && in.Index < len(seen) && comp.Instructions[in.Index] == in {
+			if seen[in.Index] {
+				return false
+			}
+			seen[in.Index] = true
+			return true
+		}
+		if seenMap[in] {
+			return false
+		}
+		if seenMap == nil {
+			seenMap = map[*hlo.Instruction]bool{}
+		}
+		seenMap[in] = true
+		return true
+	}
+	visit(root)
+	order := make([]*hlo.Instruction, 0, len(seen))
+	stack := make([]frame, 1, 16)
+	stack[0] = frame{in: root}
 	for len(stack) > 0 {
 		top := &stack[len(stack)-1]
 		if top.next < len(top.in.Operands) {
 			op := top.in.Operands[top.next]
 			top.next++
-			if !visited[op] {
-				visited[op] = true
+			if visit(op) {
 				stack = append(stack, frame{in: op})
 			}
 			continue
@@ -69,8 +96,10 @@ func GroupedOutputToInput(target *hlo.Instruction, outputIndex int) (map[*hlo.In
 		}
 		start = IdentityMap(d)
 	}
-	grouped := map[resultKey][]*IndexingMap{{target, outputIndex}: {start}}
 	order := postOrder(target)
+	slab := newSetSlab(len(order))
+	grouped := make(map[resultKey][]*IndexingMap, len(order))
+	grouped[resultKey{target, outputIndex}] = slab.set(start)
 	for i := len(order) - 1; i >= 0; i-- {
 		in := order[i]
 		for out := range numResults(in) {
@@ -96,7 +125,7 @@ func GroupedOutputToInput(target *hlo.Instruction, outputIndex int) (map[*hlo.In
 						if err != nil {
 							return nil, instrError(in, "%v", err)
 						}
-						grouped[key] = insertMap(grouped[key], m)
+						grouped[key] = slab.insert(grouped[key], m)
 					}
 				}
 			}
@@ -104,11 +133,41 @@ func GroupedOutputToInput(target *hlo.Instruction, outputIndex int) (map[*hlo.In
 	}
 	result := make(map[*hlo.Instruction][]*IndexingMap, len(grouped))
 	for k, set := range grouped {
+		if len(result[k.in]) == 0 {
+			// The sets are sorted and deduplicated already; grouped is
+			// dropped, so the first set of an instruction can be taken.
+			result[k.in] = set
+			continue
+		}
 		for _, m := range set {
 			result[k.in] = insertMap(result[k.in], m)
 		}
 	}
 	return result, nil
+}
+
+// setSlab hands out single-map sets from one array, each with capacity 1
+// (adding to a set copies it): most sets of grouped maps hold one map.
+type setSlab struct{ free []*IndexingMap }
+
+func newSetSlab(n int) setSlab { return setSlab{free: make([]*IndexingMap, 0, n)} }
+
+// set returns the set {m}.
+func (s *setSlab) set(m *IndexingMap) []*IndexingMap {
+	if len(s.free) == cap(s.free) {
+		return []*IndexingMap{m}
+	}
+	s.free = append(s.free, m)
+	n := len(s.free)
+	return s.free[n-1 : n : n]
+}
+
+// insert is insertMap, taking a new set from the slab.
+func (s *setSlab) insert(set []*IndexingMap, m *IndexingMap) []*IndexingMap {
+	if len(set) == 0 {
+		return s.set(m)
+	}
+	return insertMap(set, m)
 }
 
 // composeSimplified composes consumer then producer, simplifies the result
@@ -121,13 +180,42 @@ func composeSimplified(consumer, producer *IndexingMap) (*IndexingMap, error) {
 		// is the result.
 		return consumer, nil
 	}
+	key := mapPair{consumer, producer}
+	composed.RLock()
+	m := composed.m[key]
+	composed.RUnlock()
+	if m != nil {
+		return m, nil
+	}
 	m, err := Compose(consumer, producer)
 	if err != nil {
 		return nil, err
 	}
 	m, _ = m.Simplify().RemoveUnusedSymbols()
+	composed.Lock()
+	if composed.m == nil || len(composed.m) >= maxComposed {
+		composed.m = map[mapPair]*IndexingMap{}
+	}
+	composed.m[key] = m
+	composed.Unlock()
 	return m, nil
 }
+
+// mapPair is a consumer and a producer map.
+type mapPair struct{ consumer, producer *IndexingMap }
+
+// composed memoizes composeSimplified by the identity of its arguments:
+// maps are immutable, the maps of repeated shapes are shared (mapCache),
+// and so are the compositions built from them, so fused computations that
+// repeat (the layers of a model) compose each pair once. The entries keep
+// their maps alive, so a pointer is never reused while it is a key. It is
+// emptied when it reaches maxComposed entries.
+var composed struct {
+	sync.RWMutex
+	m map[mapPair]*IndexingMap
+}
+
+const maxComposed = 1 << 14
 
 // ComputeFusionOutputToInput returns, for result root of a fusion (the
 // root's tuple element root of a multi-output fusion, 0 otherwise), the
@@ -210,7 +298,10 @@ func fusionInputToOutput(fusion *hlo.Instruction, comp *hlo.Computation, order [
 		}
 		start = IdentityMap(d)
 	}
-	grouped := map[resultKey][]*IndexingMap{{param, 0}: {start}}
+	// A parameter usually reaches a few instructions.
+	slab := newSetSlab(min(len(order), 8))
+	grouped := map[resultKey][]*IndexingMap{}
+	grouped[resultKey{param, 0}] = slab.set(start)
 	for _, in := range order {
 		for j, op := range in.Operands {
 			key := resultKey{op, 0}
@@ -233,7 +324,7 @@ func fusionInputToOutput(fusion *hlo.Instruction, comp *hlo.Computation, order [
 							return nil, instrError(in, "%v", err)
 						}
 						k := resultKey{in, r}
-						grouped[k] = insertMap(grouped[k], m)
+						grouped[k] = slab.insert(grouped[k], m)
 					}
 				}
 			}

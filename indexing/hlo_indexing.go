@@ -23,14 +23,40 @@ type HloInstructionIndexing struct {
 
 // newIndexing returns an indexing with n empty sets.
 func newIndexing(n int) *HloInstructionIndexing {
+	if n <= smallIndexing {
+		b := &smallIndexingBlock{}
+		b.h.Maps = b.sets[:n:n]
+		return &b.h
+	}
 	return &HloInstructionIndexing{Maps: make([][]*IndexingMap, n)}
+}
+
+// smallIndexing is the number of sets up to which an indexing is allocated
+// in one block with its sets and their maps.
+const smallIndexing = 3
+
+type smallIndexingBlock struct {
+	h    HloInstructionIndexing
+	sets [smallIndexing][]*IndexingMap
+	maps [smallIndexing]*IndexingMap
 }
 
 // fromMaps returns an indexing with one map per set.
 func fromMaps(maps ...*IndexingMap) *HloInstructionIndexing {
-	h := newIndexing(len(maps))
-	for i, m := range maps {
-		h.Maps[i] = []*IndexingMap{m}
+	// The sets share one array; each has capacity 1, so that adding to a
+	// set copies it.
+	var sets []*IndexingMap
+	var h *HloInstructionIndexing
+	if n := len(maps); n <= smallIndexing {
+		b := &smallIndexingBlock{}
+		b.h.Maps = b.sets[:n:n]
+		h, sets = &b.h, b.maps[:n:n]
+		copy(sets, maps)
+	} else {
+		h, sets = newIndexing(n), slices.Clone(maps)
+	}
+	for i := range sets {
+		h.Maps[i] = sets[i : i+1 : i+1]
 	}
 	return h
 }
@@ -39,10 +65,14 @@ func fromMaps(maps ...*IndexingMap) *HloInstructionIndexing {
 func undefinedIndexing(n int) *HloInstructionIndexing {
 	h := newIndexing(n)
 	for i := range h.Maps {
-		h.Maps[i] = []*IndexingMap{Undefined()}
+		h.Maps[i] = undefinedSet
 	}
 	return h
 }
+
+// undefinedSet is the set holding the undefined map; its capacity is 1, so
+// that adding to it copies it.
+var undefinedSet = []*IndexingMap{undefinedMap}
 
 // Add inserts m into set i unless an equal map is already there, keeping
 // the set sorted by [CompareMaps].
@@ -200,6 +230,15 @@ func instrError(in *hlo.Instruction, format string, args ...any) error {
 // dimVars returns the variables [0, size-1] of a tensor's indices.
 func dimVars(sizes []int64) []Variable { return VarsFromSizes(sizes) }
 
+// sharedDimVars is dimVars for a map that takes the slice (newMap): the
+// variables of the cached identity map, shared read-only.
+func sharedDimVars(sizes []int64) []Variable {
+	if m := IdentityMap(sizes); m.state == stateNormal {
+		return m.dims
+	}
+	return VarsFromSizes(sizes)
+}
+
 // dims returns d0..d{n-1}.
 func dims(n int) []*Expr {
 	out := make([]*Expr, n)
@@ -212,18 +251,14 @@ func dims(n int) []*Expr {
 // emptyResultMap returns (d0, ..., dn) -> () on the given domain: the map of
 // a scalar operand read once per output element.
 func emptyResultMap(sizes []int64) *IndexingMap {
-	return MustNewIndexingMap(dimVars(sizes), nil, nil, nil)
+	return cachedShapeMap(shapeEmptyResult, sizes)
 }
 
 // allElementsMap returns ()[s0, ..., sn] -> (s0, ..., sn): every element of a
 // tensor of the given sizes, the input-to-output map of a scalar read by
 // every output element.
 func allElementsMap(sizes []int64) *IndexingMap {
-	res := make([]*Expr, len(sizes))
-	for i := range res {
-		res[i] = Sym(i)
-	}
-	return MustNewIndexingMap(nil, VarsFromSizes(sizes), nil, res)
+	return cachedShapeMap(shapeAllElements, sizes)
 }
 
 // isPermutation reports whether p holds each of 0..n-1 exactly once.

@@ -1,8 +1,10 @@
 package indexing
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
+	"sync"
 )
 
 // Variable is a dimension, range or runtime variable of an indexing map: its
@@ -32,6 +34,22 @@ type Constraint struct {
 
 type mapState uint8
 
+// ownership records which of a map's slices the map may modify in place.
+// Maps are immutable values, so maps built from one another share their
+// variable, result and constraint slices; the few operations that build a
+// map by modifying a fresh copy (adding a constraint, simplifying) copy a
+// slice the map does not own before the first write (copy on write).
+type ownership uint8
+
+const (
+	ownDims ownership = 1 << iota
+	ownRanges
+	ownRTs
+	ownResults
+	ownConstraints
+	ownAll = ownDims | ownRanges | ownRTs | ownResults | ownConstraints
+)
+
 const (
 	stateNormal mapState = iota
 	stateKnownEmpty
@@ -50,6 +68,7 @@ type IndexingMap struct {
 	results           []*Expr
 	constraints       []Constraint // sorted by Compare of the expressions, unique (printed sorted by text)
 	state             mapState
+	owned             ownership // the slices above this map may write to
 }
 
 // NewIndexingMap returns the map (dims)[ranges]{rts} -> (results) with the
@@ -57,13 +76,26 @@ type IndexingMap struct {
 // the map does not declare. A map whose bounds or constraints are
 // infeasible is returned as known empty.
 func NewIndexingMap(dims, ranges, rts []Variable, results []*Expr, constraints ...Constraint) (*IndexingMap, error) {
-	m := &IndexingMap{
+	return initMap(&IndexingMap{
 		dims:    slices.Clone(dims),
 		ranges:  slices.Clone(ranges),
 		rts:     slices.Clone(rts),
 		results: slices.Clone(results),
-	}
-	for i, r := range results {
+		owned:   ownAll,
+	}, constraints)
+}
+
+// newMap is NewIndexingMap without the copies: the map takes the slices,
+// which the caller must not modify afterwards (they may be shared with
+// other maps: the map copies a slice before writing to it).
+func newMap(dims, ranges, rts []Variable, results []*Expr, constraints ...Constraint) (*IndexingMap, error) {
+	return initMap(&IndexingMap{dims: dims, ranges: ranges, rts: rts, results: results}, constraints)
+}
+
+// initMap checks the variables m's results and the constraints use, then
+// adds the constraints.
+func initMap(m *IndexingMap, constraints []Constraint) (*IndexingMap, error) {
+	for i, r := range m.results {
 		if err := m.checkVars(r); err != nil {
 			return nil, fmt.Errorf("result %d: %w", i, err)
 		}
@@ -90,14 +122,126 @@ func MustNewIndexingMap(dims, ranges, rts []Variable, results []*Expr, constrain
 	return m
 }
 
+// mustNewMap is newMap that panics on error, for maps built in this
+// package from slices it hands over.
+func mustNewMap(dims, ranges, rts []Variable, results []*Expr, constraints ...Constraint) *IndexingMap {
+	m, err := newMap(dims, ranges, rts, results, constraints...)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// identityResults holds d0, d1, ...: the results of identity maps share a
+// prefix of it.
+var identityResults = dims(numCachedVars)
+
 // IdentityMap returns (d0, ..., dn) -> (d0, ..., dn) on the index domain of
 // a tensor of the given sizes: the output-to-input map of elementwise ops.
 func IdentityMap(sizes []int64) *IndexingMap {
-	results := make([]*Expr, len(sizes))
-	for i := range sizes {
-		results[i] = Dim(i)
+	return cachedShapeMap(shapeIdentity, sizes)
+}
+
+// The maps that depend only on a tensor's sizes, cached by cachedShapeMap.
+const (
+	shapeIdentity    byte = iota // (d0, ..., dn) -> (d0, ..., dn)
+	shapeEmptyResult             // (d0, ..., dn) -> ()
+	shapeAllElements             // ()[s0, ..., sn] -> (s0, ..., sn)
+)
+
+// mapCache holds maps that depend only on shapes and attributes (identity
+// maps, bitcasts, reshapes), by a key that encodes those: maps are
+// immutable and modules repeat their shapes, so every caller shares one.
+// It is safe for concurrent use and is emptied when it reaches
+// maxCachedMaps entries.
+var mapCache struct {
+	sync.RWMutex
+	m map[string]*IndexingMap
+}
+
+const maxCachedMaps = 1 << 12
+
+// Kinds of cached maps: the first byte of a mapCache key.
+const (
+	cacheBitcast byte = 16 + iota
+	cacheReshape
+	cacheWindow
+	cacheLinearOffset
+)
+
+// appendKey appends a length-prefixed list of integers to a cache key.
+func appendKey(key []byte, xs ...int64) []byte {
+	key = binary.AppendUvarint(key, uint64(len(xs)))
+	for _, x := range xs {
+		key = binary.AppendVarint(key, x)
 	}
-	return MustNewIndexingMap(VarsFromSizes(sizes), nil, nil, results)
+	return key
+}
+
+// ResetCaches empties the package's caches of maps that depend only on
+// shapes and attributes and of fused compositions, releasing their memory;
+// later calls rebuild what they need. Results do not depend on the caches.
+// Benchmarks call it to measure a run from scratch.
+func ResetCaches() {
+	mapCache.Lock()
+	mapCache.m = nil
+	mapCache.Unlock()
+	composed.Lock()
+	composed.m = nil
+	composed.Unlock()
+}
+
+// cachedMap returns the cached map for key, or builds it with build and
+// caches it (not when build fails).
+func cachedMap(key []byte, build func() (*IndexingMap, error)) (*IndexingMap, error) {
+	mapCache.RLock()
+	m := mapCache.m[string(key)]
+	mapCache.RUnlock()
+	if m != nil {
+		return m, nil
+	}
+	m, err := build()
+	if err != nil {
+		return nil, err
+	}
+	mapCache.Lock()
+	if mapCache.m == nil || len(mapCache.m) >= maxCachedMaps {
+		mapCache.m = map[string]*IndexingMap{}
+	}
+	mapCache.m[string(key)] = m
+	mapCache.Unlock()
+	return m, nil
+}
+
+// cachedShapeMap returns the map of the given kind for a tensor of the
+// given sizes.
+func cachedShapeMap(kind byte, sizes []int64) *IndexingMap {
+	var buf [64]byte
+	m, _ := cachedMap(appendKey(append(buf[:0], kind), sizes...), func() (*IndexingMap, error) {
+		return buildShapeMap(kind, sizes), nil
+	})
+	return m
+}
+
+// buildShapeMap builds the map cachedShapeMap caches.
+func buildShapeMap(kind byte, sizes []int64) *IndexingMap {
+	var results []*Expr
+	switch kind {
+	case shapeEmptyResult:
+		return mustNewMap(VarsFromSizes(sizes), nil, nil, nil)
+	case shapeAllElements:
+		results = make([]*Expr, len(sizes))
+		for i := range results {
+			results[i] = Sym(i)
+		}
+		return mustNewMap(nil, VarsFromSizes(sizes), nil, results)
+	}
+	if len(sizes) <= len(identityResults) {
+		results = identityResults[:len(sizes):len(sizes)]
+	} else {
+		results = dims(len(sizes))
+	}
+	return mustNewMap(VarsFromSizes(sizes), nil, nil, results)
 }
 
 // FromTensorSizes returns the map with the given results whose dimension
@@ -107,8 +251,12 @@ func FromTensorSizes(results []*Expr, dimSizes, rangeSizes []int64) (*IndexingMa
 	return NewIndexingMap(VarsFromSizes(dimSizes), VarsFromSizes(rangeSizes), nil, results)
 }
 
+// undefinedMap is the undefined map; it has no variables or results that
+// could change, so every caller shares it.
+var undefinedMap = &IndexingMap{state: stateUndefined}
+
 // Undefined returns the undefined map, for indexing that cannot be expressed.
-func Undefined() *IndexingMap { return &IndexingMap{state: stateUndefined} }
+func Undefined() *IndexingMap { return undefinedMap }
 
 // KnownEmpty returns a map with an empty domain and the given numbers of
 // variables and results.
@@ -118,6 +266,7 @@ func KnownEmpty(numDims, numRanges, numRTs, numResults int) *IndexingMap {
 		ranges:  make([]Variable, numRanges),
 		rts:     make([]Variable, numRTs),
 		results: make([]*Expr, numResults),
+		owned:   ownAll,
 	}
 	m.resetToKnownEmpty()
 	return m
@@ -223,14 +372,58 @@ func (m *IndexingMap) Equal(o *IndexingMap) bool {
 		})
 }
 
+// clone returns a copy of the map that shares its slices: writes to the
+// copy copy the slice first.
 func (m *IndexingMap) clone() *IndexingMap {
-	return &IndexingMap{
-		dims:        slices.Clone(m.dims),
-		ranges:      slices.Clone(m.ranges),
-		rts:         slices.Clone(m.rts),
-		results:     slices.Clone(m.results),
-		constraints: slices.Clone(m.constraints),
-		state:       m.state,
+	c := *m
+	c.owned = 0
+	return &c
+}
+
+// mutVars returns the variables of the given kind for writing, copying
+// them first unless the map owns them.
+func (m *IndexingMap) mutVars(kind ExprKind) []Variable {
+	switch kind {
+	case KindDim:
+		if m.owned&ownDims == 0 {
+			m.dims, m.owned = slices.Clone(m.dims), m.owned|ownDims
+		}
+		return m.dims
+	case KindSymbol:
+		if m.owned&ownRanges == 0 {
+			m.ranges, m.owned = slices.Clone(m.ranges), m.owned|ownRanges
+		}
+		return m.ranges
+	}
+	if m.owned&ownRTs == 0 {
+		m.rts, m.owned = slices.Clone(m.rts), m.owned|ownRTs
+	}
+	return m.rts
+}
+
+// mutResults returns the results for writing, copying them first unless
+// the map owns them.
+func (m *IndexingMap) mutResults() []*Expr {
+	if m.owned&ownResults == 0 {
+		m.results, m.owned = slices.Clone(m.results), m.owned|ownResults
+	}
+	return m.results
+}
+
+// mutConstraints returns the constraints for writing, copying them first
+// unless the map owns them.
+func (m *IndexingMap) mutConstraints() []Constraint {
+	if m.owned&ownConstraints == 0 {
+		m.constraints, m.owned = slices.Clone(m.constraints), m.owned|ownConstraints
+	}
+	return m.constraints
+}
+
+// setBound sets the bounds of variable v (in place when the map owns its
+// variables).
+func (m *IndexingMap) setBound(v *Expr, b Interval) {
+	if m.vars(v.kind)[v.val].Bounds != b {
+		m.mutVars(v.kind)[v.val].Bounds = b
 	}
 }
 
@@ -282,9 +475,9 @@ func (m *IndexingMap) addConstraint(e *Expr, bounds Interval) {
 		return
 	}
 	if e.isVar() {
-		v := &m.vars(e.kind)[e.val]
-		v.Bounds = v.Bounds.Intersect(bounds)
-		if !v.Bounds.IsFeasible() {
+		b := m.bound(e).Intersect(bounds)
+		m.setBound(e, b)
+		if !b.IsFeasible() {
 			m.resetToKnownEmpty()
 		}
 		return
@@ -299,26 +492,32 @@ func (m *IndexingMap) addConstraint(e *Expr, bounds Interval) {
 		return Compare(c.Expr, k)
 	})
 	if found {
-		m.constraints[i].Bounds = m.constraints[i].Bounds.Intersect(bounds)
-		if !m.constraints[i].Bounds.IsFeasible() {
+		b := m.constraints[i].Bounds.Intersect(bounds)
+		if b != m.constraints[i].Bounds {
+			m.mutConstraints()[i].Bounds = b
+		}
+		if !b.IsFeasible() {
 			m.resetToKnownEmpty()
 		}
 		return
 	}
-	m.constraints = slices.Insert(m.constraints, i, Constraint{e, bounds})
+	m.constraints = slices.Insert(m.mutConstraints(), i, Constraint{e, bounds})
 }
 
 // resetToKnownEmpty turns the map into the canonical known-empty form,
 // keeping the numbers of variables and results.
 func (m *IndexingMap) resetToKnownEmpty() {
-	for _, vs := range [][]Variable{m.dims, m.ranges, m.rts} {
+	for _, kind := range []ExprKind{KindDim, KindSymbol, KindRuntime} {
+		vs := m.mutVars(kind)
 		for i := range vs {
 			vs[i].Bounds = Interval{0, -1}
 		}
 	}
-	for i := range m.results {
-		m.results[i] = Const(0)
+	res := m.mutResults()
+	for i := range res {
+		res[i] = Const(0)
 	}
 	m.constraints = nil
+	m.owned |= ownConstraints
 	m.state = stateKnownEmpty
 }

@@ -98,7 +98,7 @@ func gatherOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 			res[i] = Add(res[i], RT(k))
 		}
 	}
-	if _, err := NewIndexingMap(dimVars(out), nil, rts, res); err != nil {
+	if _, err := newMap(sharedDimVars(out), nil, rts, res); err != nil {
 		return nil, instrError(in, "%v", err)
 	}
 	idxRes := make([]*Expr, len(idxDims))
@@ -111,7 +111,7 @@ func gatherOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 		}
 		idxRes[j] = outOfIdx(j)
 	}
-	indicesMap := MustNewIndexingMap(dimVars(out), VarsFromSizes(ranges), nil, idxRes)
+	indicesMap := mustNewMap(sharedDimVars(out), VarsFromSizes(ranges), nil, idxRes)
 	// rt_k is element k of the index vector the output's batch index reads.
 	srcs := make([]rtSource, vecLen)
 	for k := range srcs {
@@ -120,7 +120,7 @@ func gatherOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 			srcs[k].access[j] = e.Replace(nil, []*Expr{Const(int64(k))}, nil)
 		}
 	}
-	operandMap := foldRTVars(dimVars(out), rts, res, srcs)
+	operandMap := foldRTVars(sharedDimVars(out), rts, res, srcs)
 	return fromMaps(operandMap, indicesMap), nil
 }
 
@@ -203,7 +203,7 @@ func scatterOutputToInput(in *hlo.Instruction, k int) (*HloInstructionIndexing, 
 		res[u] = Sym(len(ranges))
 		ranges = append(ranges, updDims[u])
 	}
-	updMap, err := NewIndexingMap(dimVars(out), VarsFromSizes(ranges), rts, res)
+	updMap, err := newMap(sharedDimVars(out), VarsFromSizes(ranges), rts, res)
 	if err != nil {
 		return nil, instrError(in, "%v", err)
 	}
@@ -212,7 +212,7 @@ func scatterOutputToInput(in *hlo.Instruction, k int) (*HloInstructionIndexing, 
 		h.Add(i, IdentityMap(out))
 		h.Add(n+1+i, updMap)
 	}
-	h.Add(n, MustNewIndexingMap(dimVars(out), VarsFromSizes(idxDims), nil, symsUpTo(len(idxDims))))
+	h.Add(n, mustNewMap(sharedDimVars(out), VarsFromSizes(idxDims), nil, symsUpTo(len(idxDims))))
 	return h, nil
 }
 
@@ -316,11 +316,11 @@ func convOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 		d := cd.OutputSpatial[i]
 		inDimVars[d].Bounds = inDimVars[d].Bounds.Intersect(v.Bounds)
 	}
-	inMap, err := NewIndexingMap(inDimVars, inSyms, nil, inRes, inCons...)
+	inMap, err := newMap(inDimVars, inSyms, nil, inRes, inCons...)
 	if err != nil {
 		return nil, instrError(in, "%v", err)
 	}
-	kMap, err := NewIndexingMap(dimVars(out), kSyms, nil, kRes)
+	kMap, err := newMap(sharedDimVars(out), kSyms, nil, kRes)
 	if err != nil {
 		return nil, instrError(in, "%v", err)
 	}

@@ -73,6 +73,11 @@ func ComputeInstructionMaps(in *hlo.Instruction) (*InstructionMaps, error) {
 		results = 1
 	}
 	im := &InstructionMaps{}
+	if n := len(in.Operands); n > 0 {
+		// Usually one set per operand each way.
+		im.OutputToInput = make([]OperandMaps, 0, n)
+		im.InputToOutput = make([]OperandMaps, 0, n)
+	}
 	if in.Opcode == "tuple" {
 		// Result k is operand k; asking for every result through
 		// ComputeOutputToInput would be quadratic in the tuple's size.

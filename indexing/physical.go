@@ -39,7 +39,7 @@ func PhysicalIndexMap(s hlo.Shape) *IndexingMap {
 	for i, e := range ts.Exprs {
 		res[i] = fromIndexExpr(e)
 	}
-	m, err := NewIndexingMap(dimVars(s.Dims), nil, nil, res)
+	m, err := newMap(sharedDimVars(s.Dims), nil, nil, res)
 	if err != nil {
 		return Undefined()
 	}
@@ -61,7 +61,7 @@ func PhysicalMap(s hlo.Shape) *IndexingMap {
 	for i, e := range ts.Exprs {
 		res[i] = fromIndexExpr(e)
 	}
-	m, err := NewIndexingMap(dimVars(s.Dims), nil, nil, []*Expr{linearize(ts.Final, res)})
+	m, err := newMap(sharedDimVars(s.Dims), nil, nil, []*Expr{linearize(ts.Final, res)})
 	if err != nil {
 		return Undefined()
 	}
@@ -87,12 +87,16 @@ func LinearOffsetMap(s hlo.Shape) *IndexingMap {
 			return Undefined()
 		}
 	}
-	phys := make([]*Expr, len(m2m))
-	for j := range phys {
-		phys[j] = Dim(int(m2m[len(m2m)-1-j]))
-	}
-	m := MustNewIndexingMap(dimVars(s.Dims), nil, nil, []*Expr{linearize(hlo.PhysicalDims(s), phys)})
-	return m.Simplify()
+	var buf [128]byte
+	key := appendKey(appendKey(append(buf[:0], cacheLinearOffset), s.Dims...), m2m...)
+	m, _ := cachedMap(key, func() (*IndexingMap, error) {
+		phys := make([]*Expr, len(m2m))
+		for j := range phys {
+			phys[j] = Dim(int(m2m[len(m2m)-1-j]))
+		}
+		return mustNewMap(sharedDimVars(s.Dims), nil, nil, []*Expr{linearize(hlo.PhysicalDims(s), phys)}).Simplify(), nil
+	})
+	return m
 }
 
 // ComposePhysical composes a logical map (from some iteration space to the
@@ -120,7 +124,7 @@ func AssignRTVarsToMidpoint(m *IndexingMap) *IndexingMap {
 	for i, v := range m.rts {
 		repl[i] = Const((v.Bounds.Lower + v.Bounds.Upper) / 2)
 	}
-	out := &IndexingMap{dims: m.Dims(), ranges: m.RangeVars()}
+	out := &IndexingMap{dims: m.dims, ranges: m.ranges, owned: ownResults | ownConstraints}
 	for _, r := range m.results {
 		out.results = append(out.results, r.Replace(nil, nil, repl))
 	}

@@ -1,5 +1,7 @@
 package indexing
 
+import "slices"
+
 // RescaleSymbols returns an equivalent map in which every range variable s
 // constrained by "s mod c in [k, k]" is replaced by s' with s = s' * c + k,
 // with the bounds of s' scaled accordingly and the constraint removed, as
@@ -20,13 +22,14 @@ func (m *IndexingMap) RescaleSymbols() (*IndexingMap, bool) {
 		}
 		changed = true
 		s := out.constraints[i].Expr.lhs
-		out.constraints = append(out.constraints[:i], out.constraints[i+1:]...)
+		out.constraints = slices.Delete(out.mutConstraints(), i, i+1)
 		b := out.ranges[s.val].Bounds
-		out.ranges[s.val].Bounds = Interval{ceilDiv(satSub(b.Lower, k), c), floorDiv(satSub(b.Upper, k), c)}
+		out.setBound(s, Interval{ceilDiv(satSub(b.Lower, k), c), floorDiv(satSub(b.Upper, k), c)})
 		repl := make([]*Expr, len(out.ranges))
 		repl[s.val] = Add(Mul(s, c), Const(k))
-		for j, r := range out.results {
-			out.results[j] = r.Replace(nil, repl, nil)
+		res := out.mutResults()
+		for j, r := range res {
+			res[j] = r.Replace(nil, repl, nil)
 		}
 		old := out.constraints
 		out.constraints = nil

@@ -43,7 +43,7 @@ func foldRTVars(dims, rts []Variable, res []*Expr, srcs []rtSource) *IndexingMap
 	for i, r := range res {
 		out[i] = r.Replace(nil, nil, repl)
 	}
-	return MustNewIndexingMap(dims, nil, kept, out)
+	return mustNewMap(dims, nil, kept, out)
 }
 
 // maxFoldDepth bounds the walk through the HLO graph.

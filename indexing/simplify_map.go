@@ -23,11 +23,14 @@ func (m *IndexingMap) Simplify() *IndexingMap {
 	}
 	out := m.clone()
 	for range maxSimplifyRounds {
-		before := out.clone()
+		// out gives up its slices to the snapshot: the round copies
+		// what it changes.
+		before := *out
+		out.owned = 0
 		out.simplifyConstraints()
 		out.tightenModBounds()
 		out.tightenSumBounds()
-		if out.state != stateNormal || out.Equal(before) {
+		if out.state != stateNormal || out.Equal(&before) {
 			break
 		}
 	}
@@ -36,7 +39,9 @@ func (m *IndexingMap) Simplify() *IndexingMap {
 	}
 	s := &exprSimplifier{m: out, useConstraints: true}
 	for i, r := range out.results {
-		out.results[i] = s.simplify(r)
+		if n := s.simplify(r); n != r {
+			out.mutResults()[i] = n
+		}
 	}
 	return out
 }
@@ -143,9 +148,8 @@ func (m *IndexingMap) tightenModBounds() {
 		if e.kind != KindMod || !e.lhs.isVar() || c.Bounds.Lower < 0 || c.Bounds.Upper >= e.val {
 			continue
 		}
-		v := &m.vars(e.lhs.kind)[e.lhs.val]
 		mod, lo, hi := e.val, c.Bounds.Lower, c.Bounds.Upper
-		nb := v.Bounds
+		nb := m.bound(e.lhs)
 		switch r := floorMod(nb.Lower, mod); {
 		case r < lo:
 			nb.Lower = satAdd(nb.Lower, lo-r)
@@ -158,7 +162,7 @@ func (m *IndexingMap) tightenModBounds() {
 		case r < lo:
 			nb.Upper = satSub(nb.Upper, r+mod-hi)
 		}
-		v.Bounds = nb
+		m.setBound(e.lhs, nb)
 		if !nb.IsFeasible() {
 			m.resetToKnownEmpty()
 			return
