@@ -199,12 +199,19 @@ func (r *run) ensure(ctx context.Context, p *Pass, requested bool) error {
 
 func (r *run) callGraph() *graph.CallGraph {
 	if r.cg == nil {
-		r.cg = graph.NewCallGraph(r.mod)
+		r.cg = graph.NewCallGraphJobs(r.mod, r.pl.opts.Jobs)
 	}
 	return r.cg
 }
 
 func (r *run) newUnit(ctx context.Context, p *Pass, c *hlo.Computation, parts ComputationResults, changed *atomic.Bool) *Unit {
+	u := new(Unit)
+	r.initUnit(u, ctx, p, c, parts, changed)
+	return u
+}
+
+// initUnit sets up u, a zero Unit, for running p on c (nil for Run).
+func (r *run) initUnit(u *Unit, ctx context.Context, p *Pass, c *hlo.Computation, parts ComputationResults, changed *atomic.Bool) {
 	log := r.pl.opts.Logger
 	// Child loggers cost allocations; skip them when nothing is logged.
 	if log.Core().Enabled(zapcore.ErrorLevel) {
@@ -213,7 +220,7 @@ func (r *run) newUnit(ctx context.Context, p *Pass, c *hlo.Computation, parts Co
 			log = log.With(zap.String("computation", c.Name))
 		}
 	}
-	return &Unit{Pass: p, Module: r.mod, Computation: c, CallGraph: r.callGraph(), Logger: log,
+	*u = Unit{Pass: p, Module: r.mod, Computation: c, CallGraph: r.callGraph(), Logger: log,
 		ctx: ctx, resultOf: r.requiredResults(p), parts: parts, changed: changed}
 }
 
@@ -315,6 +322,7 @@ func (r *run) fanOut(ctx context.Context, p *Pass, flag *atomic.Bool) (Computati
 	n := len(r.mod.Computations)
 	parts := make(ComputationResults, n)
 	diags := make([][]*Error, n)
+	units := make([]Unit, n) // one allocation for all units
 	var done []chan struct{}
 	var failed []atomic.Bool
 	if p.CalleesFirst {
@@ -352,7 +360,8 @@ func (r *run) fanOut(ctx context.Context, p *Pass, flag *atomic.Bool) (Computati
 		if err := gctx.Err(); err != nil {
 			return err
 		}
-		u := r.newUnit(gctx, p, c, parts, flag)
+		u := &units[i]
+		r.initUnit(u, gctx, p, c, parts, flag)
 		v, err := r.call(p, u)
 		parts[i] = v
 		diags[i] = append(u.diags, asErrors(r.mod, c, err)...)
@@ -456,17 +465,24 @@ func asErrors(m *hlo.Module, c *hlo.Computation, err error) []*Error {
 // largestFirst orders computations by decreasing size, counting the
 // instructions of the fused computations they call; ties keep their order.
 func largestFirst(cg *graph.CallGraph, comps []*hlo.Computation) []*hlo.Computation {
-	size := make(map[*hlo.Computation]int, len(comps))
-	for _, c := range comps {
+	type sized struct {
+		c *hlo.Computation
+		n int
+	}
+	by := make([]sized, len(comps))
+	for k, c := range comps {
 		n := len(c.Instructions)
 		for _, s := range cg.Sites(c) {
 			if s.Kind == graph.CallFusion {
 				n += len(s.Callee.Instructions)
 			}
 		}
-		size[c] = n
+		by[k] = sized{c, n}
 	}
-	out := slices.Clone(comps)
-	slices.SortStableFunc(out, func(a, b *hlo.Computation) int { return size[b] - size[a] })
+	slices.SortStableFunc(by, func(a, b sized) int { return b.n - a.n })
+	out := make([]*hlo.Computation, len(by))
+	for k, s := range by {
+		out[k] = s.c
+	}
 	return out
 }
