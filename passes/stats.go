@@ -177,16 +177,41 @@ func fusionKind(in *hlo.Instruction) string {
 // computations it owns (those whose first caller is in it), so that the
 // module totals need no serial pass over the instructions.
 type statsPart struct {
-	stats            *ComputationStats
-	instrs           int
-	byOpcode, fusion map[string]int
-	fusionComps      int
+	stats       *ComputationStats
+	instrs      int
+	fusionComps int
+	// ops and kinds count by opcode and fusion kind, as lists, which the
+	// serial merge in statsModule reads faster than maps.
+	ops, kinds []count
+}
+
+// count is one entry of a count map.
+type count struct {
+	key string
+	n   int
+}
+
+// counts lists the entries of m, in no particular order.
+func counts(m map[string]int) []count {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make([]count, 0, len(m))
+	for k, n := range m {
+		out = append(out, count{k, n})
+	}
+	return out
 }
 
 func statsComputation(u *Unit) (any, error) {
 	c := u.Computation
 	s := &ComputationStats{Instructions: len(c.Instructions), ByOpcode: map[string]int{}, Fusions: map[string]int{}}
-	part := &statsPart{stats: s, byOpcode: map[string]int{}, fusion: map[string]int{}}
+	// byOpcode and fusion count the fused computations and then s's
+	// counts; they are allocated on first use, and are s's own maps when
+	// there is nothing fused.
+	part := &statsPart{stats: s}
+	var byOpcode, fusion map[string]int
+	hasFusion := false
 	count := func(c *hlo.Computation, own bool) error {
 		for i, in := range c.Instructions {
 			if i%1024 == 0 {
@@ -199,14 +224,15 @@ func statsComputation(u *Unit) (any, error) {
 			if own {
 				s.ByOpcode[string(in.Opcode)]++
 			} else {
-				part.byOpcode[string(in.Opcode)]++
+				byOpcode[string(in.Opcode)]++
 			}
 			if in.Opcode == "fusion" {
+				hasFusion = true
 				k := fusionKind(in)
 				if own {
 					s.Fusions[k]++
 				} else {
-					part.fusion[k]++
+					fusion[k]++
 				}
 			}
 		}
@@ -216,7 +242,7 @@ func statsComputation(u *Unit) (any, error) {
 	if err := count(c, true); err != nil {
 		return nil, err
 	}
-	seen := map[*hlo.Computation]bool{}
+	var seen map[*hlo.Computation]bool
 	var fused func(c *hlo.Computation) error
 	fused = func(c *hlo.Computation) error {
 		for _, in := range c.Instructions {
@@ -227,10 +253,16 @@ func statsComputation(u *Unit) (any, error) {
 				if fc == nil || seen[fc] {
 					continue
 				}
+				if seen == nil {
+					seen = map[*hlo.Computation]bool{}
+				}
 				seen[fc] = true
 				s.FusedInstructions += len(fc.Instructions)
 				if callers := u.CallGraph.Callers(fc); len(callers) > 0 && callers[0].Caller == in {
 					part.fusionComps++
+					if byOpcode == nil {
+						byOpcode, fusion = map[string]int{}, map[string]int{}
+					}
 					if err := count(fc, false); err != nil {
 						return err
 					}
@@ -242,15 +274,22 @@ func statsComputation(u *Unit) (any, error) {
 		}
 		return nil
 	}
-	if err := fused(c); err != nil {
-		return nil, err
+	if hasFusion {
+		if err := fused(c); err != nil {
+			return nil, err
+		}
 	}
-	for k, n := range s.ByOpcode {
-		part.byOpcode[k] += n
+	if byOpcode == nil {
+		byOpcode, fusion = s.ByOpcode, s.Fusions
+	} else {
+		for k, n := range s.ByOpcode {
+			byOpcode[k] += n
+		}
+		for k, n := range s.Fusions {
+			fusion[k] += n
+		}
 	}
-	for k, n := range s.Fusions {
-		part.fusion[k] += n
-	}
+	part.ops, part.kinds = counts(byOpcode), counts(fusion)
 	for _, p := range c.Params {
 		if p != nil {
 			s.ParameterBytes += ShapeBytes(p.Shape)
@@ -276,11 +315,11 @@ func statsModule(u *Unit) (any, error) {
 		r.Computations[i] = part.stats
 		ms.Instructions += part.instrs
 		ms.FusionComputations += part.fusionComps
-		for k, n := range part.byOpcode {
-			ms.ByOpcode[k] += n
+		for _, e := range part.ops {
+			ms.ByOpcode[e.key] += e.n
 		}
-		for k, n := range part.fusion {
-			ms.Fusions[k] += n
+		for _, e := range part.kinds {
+			ms.Fusions[e.key] += e.n
 		}
 	}
 	if m.Entry != nil {

@@ -56,12 +56,12 @@ func verifyModule(u *Unit) (any, error) {
 	} else if !slices.Contains(m.Computations, m.Entry) {
 		u.Errorf(nil, "entry computation %s is not in the module", m.Entry.Name)
 	}
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(m.Computations))
 	for _, c := range m.Computations {
-		if seen[c.Name] {
+		n := len(seen)
+		if seen[c.Name] = true; len(seen) == n {
 			u.Errorf(nil, "duplicate computation name %s", c.Name)
 		}
-		seen[c.Name] = true
 	}
 	if _, err := u.CallGraph.PostOrder(); err != nil {
 		u.Errorf(nil, "%v", err)
@@ -75,13 +75,16 @@ func verifyModule(u *Unit) (any, error) {
 }
 
 func verifyComputation(u *Unit) (any, error) {
-	v := &verifier{u: u, done: map[*hlo.Computation]bool{}}
+	v := &verifier{u: u, root: u.Computation}
 	v.computation(u.Computation)
 	return nil, nil
 }
 
 type verifier struct {
-	u    *Unit
+	u *Unit
+	// root is the unit's computation; done holds the fused computations
+	// verified with it (allocated on first use).
+	root *hlo.Computation
 	done map[*hlo.Computation]bool
 }
 
@@ -90,11 +93,20 @@ func (v *verifier) errorf(in *hlo.Instruction, c *hlo.Computation, format string
 	v.u.diags = append(v.u.diags, e)
 }
 
+// smallNames is the size up to which a computation's names are checked for
+// duplicates by comparing with the earlier ones instead of with a map.
+const smallNames = 16
+
 func (v *verifier) computation(c *hlo.Computation) {
-	if v.done[c] {
-		return
+	if c != v.root {
+		if v.done[c] {
+			return
+		}
+		if v.done == nil {
+			v.done = map[*hlo.Computation]bool{}
+		}
+		v.done[c] = true
 	}
-	v.done[c] = true
 	if len(c.Instructions) == 0 {
 		v.errorf(nil, c, "computation has no instructions")
 		return
@@ -104,8 +116,14 @@ func (v *verifier) computation(c *hlo.Computation) {
 	} else if c.Root.Parent != c || !inComp(c, c.Root) {
 		v.errorf(nil, c, "root %s is not an instruction of the computation", c.Root.Name)
 	}
-	names := make(map[string]bool, len(c.Instructions))
+	var names map[string]bool
+	if len(c.Instructions) > smallNames {
+		names = make(map[string]bool, len(c.Instructions))
+	}
 	operandsOK := true
+	// definedBeforeUse: every operand and control predecessor comes
+	// before its user, so there can be no dependence cycle.
+	definedBeforeUse := true
 	nparams := 0
 	for i, in := range c.Instructions {
 		if in == nil {
@@ -120,20 +138,28 @@ func (v *verifier) computation(c *hlo.Computation) {
 			v.errorf(in, c, "instruction has parent/index %s/%d, want %s/%d", parentName(in), in.Index, c.Name, i)
 			operandsOK = false
 		}
-		if names[in.Name] {
+		if names != nil {
+			n := len(names)
+			if names[in.Name] = true; len(names) == n {
+				v.errorf(in, c, "duplicate instruction name %s", in.Name)
+			}
+		} else if seenName(c.Instructions[:i], in.Name) {
 			v.errorf(in, c, "duplicate instruction name %s", in.Name)
 		}
-		names[in.Name] = true
 		for k, op := range in.Operands {
 			if op == nil || !inComp(c, op) {
 				v.errorf(in, c, "operand %d (%s) is not defined in computation %s", k, nameOf(op), c.Name)
 				operandsOK = false
+			} else if op.Index >= i {
+				definedBeforeUse = false
 			}
 		}
 		for k, op := range in.ControlPredecessors {
 			if op == nil || !inComp(c, op) {
 				v.errorf(in, c, "control predecessor %d (%s) is not defined in computation %s", k, nameOf(op), c.Name)
 				operandsOK = false
+			} else if op.Index >= i {
+				definedBeforeUse = false
 			}
 		}
 		if in.Opcode == "parameter" {
@@ -143,9 +169,10 @@ func (v *verifier) computation(c *hlo.Computation) {
 				v.errorf(in, c, "parameter(%d) is not parameter %d of the computation", n, n)
 			}
 		}
-		v.operandCount(in)
+		info := lookupOp(in.Opcode)
+		v.operandCount(in, info)
 		if operandsOK {
-			v.shape(in)
+			v.shape(in, info)
 		}
 		v.calls(in)
 	}
@@ -154,7 +181,7 @@ func (v *verifier) computation(c *hlo.Computation) {
 	}
 	// Operands defined before their users cannot form a cycle; only
 	// otherwise is the dependence graph built and sorted.
-	if operandsOK && !definedBeforeUse(c) {
+	if operandsOK && !definedBeforeUse {
 		if d, err := graph.NewDAG(c); err != nil {
 			v.errorf(nil, c, "%v", err)
 		} else if _, err := d.TopoOrder(); err != nil {
@@ -163,20 +190,14 @@ func (v *verifier) computation(c *hlo.Computation) {
 	}
 }
 
-func definedBeforeUse(c *hlo.Computation) bool {
-	for i, in := range c.Instructions {
-		for _, op := range in.Operands {
-			if op.Index >= i {
-				return false
-			}
-		}
-		for _, op := range in.ControlPredecessors {
-			if op.Index >= i {
-				return false
-			}
+// seenName reports whether one of ins is called name.
+func seenName(ins []*hlo.Instruction, name string) bool {
+	for _, in := range ins {
+		if in != nil && in.Name == name {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 func inComp(c *hlo.Computation, in *hlo.Instruction) bool {
@@ -200,6 +221,23 @@ func parentName(in *hlo.Instruction) string {
 // Operand counts of opcodes with a fixed arity.
 var arity = map[hlo.Opcode]int{}
 
+// opInfo is what the verifier knows about an opcode, found with one
+// lookup per instruction.
+type opInfo struct {
+	arity       int // -1: not fixed
+	elementwise bool
+}
+
+// opInfos holds the opcodes with a fixed arity.
+var opInfos = map[hlo.Opcode]opInfo{}
+
+func lookupOp(op hlo.Opcode) opInfo {
+	if info, ok := opInfos[op]; ok {
+		return info
+	}
+	return opInfo{arity: -1}
+}
+
 func init() {
 	for n, ops := range map[int]string{
 		0: "parameter constant iota partition-id replica-id",
@@ -216,9 +254,9 @@ func init() {
 	}
 }
 
-func (v *verifier) operandCount(in *hlo.Instruction) {
+func (v *verifier) operandCount(in *hlo.Instruction, info opInfo) {
 	n := len(in.Operands)
-	if want, ok := arity[in.Opcode]; ok {
+	if want := info.arity; want >= 0 {
 		if n != want {
 			v.errorf(in, in.Parent, "%s has %d operands, want %d", in.Opcode, n, want)
 		}
@@ -246,21 +284,18 @@ func (v *verifier) operandCount(in *hlo.Instruction) {
 
 func sameDims(a, b *hlo.Shape) bool { return slices.Equal(a.Dims, b.Dims) }
 
-var elementwise = map[hlo.Opcode]bool{}
-
 func init() {
 	for op, n := range arity {
-		if (n == 1 || n == 2) && !strings.Contains(" bitcast reshape broadcast transpose slice get-tuple-element copy-start copy-done while dot pad gather convolution ", " "+string(op)+" ") {
-			elementwise[op] = true
-		}
+		ew := (n == 1 || n == 2) && !strings.Contains(" bitcast reshape broadcast transpose slice get-tuple-element copy-start copy-done while dot pad gather convolution ", " "+string(op)+" ")
+		opInfos[op] = opInfo{arity: n, elementwise: ew}
 	}
 }
 
-func (v *verifier) shape(in *hlo.Instruction) {
+func (v *verifier) shape(in *hlo.Instruction, info opInfo) {
 	out := &in.Shape
 	c := in.Parent
 	switch {
-	case elementwise[in.Opcode]:
+	case info.elementwise:
 		if !out.IsArray() {
 			return
 		}
