@@ -2,11 +2,13 @@ package passes
 
 import (
 	"fmt"
+	"hash/maphash"
 	"io"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/hlo-opt/hlo-opt/graph"
 	"github.com/hlo-opt/hlo-opt/hlo"
@@ -56,10 +58,12 @@ func verifyModule(u *Unit) (any, error) {
 	} else if !slices.Contains(m.Computations, m.Entry) {
 		u.Errorf(nil, "entry computation %s is not in the module", m.Entry.Name)
 	}
-	seen := make(map[string]bool, len(m.Computations))
-	for _, c := range m.Computations {
-		n := len(seen)
-		if seen[c.Name] = true; len(seen) == n {
+	names := nameSets.Get().(*nameSet)
+	defer nameSets.Put(names)
+	names.reset(len(m.Computations))
+	compName := func(i int) string { return m.Computations[i].Name }
+	for i, c := range m.Computations {
+		if names.add(c.Name, i, compName) {
 			u.Errorf(nil, "duplicate computation name %s", c.Name)
 		}
 	}
@@ -116,10 +120,13 @@ func (v *verifier) computation(c *hlo.Computation) {
 	} else if c.Root.Parent != c || !inComp(c, c.Root) {
 		v.errorf(nil, c, "root %s is not an instruction of the computation", c.Root.Name)
 	}
-	var names map[string]bool
+	var names *nameSet
 	if len(c.Instructions) > smallNames {
-		names = make(map[string]bool, len(c.Instructions))
+		names = nameSets.Get().(*nameSet)
+		names.reset(len(c.Instructions))
+		defer nameSets.Put(names)
 	}
+	instName := func(k int) string { return c.Instructions[k].Name }
 	operandsOK := true
 	// definedBeforeUse: every operand and control predecessor comes
 	// before its user, so there can be no dependence cycle.
@@ -139,8 +146,7 @@ func (v *verifier) computation(c *hlo.Computation) {
 			operandsOK = false
 		}
 		if names != nil {
-			n := len(names)
-			if names[in.Name] = true; len(names) == n {
+			if names.add(in.Name, i, instName) {
 				v.errorf(in, c, "duplicate instruction name %s", in.Name)
 			}
 		} else if seenName(c.Instructions[:i], in.Name) {
@@ -190,6 +196,55 @@ func (v *verifier) computation(c *hlo.Computation) {
 	}
 }
 
+// nameSet is a set of names for finding duplicates: an open-addressing
+// table of item (instruction, computation) indices and name hashes, reused
+// through nameSets. It is smaller and faster than a map[string]bool.
+type nameSet struct {
+	slots []nameSlot
+}
+
+type nameSlot struct {
+	idx  int32 // instruction index + 1; 0: empty
+	hash uint32
+}
+
+var (
+	nameSets = sync.Pool{New: func() any { return new(nameSet) }}
+	nameSeed = maphash.MakeSeed()
+)
+
+// reset empties the set and sizes it for n names.
+func (s *nameSet) reset(n int) {
+	size := 16
+	for size < 2*n {
+		size *= 2
+	}
+	if cap(s.slots) >= size {
+		s.slots = s.slots[:size]
+		clear(s.slots)
+	} else {
+		s.slots = make([]nameSlot, size)
+	}
+}
+
+// add adds name, the name of item i, and reports whether an item added
+// earlier had it; nameAt returns the name of an earlier item.
+func (s *nameSet) add(name string, i int, nameAt func(int) string) bool {
+	h := maphash.String(nameSeed, name)
+	h32 := uint32(h >> 32)
+	mask := uint64(len(s.slots) - 1)
+	for j := h & mask; ; j = (j + 1) & mask {
+		e := &s.slots[j]
+		if e.idx == 0 {
+			e.idx, e.hash = int32(i+1), h32
+			return false
+		}
+		if e.hash == h32 && nameAt(int(e.idx-1)) == name {
+			return true
+		}
+	}
+}
+
 // seenName reports whether one of ins is called name.
 func seenName(ins []*hlo.Instruction, name string) bool {
 	for _, in := range ins {
@@ -231,11 +286,32 @@ type opInfo struct {
 // opInfos holds the opcodes with a fixed arity.
 var opInfos = map[hlo.Opcode]opInfo{}
 
-func lookupOp(op hlo.Opcode) opInfo {
-	if info, ok := opInfos[op]; ok {
-		return info
+// opSlots is opInfos as an open-addressing table with a cheap hash of
+// the opcode's length and a few of its bytes: instructions' opcodes are
+// mostly the shared hlo.Op* strings, so a probe is one pointer compare.
+var opSlots [512]struct {
+	op   hlo.Opcode
+	info opInfo
+}
+
+func opHash(op hlo.Opcode) uint {
+	h := uint(len(op)) * 31
+	if len(op) > 0 {
+		h ^= uint(op[0])<<1 ^ uint(op[len(op)-1])<<4 ^ uint(op[len(op)/2])<<2 ^ uint(op[len(op)/3])<<6
 	}
-	return opInfo{arity: -1}
+	return h
+}
+
+func lookupOp(op hlo.Opcode) opInfo {
+	for i := opHash(op) % uint(len(opSlots)); ; i = (i + 1) % uint(len(opSlots)) {
+		e := &opSlots[i]
+		if e.op == "" {
+			return opInfo{arity: -1}
+		}
+		if e.op == op {
+			return e.info
+		}
+	}
 }
 
 func init() {
@@ -288,6 +364,13 @@ func init() {
 	for op, n := range arity {
 		ew := (n == 1 || n == 2) && !strings.Contains(" bitcast reshape broadcast transpose slice get-tuple-element copy-start copy-done while dot pad gather convolution ", " "+string(op)+" ")
 		opInfos[op] = opInfo{arity: n, elementwise: ew}
+	}
+	for op, info := range opInfos {
+		i := opHash(op) % uint(len(opSlots))
+		for opSlots[i].op != "" {
+			i = (i + 1) % uint(len(opSlots))
+		}
+		opSlots[i].op, opSlots[i].info = op, info
 	}
 }
 
