@@ -197,9 +197,23 @@ func (r *run) ensure(ctx context.Context, p *Pass, requested bool) error {
 	return nil
 }
 
+// parallelCallGraph is the instruction count from which the call graph is
+// built with the pipeline's jobs.
+const parallelCallGraph = 1 << 16
+
 func (r *run) callGraph() *graph.CallGraph {
 	if r.cg == nil {
-		r.cg = graph.NewCallGraphJobs(r.mod, r.pl.opts.Jobs)
+		// Scanning in parallel pays only when the scan is long compared
+		// with starting goroutines on other CPUs (tens of microseconds
+		// each on virtual machines, where an idle CPU must be woken).
+		jobs, n := 1, 0
+		for _, c := range r.mod.Computations {
+			n += len(c.Instructions)
+		}
+		if n >= parallelCallGraph {
+			jobs = r.pl.opts.Jobs
+		}
+		r.cg = graph.NewCallGraphJobs(r.mod, jobs)
 	}
 	return r.cg
 }
