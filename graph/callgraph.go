@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
+	"golang.org/x/sync/errgroup"
 	gonum "gonum.org/v1/gonum/graph"
 	"gonum.org/v1/gonum/graph/iterator"
 
@@ -53,18 +56,40 @@ func (k CallKind) String() string {
 	return fmt.Sprintf("CallKind(%d)", uint8(k))
 }
 
-// callAttrs are the instruction attributes that name called computations.
-var callAttrs = []string{
+// callAttrs are the instruction attributes that name called computations,
+// in the order their call sites are listed.
+var callAttrs = [...]string{
 	"calls", "to_apply", "condition", "body", "branch_computations",
 	"true_computation", "false_computation", "called_computations",
+}
+
+// callAttrRank returns the position of name in callAttrs, or -1.
+func callAttrRank(name string) int {
+	switch name {
+	case "calls":
+		return 0
+	case "to_apply":
+		return 1
+	case "condition":
+		return 2
+	case "body":
+		return 3
+	case "branch_computations":
+		return 4
+	case "true_computation":
+		return 5
+	case "false_computation":
+		return 6
+	case "called_computations":
+		return 7
+	}
+	return -1
 }
 
 // hasCallAttr reports whether in has one of callAttrs.
 func hasCallAttr(in *hlo.Instruction) bool {
 	for _, a := range in.Attrs {
-		switch a.Name {
-		case "calls", "to_apply", "condition", "body", "branch_computations",
-			"true_computation", "false_computation", "called_computations":
+		if callAttrRank(a.Name) >= 0 {
 			return true
 		}
 	}
@@ -175,93 +200,244 @@ func (e *CallEdge) Kinds() []CallKind {
 }
 
 // CallGraph is the graph of a module's computations. Build it with
-// NewCallGraph.
+// NewCallGraph. It is read-only once built and safe for concurrent use.
 type CallGraph struct {
 	mod   *hlo.Module
 	nodes []*CompNode
 	index map[*hlo.Computation]int
 	// sites[i] are the calls made by computation i, in program order;
-	// callers[i] the calls made to it, in module order.
+	// callers[i] the calls made to it, in module order. Both are windows
+	// of one backing array each.
 	sites, callers [][]CallSite
 	succs, preds   [][]int
 	unresolved     []Unresolved
+	// fusion[i] says whether computation i is called by a fusion.
+	fusion []bool
+
+	postOnce sync.Once
+	post     []int // PostOrder as indices
+	postErr  error
+}
+
+// cgScan holds the call sites and unresolved names found in some
+// computations.
+type cgScan struct {
+	g      *CallGraph
+	byName func() map[string]*hlo.Computation
+	sites  []CallSite
+	to     []int32 // to[k] is the index of sites[k].Callee
+	unres  []Unresolved
 }
 
 // NewCallGraph builds the call graph of m. Names that do not resolve to a
 // computation of m are recorded (see Unresolved), not fatal.
-func NewCallGraph(m *hlo.Module) *CallGraph {
+func NewCallGraph(m *hlo.Module) *CallGraph { return NewCallGraphJobs(m, 1) }
+
+// NewCallGraphJobs is NewCallGraph with the computations' instructions
+// scanned by up to jobs goroutines; the graph is the same for any jobs.
+func NewCallGraphJobs(m *hlo.Module, jobs int) *CallGraph {
 	n := len(m.Computations)
 	g := &CallGraph{
 		mod: m, nodes: make([]*CompNode, n), index: make(map[*hlo.Computation]int, n),
 		sites: make([][]CallSite, n), callers: make([][]CallSite, n),
-		succs: make([][]int, n), preds: make([][]int, n),
+		succs: make([][]int, n), preds: make([][]int, n), fusion: make([]bool, n),
 	}
-	byName := make(map[string]*hlo.Computation, n)
+	nodes := make([]CompNode, n)
 	for i, c := range m.Computations {
-		g.nodes[i] = &CompNode{Comp: c, id: int64(i)}
+		nodes[i] = CompNode{Comp: c, id: int64(i)}
+		g.nodes[i] = &nodes[i]
 		g.index[c] = i
-		if _, dup := byName[c.Name]; !dup {
-			byName[c.Name] = c
-		}
 	}
-	for i, c := range m.Computations {
+	// Names are looked up only when in.Called lacks them.
+	byName := sync.OnceValue(func() map[string]*hlo.Computation {
+		byName := make(map[string]*hlo.Computation, n)
+		for _, c := range m.Computations {
+			if _, dup := byName[c.Name]; !dup {
+				byName[c.Name] = c
+			}
+		}
+		return byName
+	})
+	scan := func(sc *cgScan, c *hlo.Computation) {
 		for _, in := range c.Instructions {
 			if in == nil || len(in.Called) == 0 && !hasCallAttr(in) {
 				continue
 			}
-			seen := make([]bool, len(in.Called))
-			for _, a := range callAttrs {
-				v, ok := in.Attr(a)
-				if !ok {
-					continue
-				}
-				kind := callKind(in.Opcode, a)
-				for _, name := range CalleeNames(v) {
-					var callee *hlo.Computation
-					for k, cc := range in.Called {
-						if cc != nil && cc.Name == name && !seen[k] {
-							callee, seen[k] = cc, true
-							break
-						}
-					}
-					if callee == nil {
-						callee = byName[name]
-					}
-					if _, ok := g.index[callee]; callee == nil || !ok {
-						g.unresolved = append(g.unresolved, Unresolved{Caller: in, Attr: a, Name: name})
-						continue
-					}
-					g.sites[i] = append(g.sites[i], CallSite{Caller: in, Callee: callee, Kind: kind})
-				}
-			}
-			for k, cc := range in.Called {
-				if seen[k] || cc == nil {
-					continue
-				}
-				if _, ok := g.index[cc]; !ok {
-					g.unresolved = append(g.unresolved, Unresolved{Caller: in, Name: cc.Name})
-					continue
-				}
-				g.sites[i] = append(g.sites[i], CallSite{Caller: in, Callee: cc, Kind: CallOther})
-			}
-		}
-		for _, s := range g.sites[i] {
-			j := g.index[s.Callee]
-			if !slices.Contains(g.succs[i], j) {
-				g.succs[i] = append(g.succs[i], j)
-			}
+			sc.add(in)
 		}
 	}
-	for i := range g.sites {
-		for _, s := range g.sites[i] {
-			j := g.index[s.Callee]
-			g.callers[j] = append(g.callers[j], s)
-			if !slices.Contains(g.preds[j], i) {
-				g.preds[j] = append(g.preds[j], i)
+	var b cgScan
+	start := make([]int, n+1)
+	if jobs = min(jobs, n); jobs <= 1 {
+		b = cgScan{g: g, byName: byName}
+		for i, c := range m.Computations {
+			start[i] = len(b.sites)
+			scan(&b, c)
+		}
+		start[n] = len(b.sites)
+	} else {
+		// Workers take computations in order; each computation's
+		// findings get a slot, joined in module order afterwards.
+		per := make([]cgScan, n)
+		var next atomic.Int64
+		var eg errgroup.Group
+		eg.SetLimit(jobs)
+		for range jobs {
+			eg.Go(func() error {
+				for {
+					i := int(next.Add(1)) - 1
+					if i >= n {
+						return nil
+					}
+					per[i] = cgScan{g: g, byName: byName}
+					scan(&per[i], m.Computations[i])
+				}
+			})
+		}
+		_ = eg.Wait() // the workers return no errors
+		total := 0
+		for i := range per {
+			total += len(per[i].sites)
+		}
+		b = cgScan{sites: make([]CallSite, 0, total), to: make([]int32, 0, total)}
+		for i := range per {
+			start[i] = len(b.sites)
+			b.sites = append(b.sites, per[i].sites...)
+			b.to = append(b.to, per[i].to...)
+			b.unres = append(b.unres, per[i].unres...)
+		}
+		start[n] = len(b.sites)
+	}
+	g.unresolved = b.unres
+
+	// succs: distinct callees in call-site order; callers and preds are
+	// filled by a counting sort over the callees, which keeps module
+	// order.
+	mark := make([]int, n) // mark[j] == i+1: j already a successor of i
+	ncallers := make([]int, n+1)
+	npreds := make([]int, n+1)
+	succFlat := make([]int, 0, len(b.sites))
+	for i := range n {
+		g.sites[i] = b.sites[start[i]:start[i+1]:start[i+1]]
+		from := len(succFlat)
+		for k := start[i]; k < start[i+1]; k++ {
+			j := int(b.to[k])
+			ncallers[j+1]++
+			if mark[j] != i+1 {
+				mark[j] = i + 1
+				succFlat = append(succFlat, j)
+				npreds[j+1]++
+			}
+			if b.sites[k].Kind == CallFusion {
+				g.fusion[j] = true
 			}
 		}
+		if len(succFlat) > from {
+			g.succs[i] = succFlat[from:len(succFlat):len(succFlat)]
+		}
+	}
+	for j := range n {
+		ncallers[j+1] += ncallers[j]
+		npreds[j+1] += npreds[j]
+	}
+	callerFlat := make([]CallSite, len(b.sites))
+	predFlat := make([]int, npreds[n])
+	fill, pfill := ncallers[:n], npreds[:n]
+	for i := range n {
+		for _, j := range g.succs[i] {
+			predFlat[pfill[j]] = i
+			pfill[j]++
+		}
+		for k := start[i]; k < start[i+1]; k++ {
+			j := b.to[k]
+			callerFlat[fill[j]] = b.sites[k]
+			fill[j]++
+		}
+	}
+	// fill[j] and pfill[j] now end the windows of j; they start where
+	// those of j-1 end.
+	from, pfrom := 0, 0
+	for j := range n {
+		if fill[j] > from {
+			g.callers[j] = callerFlat[from:fill[j]:fill[j]]
+		}
+		if pfill[j] > pfrom {
+			g.preds[j] = predFlat[pfrom:pfill[j]:pfill[j]]
+		}
+		from, pfrom = fill[j], pfill[j]
 	}
 	return g
+}
+
+// add records the call sites of in: first those named by its call
+// attributes (in callAttrs order, each resolved to the first unused
+// computation of in.Called with that name, else to the module's first
+// computation of that name), then the computations of in.Called no
+// attribute named, as CallOther.
+func (b *cgScan) add(in *hlo.Instruction) {
+	g := b.g
+	var seenBuf [8]bool
+	var seen []bool
+	if len(in.Called) <= len(seenBuf) {
+		seen = seenBuf[:len(in.Called)]
+	} else {
+		seen = make([]bool, len(in.Called))
+	}
+	// The first attribute of each name counts, as in Instruction.Attr.
+	var pos [len(callAttrs)]int
+	for k, a := range in.Attrs {
+		if r := callAttrRank(a.Name); r >= 0 && pos[r] == 0 {
+			pos[r] = k + 1
+		}
+	}
+	for r, p := range pos {
+		if p == 0 {
+			continue
+		}
+		a := callAttrs[r]
+		kind := callKind(in.Opcode, a)
+		// The names as CalleeNames splits them, without allocating.
+		v := strings.TrimSpace(in.Attrs[p-1].Value)
+		v = strings.TrimPrefix(v, "{")
+		v = strings.TrimSuffix(v, "}")
+		for {
+			f, rest, more := strings.Cut(v, ",")
+			if name := strings.TrimPrefix(strings.TrimSpace(f), "%"); name != "" {
+				var callee *hlo.Computation
+				for k, cc := range in.Called {
+					if cc != nil && cc.Name == name && !seen[k] {
+						callee, seen[k] = cc, true
+						break
+					}
+				}
+				if callee == nil {
+					callee = b.byName()[name]
+				}
+				if j, ok := g.index[callee]; callee != nil && ok {
+					b.sites = append(b.sites, CallSite{Caller: in, Callee: callee, Kind: kind})
+					b.to = append(b.to, int32(j))
+				} else {
+					b.unres = append(b.unres, Unresolved{Caller: in, Attr: a, Name: name})
+				}
+			}
+			if !more {
+				break
+			}
+			v = rest
+		}
+	}
+	for k, cc := range in.Called {
+		if seen[k] || cc == nil {
+			continue
+		}
+		j, ok := g.index[cc]
+		if !ok {
+			b.unres = append(b.unres, Unresolved{Caller: in, Name: cc.Name})
+			continue
+		}
+		b.sites = append(b.sites, CallSite{Caller: in, Callee: cc, Kind: CallOther})
+		b.to = append(b.to, int32(j))
+	}
 }
 
 // Module returns the module the graph views.
@@ -310,12 +486,8 @@ func (g *CallGraph) Unresolved() []Unresolved { return g.unresolved }
 
 // IsFusionComputation reports whether c is called by a fusion instruction.
 func (g *CallGraph) IsFusionComputation(c *hlo.Computation) bool {
-	for _, s := range g.Callers(c) {
-		if s.Kind == CallFusion {
-			return true
-		}
-	}
-	return false
+	i, ok := g.index[c]
+	return ok && g.fusion[i]
 }
 
 // Node returns the computation node with the given ID, or nil.
@@ -389,15 +561,28 @@ func (g *CallGraph) Edge(uid, vid int64) gonum.Edge {
 // PostOrder returns every computation with callees before callers. The
 // walk starts from each computation in module order (so unreachable
 // computations are included) and visits callees in call-site order, which
-// makes the order deterministic. Recursion gives a *CycleError.
+// makes the order deterministic. Recursion gives a *CycleError. The order
+// is computed once; each call returns a new slice.
 func (g *CallGraph) PostOrder() ([]*hlo.Computation, error) {
+	g.postOnce.Do(g.postOrder)
+	if g.postErr != nil {
+		return nil, g.postErr
+	}
+	out := make([]*hlo.Computation, len(g.post))
+	for k, i := range g.post {
+		out[k] = g.nodes[i].Comp
+	}
+	return out, nil
+}
+
+func (g *CallGraph) postOrder() {
 	const (
 		white = iota
 		grey
 		black
 	)
 	color := make([]uint8, len(g.nodes))
-	out := make([]*hlo.Computation, 0, len(g.nodes))
+	out := make([]int, 0, len(g.nodes))
 	var stack []int
 	var cycle []string
 	var visit func(i int) bool
@@ -420,26 +605,33 @@ func (g *CallGraph) PostOrder() ([]*hlo.Computation, error) {
 		}
 		stack = stack[:len(stack)-1]
 		color[i] = black
-		out = append(out, g.nodes[i].Comp)
+		out = append(out, i)
 		return true
 	}
 	for i := range g.nodes {
 		if color[i] == white && !visit(i) {
-			return nil, &CycleError{Where: "call graph of module " + g.mod.Name, Cycles: [][]string{cycle}}
+			g.postErr = &CycleError{Where: "call graph of module " + g.mod.Name, Cycles: [][]string{cycle}}
+			return
 		}
 	}
-	return out, nil
+	g.post = out
 }
 
 // NonFusionPostOrder is PostOrder without the fusion computations: the
 // computations a per-computation pass visits, callees before callers, as
 // XLA's HloComputationPass does.
 func (g *CallGraph) NonFusionPostOrder() ([]*hlo.Computation, error) {
-	all, err := g.PostOrder()
-	if err != nil {
-		return nil, err
+	g.postOnce.Do(g.postOrder)
+	if g.postErr != nil {
+		return nil, g.postErr
 	}
-	return slices.DeleteFunc(all, g.IsFusionComputation), nil
+	out := make([]*hlo.Computation, 0, len(g.post))
+	for _, i := range g.post {
+		if !g.fusion[i] {
+			out = append(out, g.nodes[i].Comp)
+		}
+	}
+	return out, nil
 }
 
 // Levels groups computations by height in the call graph: level 0 calls

@@ -21,6 +21,16 @@ var CallAttrs = []string{
 	"called_computations",
 }
 
+// attrNames maps every attribute name of attrKinds to itself, so that a
+// parsed attribute keeps this copy of its name rather than the text's.
+var attrNames = func() map[string]string {
+	m := make(map[string]string, len(attrKinds))
+	for n := range attrKinds {
+		m[n] = n
+	}
+	return m
+}()
+
 // attrKinds lists every instruction attribute name of XLA's text format.
 var attrKinds = func() map[string]attrKind {
 	m := map[string]attrKind{}
@@ -109,9 +119,9 @@ func decodeTyped(s *scanner, in *Instruction, name string) {
 	case "batch_group_count":
 		t.BatchGroupCount = s.positiveInt(name)
 	case "kind":
-		t.FusionKind = s.word(name)
+		t.FusionKind = s.keepStr(s.word(name))
 	case "direction":
-		t.Direction = s.word(name)
+		t.Direction = s.keepStr(s.word(name))
 	case "index":
 		t.TupleIndex, _ = s.scanInt("tuple index")
 	case "iota_dimension":
@@ -442,7 +452,7 @@ func (s *scanner) convDims() *ConvDims {
 	if nsp < 0 || len(ker) != nsp+2 || len(out) != nsp+2 {
 		return bad()
 	}
-	c := &ConvDims{Labels: labels, InputBatch: -1, InputFeature: -1, KernelInputFeature: -1,
+	c := &ConvDims{Labels: s.keepStr(labels), InputBatch: -1, InputFeature: -1, KernelInputFeature: -1,
 		KernelOutputFeature: -1, OutputBatch: -1, OutputFeature: -1,
 		InputSpatial: make([]int64, nsp), KernelSpatial: make([]int64, nsp), OutputSpatial: make([]int64, nsp)}
 	decode := func(str string, a, b byte, pa, pb *int64, spatial []int64) bool {

@@ -457,7 +457,7 @@ func (p *shapeParser) parseLayoutItems(l *Layout) bool {
 			if !ok {
 				return false
 			}
-			l.DimLevelTypes = raw
+			l.DimLevelTypes = p.keepStr(raw)
 		case 'T':
 			p.off++
 			if p.peek() != '(' {
@@ -499,7 +499,7 @@ func (p *shapeParser) parseLayoutItems(l *Layout) bool {
 				if _, ok := p.parenRaw(); !ok {
 					return false
 				}
-				l.SplitConfigs += p.src[start:p.off]
+				l.SplitConfigs += p.keepStr(p.src[start:p.off])
 				continue
 			}
 			p.off++

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -22,6 +23,9 @@ import (
 // Module.Truncated set. Operands must be defined before their use.
 // Inline operands such as "exp(f32[] parameter(0))" are hoisted into
 // instructions of their own, named "<opcode>.inline<N>".
+//
+// The parser reads src in place and copies the strings the module keeps;
+// src must not change during the call, and may change afterwards.
 func ParseFile(filename string, src []byte) (*Module, error) {
 	return parseText(filename, normalizeText(src), 1)
 }
@@ -32,11 +36,12 @@ func Parse(src []byte) (*Module, error) { return ParseFile("", src) }
 // ParseString parses one HLO module from a string.
 func ParseString(src string) (*Module, error) { return ParseFile("", []byte(src)) }
 
-// normalizeText copies src into a string, dropping the '\r' of CRLF line
-// ends so that verbatim values never carry them.
+// normalizeText returns src as a string, dropping the '\r' of CRLF line
+// ends so that verbatim values never carry them. Without '\r' it is a
+// view of src, not a copy: the parser copies what it keeps.
 func normalizeText(src []byte) string {
 	if bytes.IndexByte(src, '\r') < 0 {
-		return string(src)
+		return bytesView(src)
 	}
 	return strings.ReplaceAll(string(src), "\r\n", "\n")
 }
@@ -47,6 +52,7 @@ const parallelThreshold = 256 << 10
 
 func parseText(file, text string, firstLine int) (*Module, error) {
 	s := newScanner(file, text, 0, len(text), firstLine, 0)
+	s.strs = newStrArena(0) // the header's strings
 	m := &Module{Source: file}
 	var errs ErrorList
 	headerPos := parseHeader(&s, m)
@@ -66,7 +72,7 @@ func parseText(file, text string, firstLine int) (*Module, error) {
 		jobs = runtime.GOMAXPROCS(0)
 	}
 	if jobs == 1 {
-		cp := newChunkParser(file, text)
+		cp := newChunkParser(file, text, len(text))
 		for i := range spans {
 			results[i] = cp.parseSpan(spans[i])
 		}
@@ -87,7 +93,7 @@ func parseText(file, text string, firstLine int) (*Module, error) {
 		// that partly filled arena blocks are few.
 		parsers := make(chan *chunkParser, jobs)
 		for range jobs {
-			parsers <- newChunkParser(file, text)
+			parsers <- newChunkParser(file, text, len(text)/jobs)
 		}
 		var g errgroup.Group
 		g.SetLimit(jobs)
@@ -145,7 +151,7 @@ func parseHeader(s *scanner, m *Module) headerPositions {
 	s.skipSpace()
 	if peekWord(s) == "HloModule" {
 		s.off += len("HloModule")
-		m.Name = s.scanName()
+		m.Name = s.keepStr(s.scanName())
 		if m.Name == "" {
 			s.expected("module name")
 			return nil
@@ -178,7 +184,7 @@ func parseHeader(s *scanner, m *Module) headerPositions {
 				s.err = sub.err
 				return nil
 			}
-			m.Attrs = append(m.Attrs, Attribute{Name: name, Value: v})
+			m.Attrs = append(m.Attrs, Attribute{Name: s.keepStr(name), Value: s.keepStr(v)})
 		}
 	}
 	for {
@@ -196,7 +202,7 @@ func parseHeader(s *scanner, m *Module) headerPositions {
 			break
 		}
 		s.off += len(w)
-		t := Table{Name: w}
+		t := Table{Name: s.keepStr(w)}
 		for {
 			s.skipSpace()
 			if !isDigit(s.peek()) {
@@ -210,7 +216,7 @@ func parseHeader(s *scanner, m *Module) headerPositions {
 			if !ok {
 				return nil
 			}
-			t.Entries = append(t.Entries, TableEntry{ID: id, Value: v})
+			t.Entries = append(t.Entries, TableEntry{ID: id, Value: s.keepStr(v)})
 		}
 		m.Tables = append(m.Tables, t)
 	}
@@ -371,10 +377,13 @@ type chunkParser struct {
 	ctrlFor  *Instruction
 }
 
-func newChunkParser(file, text string) *chunkParser {
+// newChunkParser returns a parser for the computations of text; share is
+// about how much of the text it will parse, which sizes its string arena.
+func newChunkParser(file, text string, share int) *chunkParser {
 	cp := &chunkParser{names: make(map[string]*Instruction, 256)}
 	ar := &arena{}
 	cp.shapeParser = shapeParser{scanner: newScanner(file, text, 0, 0, 1, 0), ar: ar, keep: ar, cache: make(map[string]Shape, 64)}
+	cp.strs = newStrArena(share)
 	return cp
 }
 
@@ -413,7 +422,7 @@ func (p *chunkParser) parseComputation() (*Computation, bool) {
 		p.skipSpace()
 	}
 	c.Pos = p.pos()
-	c.Name = p.scanName()
+	c.Name = p.keepStr(p.scanName())
 	if c.Name == "" {
 		p.expected("computation name")
 		return nil, false
@@ -473,7 +482,7 @@ func (p *chunkParser) parseComputation() (*Computation, bool) {
 			if !ok {
 				return nil, false
 			}
-			c.Attrs = append(c.Attrs, Attribute{Name: name, Value: v})
+			c.Attrs = append(c.Attrs, Attribute{Name: p.keepStr(name), Value: p.keepStr(v)})
 		}
 	}
 	if truncated {
@@ -607,8 +616,11 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 	if !p.expect('(') {
 		return nil
 	}
+	if len(op) == len(opName) && len(op) > 0 && unsafe.StringData(string(op)) == unsafe.StringData(opName) {
+		op = Opcode(p.keepStr(opName)) // async sugar, spelled as written
+	}
 	in := p.ar.inst()
-	in.Name = name
+	in.Name = p.keepStr(name)
 	in.Pos = pos
 	in.Shape = sh
 	in.Opcode = op
@@ -634,7 +646,7 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 		if !ok {
 			return nil
 		}
-		in.Literal = lit
+		in.Literal = p.keepStr(lit)
 	default:
 		if !p.parseOperands(in) {
 			return nil
@@ -783,9 +795,10 @@ func (p *chunkParser) parseAttr(in *Instruction, base int) bool {
 		p.expected("attribute name")
 		return false
 	}
-	name := p.src[p.off:e]
-	kind, known := attrKinds[name]
+	kind, known := attrKinds[p.src[p.off:e]]
+	name := attrNames[p.src[p.off:e]] // not the text's copy
 	if !known {
+		name = p.src[p.off:e]
 		p.errorAt(pos, "expected attribute name, found unknown "+strconv.Quote(name))
 		return false
 	}
@@ -805,7 +818,7 @@ func (p *chunkParser) parseAttr(in *Instruction, base int) bool {
 		if !ok {
 			return false
 		}
-		p.attrs = append(p.attrs, Attribute{Name: name, Value: v})
+		p.attrs = append(p.attrs, Attribute{Name: name, Value: p.keepStr(v)})
 		return true
 	case attrCtrl:
 		if p.ctrlFor == in {
@@ -834,7 +847,7 @@ func (p *chunkParser) parseAttr(in *Instruction, base int) bool {
 			}
 			v = p.src[sub.off:p.off]
 		}
-		p.attrs = append(p.attrs, Attribute{Name: name, Value: v})
+		p.attrs = append(p.attrs, Attribute{Name: name, Value: p.keepStr(v)})
 		p.ownTyped(in).ReplicaGroups = meshReplicaGroups(v)
 		return true
 	}
@@ -852,7 +865,7 @@ func (p *chunkParser) parseAttr(in *Instruction, base int) bool {
 			v = p.src[sub.off:p.off]
 		}
 	}
-	p.attrs = append(p.attrs, Attribute{Name: name, Value: v})
+	p.attrs = append(p.attrs, Attribute{Name: name, Value: p.keepStr(v)})
 	if kind == attrTyped {
 		sub.end = p.off
 		p.ownTyped(in)

@@ -17,6 +17,9 @@ type scanner struct {
 	lineStart int
 	file      string
 	err       *Error
+	// strs, when set, receives the strings kept from src (see strArena):
+	// src is then a view of the caller's bytes.
+	strs *strArena
 }
 
 func newScanner(file, src string, off, end, line, lineStart int) scanner {

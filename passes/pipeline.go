@@ -197,14 +197,35 @@ func (r *run) ensure(ctx context.Context, p *Pass, requested bool) error {
 	return nil
 }
 
+// parallelCallGraph is the instruction count from which the call graph is
+// built with the pipeline's jobs.
+const parallelCallGraph = 1 << 16
+
 func (r *run) callGraph() *graph.CallGraph {
 	if r.cg == nil {
-		r.cg = graph.NewCallGraph(r.mod)
+		// Scanning in parallel pays only when the scan is long compared
+		// with starting goroutines on other CPUs (tens of microseconds
+		// each on virtual machines, where an idle CPU must be woken).
+		jobs, n := 1, 0
+		for _, c := range r.mod.Computations {
+			n += len(c.Instructions)
+		}
+		if n >= parallelCallGraph {
+			jobs = r.pl.opts.Jobs
+		}
+		r.cg = graph.NewCallGraphJobs(r.mod, jobs)
 	}
 	return r.cg
 }
 
 func (r *run) newUnit(ctx context.Context, p *Pass, c *hlo.Computation, parts ComputationResults, changed *atomic.Bool) *Unit {
+	u := new(Unit)
+	r.initUnit(u, ctx, p, c, parts, changed)
+	return u
+}
+
+// initUnit sets up u, a zero Unit, for running p on c (nil for Run).
+func (r *run) initUnit(u *Unit, ctx context.Context, p *Pass, c *hlo.Computation, parts ComputationResults, changed *atomic.Bool) {
 	log := r.pl.opts.Logger
 	// Child loggers cost allocations; skip them when nothing is logged.
 	if log.Core().Enabled(zapcore.ErrorLevel) {
@@ -213,7 +234,7 @@ func (r *run) newUnit(ctx context.Context, p *Pass, c *hlo.Computation, parts Co
 			log = log.With(zap.String("computation", c.Name))
 		}
 	}
-	return &Unit{Pass: p, Module: r.mod, Computation: c, CallGraph: r.callGraph(), Logger: log,
+	*u = Unit{Pass: p, Module: r.mod, Computation: c, CallGraph: r.callGraph(), Logger: log,
 		ctx: ctx, resultOf: r.requiredResults(p), parts: parts, changed: changed}
 }
 
@@ -315,6 +336,7 @@ func (r *run) fanOut(ctx context.Context, p *Pass, flag *atomic.Bool) (Computati
 	n := len(r.mod.Computations)
 	parts := make(ComputationResults, n)
 	diags := make([][]*Error, n)
+	units := make([]Unit, n) // one allocation for all units
 	var done []chan struct{}
 	var failed []atomic.Bool
 	if p.CalleesFirst {
@@ -352,7 +374,8 @@ func (r *run) fanOut(ctx context.Context, p *Pass, flag *atomic.Bool) (Computati
 		if err := gctx.Err(); err != nil {
 			return err
 		}
-		u := r.newUnit(gctx, p, c, parts, flag)
+		u := &units[i]
+		r.initUnit(u, gctx, p, c, parts, flag)
 		v, err := r.call(p, u)
 		parts[i] = v
 		diags[i] = append(u.diags, asErrors(r.mod, c, err)...)
@@ -456,17 +479,24 @@ func asErrors(m *hlo.Module, c *hlo.Computation, err error) []*Error {
 // largestFirst orders computations by decreasing size, counting the
 // instructions of the fused computations they call; ties keep their order.
 func largestFirst(cg *graph.CallGraph, comps []*hlo.Computation) []*hlo.Computation {
-	size := make(map[*hlo.Computation]int, len(comps))
-	for _, c := range comps {
+	type sized struct {
+		c *hlo.Computation
+		n int
+	}
+	by := make([]sized, len(comps))
+	for k, c := range comps {
 		n := len(c.Instructions)
 		for _, s := range cg.Sites(c) {
 			if s.Kind == graph.CallFusion {
 				n += len(s.Callee.Instructions)
 			}
 		}
-		size[c] = n
+		by[k] = sized{c, n}
 	}
-	out := slices.Clone(comps)
-	slices.SortStableFunc(out, func(a, b *hlo.Computation) int { return size[b] - size[a] })
+	slices.SortStableFunc(by, func(a, b sized) int { return b.n - a.n })
+	out := make([]*hlo.Computation, len(by))
+	for k, s := range by {
+		out[k] = s.c
+	}
 	return out
 }

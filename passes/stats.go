@@ -177,48 +177,68 @@ func fusionKind(in *hlo.Instruction) string {
 // computations it owns (those whose first caller is in it), so that the
 // module totals need no serial pass over the instructions.
 type statsPart struct {
-	stats            *ComputationStats
-	instrs           int
-	byOpcode, fusion map[string]int
-	fusionComps      int
+	stats       *ComputationStats
+	instrs      int
+	fusionComps int
+	// ops and kinds count by opcode and fusion kind, as lists, which the
+	// serial merge in statsModule reads faster than maps.
+	ops, kinds []count
+}
+
+// count is one entry of a count map.
+type count struct {
+	key string
+	n   int
+}
+
+// counts lists the entries of m, in no particular order.
+func counts(m map[string]int) []count {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make([]count, 0, len(m))
+	for k, n := range m {
+		out = append(out, count{k, n})
+	}
+	return out
 }
 
 func statsComputation(u *Unit) (any, error) {
 	c := u.Computation
-	s := &ComputationStats{Instructions: len(c.Instructions), ByOpcode: map[string]int{}, Fusions: map[string]int{}}
-	part := &statsPart{stats: s, byOpcode: map[string]int{}, fusion: map[string]int{}}
-	count := func(c *hlo.Computation, own bool) error {
+	s := &ComputationStats{Instructions: len(c.Instructions)}
+	part := &statsPart{stats: s}
+	// own counts c's opcodes, fused those of the fused computations c
+	// owns (allocated on first use); kinds count fusion kinds the same
+	// way.
+	var own tally
+	var fused *tally
+	var ownKinds, fusedKinds map[string]int
+	hasFusion := false
+	count := func(c *hlo.Computation, ops *tally, kinds *map[string]int) error {
 		for i, in := range c.Instructions {
 			if i%1024 == 0 {
 				if err := u.Context().Err(); err != nil {
 					return err
 				}
 			}
-			// Own instructions count in s, fused ones in part; s is
-			// added to part at the end.
-			if own {
-				s.ByOpcode[string(in.Opcode)]++
-			} else {
-				part.byOpcode[string(in.Opcode)]++
-			}
+			ops.add(string(in.Opcode), 1)
 			if in.Opcode == "fusion" {
-				k := fusionKind(in)
-				if own {
-					s.Fusions[k]++
-				} else {
-					part.fusion[k]++
+				hasFusion = true
+				if *kinds == nil {
+					*kinds = map[string]int{}
 				}
+				(*kinds)[fusionKind(in)]++
 			}
 		}
 		part.instrs += len(c.Instructions)
 		return nil
 	}
-	if err := count(c, true); err != nil {
+	if err := count(c, &own, &ownKinds); err != nil {
 		return nil, err
 	}
-	seen := map[*hlo.Computation]bool{}
-	var fused func(c *hlo.Computation) error
-	fused = func(c *hlo.Computation) error {
+	var seen map[*hlo.Computation]bool
+	var walk func(c *hlo.Computation) error
+	walk = func(c *hlo.Computation) error {
 		for _, in := range c.Instructions {
 			if in.Opcode != "fusion" {
 				continue
@@ -227,29 +247,50 @@ func statsComputation(u *Unit) (any, error) {
 				if fc == nil || seen[fc] {
 					continue
 				}
+				if seen == nil {
+					seen = map[*hlo.Computation]bool{}
+				}
 				seen[fc] = true
 				s.FusedInstructions += len(fc.Instructions)
 				if callers := u.CallGraph.Callers(fc); len(callers) > 0 && callers[0].Caller == in {
 					part.fusionComps++
-					if err := count(fc, false); err != nil {
+					if fused == nil {
+						fused = new(tally)
+					}
+					if err := count(fc, fused, &fusedKinds); err != nil {
 						return err
 					}
 				}
-				if err := fused(fc); err != nil {
+				if err := walk(fc); err != nil {
 					return err
 				}
 			}
 		}
 		return nil
 	}
-	if err := fused(c); err != nil {
-		return nil, err
+	if hasFusion {
+		if err := walk(c); err != nil {
+			return nil, err
+		}
 	}
-	for k, n := range s.ByOpcode {
-		part.byOpcode[k] += n
+	s.ByOpcode = own.toMap()
+	s.Fusions = ownKinds
+	if s.Fusions == nil {
+		s.Fusions = map[string]int{}
 	}
-	for k, n := range s.Fusions {
-		part.fusion[k] += n
+	if fused == nil {
+		part.ops, part.kinds = own.list(), counts(ownKinds)
+	} else {
+		for _, e := range own.list() {
+			fused.add(e.key, e.n)
+		}
+		for k, n := range ownKinds {
+			if fusedKinds == nil {
+				fusedKinds = map[string]int{}
+			}
+			fusedKinds[k] += n
+		}
+		part.ops, part.kinds = fused.list(), counts(fusedKinds)
 	}
 	for _, p := range c.Params {
 		if p != nil {
@@ -262,12 +303,87 @@ func statsComputation(u *Unit) (any, error) {
 	return part, nil
 }
 
+// tally counts strings (opcodes), in a small open-addressing table until
+// it is three quarters full, then in a map. Opcodes are few and their
+// strings are mostly shared constants, so this is cheaper than a map.
+type tally struct {
+	slots [64]count // n == 0: empty
+	used  int
+	over  map[string]int
+}
+
+func (t *tally) add(k string, n int) {
+	if t.over != nil {
+		t.over[k] += n
+		return
+	}
+	h := uint(len(k))
+	if len(k) > 0 {
+		h ^= uint(k[0])<<1 ^ uint(k[len(k)-1])<<3 ^ uint(k[len(k)/2])<<5
+	}
+	for i := h % uint(len(t.slots)); ; i = (i + 1) % uint(len(t.slots)) {
+		e := &t.slots[i]
+		if e.n == 0 {
+			if t.used == len(t.slots)*3/4 {
+				t.spill()
+				t.over[k] += n
+				return
+			}
+			e.key, e.n = k, n
+			t.used++
+			return
+		}
+		if e.key == k {
+			e.n += n
+			return
+		}
+	}
+}
+
+// spill moves the table's counts into t.over.
+func (t *tally) spill() {
+	t.over = make(map[string]int, 2*t.used)
+	for _, e := range t.slots {
+		if e.n != 0 {
+			t.over[e.key] += e.n
+		}
+	}
+}
+
+// toMap returns the counts as a new map.
+func (t *tally) toMap() map[string]int {
+	if t.over != nil {
+		return maps.Clone(t.over)
+	}
+	m := make(map[string]int, t.used)
+	for _, e := range t.slots {
+		if e.n != 0 {
+			m[e.key] = e.n
+		}
+	}
+	return m
+}
+
+// list returns the counts as a list.
+func (t *tally) list() []count {
+	if t.over != nil {
+		return counts(t.over)
+	}
+	out := make([]count, 0, t.used)
+	for _, e := range t.slots {
+		if e.n != 0 {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 func statsModule(u *Unit) (any, error) {
 	m := u.Module
 	r := &StatsResult{mod: m, Computations: make([]*ComputationStats, len(m.Computations))}
 	ms := &r.Module
-	ms.ByOpcode, ms.Fusions = map[string]int{}, map[string]int{}
 	ms.Computations = len(m.Computations)
+	var ops, kinds tally
 	for i, c := range m.Computations {
 		part, ok := u.Part(c).(*statsPart)
 		if !ok {
@@ -276,13 +392,14 @@ func statsModule(u *Unit) (any, error) {
 		r.Computations[i] = part.stats
 		ms.Instructions += part.instrs
 		ms.FusionComputations += part.fusionComps
-		for k, n := range part.byOpcode {
-			ms.ByOpcode[k] += n
+		for _, e := range part.ops {
+			ops.add(e.key, e.n)
 		}
-		for k, n := range part.fusion {
-			ms.Fusions[k] += n
+		for _, e := range part.kinds {
+			kinds.add(e.key, e.n)
 		}
 	}
+	ms.ByOpcode, ms.Fusions = ops.toMap(), kinds.toMap()
 	if m.Entry != nil {
 		if s := r.Of(m.Entry); s != nil {
 			ms.ParameterBytes, ms.OutputBytes = s.ParameterBytes, s.OutputBytes

@@ -2,11 +2,13 @@ package passes
 
 import (
 	"fmt"
+	"hash/maphash"
 	"io"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/hlo-opt/hlo-opt/graph"
 	"github.com/hlo-opt/hlo-opt/hlo"
@@ -56,12 +58,14 @@ func verifyModule(u *Unit) (any, error) {
 	} else if !slices.Contains(m.Computations, m.Entry) {
 		u.Errorf(nil, "entry computation %s is not in the module", m.Entry.Name)
 	}
-	seen := map[string]bool{}
-	for _, c := range m.Computations {
-		if seen[c.Name] {
+	names := nameSets.Get().(*nameSet)
+	defer nameSets.Put(names)
+	names.reset(len(m.Computations))
+	compName := func(i int) string { return m.Computations[i].Name }
+	for i, c := range m.Computations {
+		if names.add(c.Name, i, compName) {
 			u.Errorf(nil, "duplicate computation name %s", c.Name)
 		}
-		seen[c.Name] = true
 	}
 	if _, err := u.CallGraph.PostOrder(); err != nil {
 		u.Errorf(nil, "%v", err)
@@ -75,13 +79,16 @@ func verifyModule(u *Unit) (any, error) {
 }
 
 func verifyComputation(u *Unit) (any, error) {
-	v := &verifier{u: u, done: map[*hlo.Computation]bool{}}
+	v := &verifier{u: u, root: u.Computation}
 	v.computation(u.Computation)
 	return nil, nil
 }
 
 type verifier struct {
-	u    *Unit
+	u *Unit
+	// root is the unit's computation; done holds the fused computations
+	// verified with it (allocated on first use).
+	root *hlo.Computation
 	done map[*hlo.Computation]bool
 }
 
@@ -90,11 +97,20 @@ func (v *verifier) errorf(in *hlo.Instruction, c *hlo.Computation, format string
 	v.u.diags = append(v.u.diags, e)
 }
 
+// smallNames is the size up to which a computation's names are checked for
+// duplicates by comparing with the earlier ones instead of with a map.
+const smallNames = 16
+
 func (v *verifier) computation(c *hlo.Computation) {
-	if v.done[c] {
-		return
+	if c != v.root {
+		if v.done[c] {
+			return
+		}
+		if v.done == nil {
+			v.done = map[*hlo.Computation]bool{}
+		}
+		v.done[c] = true
 	}
-	v.done[c] = true
 	if len(c.Instructions) == 0 {
 		v.errorf(nil, c, "computation has no instructions")
 		return
@@ -104,8 +120,17 @@ func (v *verifier) computation(c *hlo.Computation) {
 	} else if c.Root.Parent != c || !inComp(c, c.Root) {
 		v.errorf(nil, c, "root %s is not an instruction of the computation", c.Root.Name)
 	}
-	names := make(map[string]bool, len(c.Instructions))
+	var names *nameSet
+	if len(c.Instructions) > smallNames {
+		names = nameSets.Get().(*nameSet)
+		names.reset(len(c.Instructions))
+		defer nameSets.Put(names)
+	}
+	instName := func(k int) string { return c.Instructions[k].Name }
 	operandsOK := true
+	// definedBeforeUse: every operand and control predecessor comes
+	// before its user, so there can be no dependence cycle.
+	definedBeforeUse := true
 	nparams := 0
 	for i, in := range c.Instructions {
 		if in == nil {
@@ -120,20 +145,27 @@ func (v *verifier) computation(c *hlo.Computation) {
 			v.errorf(in, c, "instruction has parent/index %s/%d, want %s/%d", parentName(in), in.Index, c.Name, i)
 			operandsOK = false
 		}
-		if names[in.Name] {
+		if names != nil {
+			if names.add(in.Name, i, instName) {
+				v.errorf(in, c, "duplicate instruction name %s", in.Name)
+			}
+		} else if seenName(c.Instructions[:i], in.Name) {
 			v.errorf(in, c, "duplicate instruction name %s", in.Name)
 		}
-		names[in.Name] = true
 		for k, op := range in.Operands {
 			if op == nil || !inComp(c, op) {
 				v.errorf(in, c, "operand %d (%s) is not defined in computation %s", k, nameOf(op), c.Name)
 				operandsOK = false
+			} else if op.Index >= i {
+				definedBeforeUse = false
 			}
 		}
 		for k, op := range in.ControlPredecessors {
 			if op == nil || !inComp(c, op) {
 				v.errorf(in, c, "control predecessor %d (%s) is not defined in computation %s", k, nameOf(op), c.Name)
 				operandsOK = false
+			} else if op.Index >= i {
+				definedBeforeUse = false
 			}
 		}
 		if in.Opcode == "parameter" {
@@ -143,9 +175,10 @@ func (v *verifier) computation(c *hlo.Computation) {
 				v.errorf(in, c, "parameter(%d) is not parameter %d of the computation", n, n)
 			}
 		}
-		v.operandCount(in)
+		info := lookupOp(in.Opcode)
+		v.operandCount(in, info)
 		if operandsOK {
-			v.shape(in)
+			v.shape(in, info)
 		}
 		v.calls(in)
 	}
@@ -154,7 +187,7 @@ func (v *verifier) computation(c *hlo.Computation) {
 	}
 	// Operands defined before their users cannot form a cycle; only
 	// otherwise is the dependence graph built and sorted.
-	if operandsOK && !definedBeforeUse(c) {
+	if operandsOK && !definedBeforeUse {
 		if d, err := graph.NewDAG(c); err != nil {
 			v.errorf(nil, c, "%v", err)
 		} else if _, err := d.TopoOrder(); err != nil {
@@ -163,20 +196,63 @@ func (v *verifier) computation(c *hlo.Computation) {
 	}
 }
 
-func definedBeforeUse(c *hlo.Computation) bool {
-	for i, in := range c.Instructions {
-		for _, op := range in.Operands {
-			if op.Index >= i {
-				return false
-			}
+// nameSet is a set of names for finding duplicates: an open-addressing
+// table of item (instruction, computation) indices and name hashes, reused
+// through nameSets. It is smaller and faster than a map[string]bool.
+type nameSet struct {
+	slots []nameSlot
+}
+
+type nameSlot struct {
+	idx  int32 // instruction index + 1; 0: empty
+	hash uint32
+}
+
+var (
+	nameSets = sync.Pool{New: func() any { return new(nameSet) }}
+	nameSeed = maphash.MakeSeed()
+)
+
+// reset empties the set and sizes it for n names.
+func (s *nameSet) reset(n int) {
+	size := 16
+	for size < 2*n {
+		size *= 2
+	}
+	if cap(s.slots) >= size {
+		s.slots = s.slots[:size]
+		clear(s.slots)
+	} else {
+		s.slots = make([]nameSlot, size)
+	}
+}
+
+// add adds name, the name of item i, and reports whether an item added
+// earlier had it; nameAt returns the name of an earlier item.
+func (s *nameSet) add(name string, i int, nameAt func(int) string) bool {
+	h := maphash.String(nameSeed, name)
+	h32 := uint32(h >> 32)
+	mask := uint64(len(s.slots) - 1)
+	for j := h & mask; ; j = (j + 1) & mask {
+		e := &s.slots[j]
+		if e.idx == 0 {
+			e.idx, e.hash = int32(i+1), h32
+			return false
 		}
-		for _, op := range in.ControlPredecessors {
-			if op.Index >= i {
-				return false
-			}
+		if e.hash == h32 && nameAt(int(e.idx-1)) == name {
+			return true
 		}
 	}
-	return true
+}
+
+// seenName reports whether one of ins is called name.
+func seenName(ins []*hlo.Instruction, name string) bool {
+	for _, in := range ins {
+		if in != nil && in.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func inComp(c *hlo.Computation, in *hlo.Instruction) bool {
@@ -200,6 +276,44 @@ func parentName(in *hlo.Instruction) string {
 // Operand counts of opcodes with a fixed arity.
 var arity = map[hlo.Opcode]int{}
 
+// opInfo is what the verifier knows about an opcode, found with one
+// lookup per instruction.
+type opInfo struct {
+	arity       int // -1: not fixed
+	elementwise bool
+}
+
+// opInfos holds the opcodes with a fixed arity.
+var opInfos = map[hlo.Opcode]opInfo{}
+
+// opSlots is opInfos as an open-addressing table with a cheap hash of
+// the opcode's length and a few of its bytes: instructions' opcodes are
+// mostly the shared hlo.Op* strings, so a probe is one pointer compare.
+var opSlots [512]struct {
+	op   hlo.Opcode
+	info opInfo
+}
+
+func opHash(op hlo.Opcode) uint {
+	h := uint(len(op)) * 31
+	if len(op) > 0 {
+		h ^= uint(op[0])<<1 ^ uint(op[len(op)-1])<<4 ^ uint(op[len(op)/2])<<2 ^ uint(op[len(op)/3])<<6
+	}
+	return h
+}
+
+func lookupOp(op hlo.Opcode) opInfo {
+	for i := opHash(op) % uint(len(opSlots)); ; i = (i + 1) % uint(len(opSlots)) {
+		e := &opSlots[i]
+		if e.op == "" {
+			return opInfo{arity: -1}
+		}
+		if e.op == op {
+			return e.info
+		}
+	}
+}
+
 func init() {
 	for n, ops := range map[int]string{
 		0: "parameter constant iota partition-id replica-id",
@@ -216,9 +330,9 @@ func init() {
 	}
 }
 
-func (v *verifier) operandCount(in *hlo.Instruction) {
+func (v *verifier) operandCount(in *hlo.Instruction, info opInfo) {
 	n := len(in.Operands)
-	if want, ok := arity[in.Opcode]; ok {
+	if want := info.arity; want >= 0 {
 		if n != want {
 			v.errorf(in, in.Parent, "%s has %d operands, want %d", in.Opcode, n, want)
 		}
@@ -246,21 +360,25 @@ func (v *verifier) operandCount(in *hlo.Instruction) {
 
 func sameDims(a, b *hlo.Shape) bool { return slices.Equal(a.Dims, b.Dims) }
 
-var elementwise = map[hlo.Opcode]bool{}
-
 func init() {
 	for op, n := range arity {
-		if (n == 1 || n == 2) && !strings.Contains(" bitcast reshape broadcast transpose slice get-tuple-element copy-start copy-done while dot pad gather convolution ", " "+string(op)+" ") {
-			elementwise[op] = true
+		ew := (n == 1 || n == 2) && !strings.Contains(" bitcast reshape broadcast transpose slice get-tuple-element copy-start copy-done while dot pad gather convolution ", " "+string(op)+" ")
+		opInfos[op] = opInfo{arity: n, elementwise: ew}
+	}
+	for op, info := range opInfos {
+		i := opHash(op) % uint(len(opSlots))
+		for opSlots[i].op != "" {
+			i = (i + 1) % uint(len(opSlots))
 		}
+		opSlots[i].op, opSlots[i].info = op, info
 	}
 }
 
-func (v *verifier) shape(in *hlo.Instruction) {
+func (v *verifier) shape(in *hlo.Instruction, info opInfo) {
 	out := &in.Shape
 	c := in.Parent
 	switch {
-	case elementwise[in.Opcode]:
+	case info.elementwise:
 		if !out.IsArray() {
 			return
 		}

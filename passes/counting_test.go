@@ -1,0 +1,135 @@
+package passes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+// chainModule parses an entry computation of n negates.
+func chainModule(t *testing.T, n int) *hlo.Module {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("HloModule chain\n\nENTRY main {\n  p = f32[4] parameter(0)\n")
+	prev := "p"
+	for i := range n {
+		fmt.Fprintf(&b, "  n%d = f32[4] negate(%s)\n", i, prev)
+		prev = fmt.Sprintf("n%d", i)
+	}
+	b.WriteString("}\n")
+	m, err := hlo.Parse([]byte(b.String()))
+	require.NoError(t, err)
+	return m
+}
+
+// TestVerifyFindsDuplicateNames renames instructions of small and large
+// computations (names are compared directly or through a hash set) to
+// names used before, and expects exactly those to be reported.
+func TestVerifyFindsDuplicateNames(t *testing.T) {
+	for _, n := range []int{3, smallNames, smallNames + 1, 1000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			m := chainModule(t, n)
+			ins := m.Entry.Instructions
+			dups := map[string]bool{}
+			for k := 2; k < len(ins); k += 7 {
+				ins[k].Name = ins[k/2].Name
+				dups[ins[k].Name+"@"+fmt.Sprint(k)] = true
+			}
+			pl, err := NewPipeline([]*Pass{Verify}, Options{Jobs: 2})
+			require.NoError(t, err)
+			_, err = pl.Run(context.Background(), m)
+			var l ErrorList
+			require.True(t, errors.As(err, &l), "got %v", err)
+			got := map[string]bool{}
+			for _, e := range l {
+				if strings.HasPrefix(e.Msg, "duplicate instruction name") {
+					got[e.Instruction+"@"+fmt.Sprint(e.instr)] = true
+				}
+			}
+			assert.Equal(t, dups, got)
+		})
+	}
+}
+
+// TestStatsCountsManyOpcodes gives a computation more distinct opcodes than
+// the counting table holds before it spills into a map, and compares the
+// counts with a direct count.
+func TestStatsCountsManyOpcodes(t *testing.T) {
+	for _, distinct := range []int{1, 47, 48, 49, 200} {
+		t.Run(fmt.Sprint(distinct), func(t *testing.T) {
+			m := chainModule(t, 500)
+			want := map[string]int{}
+			for k, in := range m.Entry.Instructions {
+				if k > 0 {
+					in.Opcode = hlo.Opcode(fmt.Sprintf("op%d", k%distinct))
+				}
+				want[string(in.Opcode)]++
+			}
+			pl, err := NewPipeline([]*Pass{Stats}, Options{Jobs: 1})
+			require.NoError(t, err)
+			res, err := pl.Run(context.Background(), m)
+			require.NoError(t, err)
+			st, ok := ResultOf[*StatsResult](res, Stats)
+			require.True(t, ok)
+			assert.Equal(t, want, st.Of(m.Entry).ByOpcode)
+			assert.Equal(t, want, st.Module.ByOpcode)
+			assert.Equal(t, map[string]int{}, st.Of(m.Entry).Fusions)
+		})
+	}
+}
+
+// TestLookupOp checks the opcode table against the arity map for every
+// opcode, spellings built at run time and unknown ones.
+func TestLookupOp(t *testing.T) {
+	ops := append([]hlo.Opcode{"", "no-such-op", "custom-call-start"}, hlo.Opcodes...)
+	for _, op := range ops {
+		for _, spelled := range []hlo.Opcode{op, hlo.Opcode(strings.Clone(string(op)))} {
+			want, ok := opInfos[spelled]
+			if !ok {
+				want = opInfo{arity: -1}
+			}
+			assert.Equal(t, want, lookupOp(spelled), "%q", spelled)
+		}
+	}
+	assert.Equal(t, 2, lookupOp("add").arity)
+	assert.True(t, lookupOp("add").elementwise)
+	assert.False(t, lookupOp("dot").elementwise)
+	assert.Equal(t, -1, lookupOp("reduce").arity)
+}
+
+// TestVerifyFindsDuplicateComputationNames renames computations to names
+// used before and expects exactly those to be reported.
+func TestVerifyFindsDuplicateComputationNames(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("HloModule comps\n\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "c%d {\n  p%d = f32[] parameter(0)\n}\n\n", i, i)
+	}
+	b.WriteString("ENTRY main {\n  p = f32[] parameter(0)\n}\n")
+	m, err := hlo.Parse([]byte(b.String()))
+	require.NoError(t, err)
+	want := map[string]int{}
+	for k := 3; k < 40; k += 5 {
+		m.Computations[k].Name = m.Computations[k/3].Name
+		want[m.Computations[k].Name]++
+	}
+	pl, err := NewPipeline([]*Pass{Verify}, Options{Jobs: 2})
+	require.NoError(t, err)
+	_, err = pl.Run(context.Background(), m)
+	var l ErrorList
+	require.True(t, errors.As(err, &l), "got %v", err)
+	got := map[string]int{}
+	for _, e := range l {
+		if name, ok := strings.CutPrefix(e.Msg, "duplicate computation name "); ok {
+			got[name]++
+		}
+	}
+	assert.Equal(t, want, got)
+}
