@@ -1,8 +1,6 @@
 package graph
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +8,7 @@ import (
 	gonum "gonum.org/v1/gonum/graph"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
 
 // sameCallGraph checks that two call graphs of one module agree on every
@@ -47,7 +46,7 @@ func nodeIDs(it gonum.Nodes) []int64 {
 }
 
 func TestNewCallGraphJobsMatchesSequential(t *testing.T) {
-	m, cs := whileModule()
+	m, cs := hlotest.LoopsModule()
 	// An unresolved name and an instruction calling two computations
 	// named in one attribute.
 	extra := &hlo.Instruction{Name: "x", Opcode: "custom-call", Parent: cs["body"], Index: len(cs["body"].Instructions),
@@ -67,34 +66,10 @@ func TestNewCallGraphJobsMatchesSequential(t *testing.T) {
 }
 
 func TestNewCallGraphJobsCorpus(t *testing.T) {
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod found")
-		}
-		dir = parent
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "..", "shared", "corpus", "*.hlo"))
-	if len(files) == 0 {
-		t.Skip("corpus not found at ../shared/corpus")
-	}
 	checked := 0
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		require.NoError(t, err)
-		for _, ch := range hlo.SplitInputFile(src) {
-			m, err := hlo.ParseFile(f, ch.Src)
-			if err != nil {
-				continue
-			}
-			sameCallGraph(t, NewCallGraph(m), NewCallGraphJobs(m, 2))
-			checked++
-		}
+	for _, cm := range hlotest.CorpusModules(t) {
+		sameCallGraph(t, NewCallGraph(cm.Module), NewCallGraphJobs(cm.Module, 2))
+		checked++
 	}
 	assert.Positive(t, checked)
 }
