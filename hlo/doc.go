@@ -8,8 +8,11 @@
 // the rest are kept verbatim.
 //
 // Parsing (ParseFile, Parse, ParseShape, ParseLayout) is a byte-level
-// scanner over one copy of the text: names and verbatim values are
-// substrings of it, and shapes, layouts and instructions come from arenas.
+// scanner that reads the caller's bytes in place (they must not change
+// while the parse runs) and copies only the strings the module keeps (names,
+// verbatim values, literals) into per-worker arenas, so a parsed module
+// never aliases its input; shapes, layouts and instructions come from
+// arenas too.
 // Array shapes written with the same text share their Dims, Dynamic and
 // Layout: treat the shapes of a parsed module as read-only and Clone one
 // before changing it in place (assigning a new Shape or Layout is fine).
