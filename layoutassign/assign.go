@@ -1163,10 +1163,10 @@ func (a *assigner) insertCopies(res *Assignment) {
 		}
 	}
 	next := 0
-	newName := func() string {
+	newName := func(opcode string) string {
 		for {
 			next++
-			n := "copy.layout." + strconv.Itoa(next)
+			n := opcode + ".layout." + strconv.Itoa(next)
 			if !names[n] {
 				names[n] = true
 				return n
@@ -1204,6 +1204,22 @@ func (a *assigner) insertCopies(res *Assignment) {
 		if st.user == nil {
 			root = "root"
 		}
+		if of.Shape.IsTuple() {
+			// A tuple is copied leaf by leaf at one site: every leaf
+			// change recorded for the site goes into one target shape.
+			k := fmt.Sprintf("%p tuple %p %d %s", of, st.user, st.op, root)
+			if g := byKey[k]; g != nil {
+				if leaf, ok := g.shape.Subshape(r.path); ok && leaf.IsArray() {
+					*leaf = layoutFor(*leaf, r.m2m, a.opts.Target)
+					leaf.Layout.MemorySpace = 0
+				}
+				continue
+			}
+			g := &group{of: of, comp: comp, shape: sh, sites: []site{st}}
+			byKey[k] = g
+			groups = append(groups, g)
+			continue
+		}
 		k := fmt.Sprintf("%p %s %s", of, sh.String(), root)
 		g := byKey[k]
 		if g == nil {
@@ -1215,15 +1231,15 @@ func (a *assigner) insertCopies(res *Assignment) {
 	}
 	for _, g := range groups {
 		comp := g.comp
-		cp := &hlo.Instruction{Name: newName(), Opcode: "copy", Shape: g.shape, Operands: []*hlo.Instruction{g.of},
-			Parent: comp, ParameterNumber: -1, Typed: hlo.NewTypedAttrs()}
+		var made []*hlo.Instruction
+		cp := copyTo(g.of, g.shape, comp, newName, &made)
 		at := len(comp.Instructions)
 		for _, st := range g.sites {
 			if st.user != nil {
 				at = min(at, slices.Index(comp.Instructions, st.user))
 			}
 		}
-		comp.Instructions = slices.Insert(comp.Instructions, at, cp)
+		comp.Instructions = slices.Insert(comp.Instructions, at, made...)
 		for _, st := range g.sites {
 			c := Copy{Name: cp.Name, Computation: comp.Name, Of: g.of.Name, Operand: st.op, From: g.of.Shape.String(), To: g.shape.String()}
 			if st.user != nil {
@@ -1238,6 +1254,39 @@ func (a *assigner) insertCopies(res *Assignment) {
 			in.Index = i
 		}
 	}
+}
+
+// copyTo returns an instruction holding the value of of laid out as to,
+// appending the instructions it makes to made in program order. An array
+// is copied; a tuple is copied deeply, as XLA's layout assignment does
+// (CreateCopyWithNewLayout): a get-tuple-element per element, a copy of
+// each array leaf whose layout changes, and a tuple of the results, so that
+// the leaves' buffers, not only the tuple's index table, get the new
+// layouts.
+func copyTo(of *hlo.Instruction, to hlo.Shape, comp *hlo.Computation, newName func(opcode string) string, made *[]*hlo.Instruction) *hlo.Instruction {
+	add := func(in *hlo.Instruction) *hlo.Instruction {
+		in.Parent, in.ParameterNumber = comp, -1
+		if in.Typed == nil {
+			in.Typed = hlo.NewTypedAttrs()
+		}
+		*made = append(*made, in)
+		return in
+	}
+	if !to.IsTuple() {
+		return add(&hlo.Instruction{Name: newName("copy"), Opcode: "copy", Shape: to, Operands: []*hlo.Instruction{of}})
+	}
+	elems := make([]*hlo.Instruction, len(to.Tuple))
+	for i := range to.Tuple {
+		typed := hlo.NewTypedAttrs()
+		typed.TupleIndex = int64(i)
+		gte := add(&hlo.Instruction{Name: newName("get-tuple-element"), Opcode: "get-tuple-element", Shape: of.Shape.Tuple[i],
+			Operands: []*hlo.Instruction{of}, Attrs: []hlo.Attribute{{Name: "index", Value: strconv.Itoa(i)}}, Typed: typed})
+		elems[i] = gte
+		if !gte.Shape.Equal(to.Tuple[i]) {
+			elems[i] = copyTo(gte, to.Tuple[i], comp, newName, made)
+		}
+	}
+	return add(&hlo.Instruction{Name: newName("tuple"), Opcode: "tuple", Shape: to, Operands: elems})
 }
 
 // classify sorts transposes and reshapes into free and costly ones.
