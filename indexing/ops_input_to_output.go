@@ -36,6 +36,10 @@ func ComputeInputToOutput(instr *hlo.Instruction, operandIndex int) (*HloInstruc
 }
 
 func inputToOutput(instr *hlo.Instruction, operandIndex int) (*HloInstructionIndexing, error) {
+	if IsElementwise(instr) && instr.Shape.IsTuple() {
+		// A copy of a tuple copies its index table, not elements.
+		return undefinedIndexing(numResults(instr)), nil
+	}
 	if IsElementwise(instr) {
 		out, err := arrayDims(instr, instr.Shape, "result")
 		if err != nil {

@@ -53,6 +53,10 @@ func ComputeOutputToInput(instr *hlo.Instruction, outputIndex int) (*HloInstruct
 }
 
 func outputToInput(instr *hlo.Instruction, outputIndex int) (*HloInstructionIndexing, error) {
+	if IsElementwise(instr) && instr.Shape.IsTuple() {
+		// A copy of a tuple copies its index table, not elements.
+		return undefinedIndexing(len(instr.Operands)), nil
+	}
 	if IsElementwise(instr) {
 		return cwiseOutputToInput(instr)
 	}

@@ -24,9 +24,18 @@ type ArrayCost struct {
 	Expansion float64
 	// Rule is the tiling rule that chose the leaf's tiles: the target's
 	// rule when the layout's tiles are the ones it chooses, RuleFromLayout
-	// when they differ, RuleUntiled when there are none.
+	// when they differ, RuleUntiled when there are none, RuleUnbounded
+	// when the array has an unbounded dynamic dimension.
 	Rule Rule
+	// Unsized marks an array with an unbounded dynamic dimension ("?"):
+	// its size is known only at run time, so Bytes and Unpadded are 0 and
+	// the totals leave it out.
+	Unsized bool
 }
+
+// RuleUnbounded marks the cost of an array with an unbounded dynamic
+// dimension, whose size no layout can tell before run time.
+var RuleUnbounded = Rule{"unbounded-dynamic", "An unbounded dynamic dimension (?): the size is known only at run time, so the array is not counted."}
 
 // Allocation is one buffer of the entry computation.
 type Allocation struct {
@@ -60,6 +69,9 @@ type MemoryReport struct {
 	// values are never materialised).
 	ArrayCount      int
 	Bytes, Unpadded int64
+	// Unsized counts the arrays with unbounded dynamic dimensions, which
+	// the totals and the peak leave out.
+	Unsized int
 	// Entry is the entry computation's name; Order says how its
 	// instructions were ordered: "schedule" (the module is_scheduled) or
 	// "topological".
@@ -95,6 +107,10 @@ const MaxSuggestions = 10
 // costOf is the cost of an array leaf as laid out.
 func costOf(s hlo.Shape, t Target) (ArrayCost, error) {
 	c := ArrayCost{Shape: s}
+	if slices.Contains(s.Dims, hlo.UnboundedDim) {
+		c.Rule, c.Unsized, c.Expansion = RuleUnbounded, true, 1
+		return c, nil
+	}
 	var err error
 	if c.Unpadded, err = hlo.UnpaddedBytes(s, t.SizeOptions()); err != nil {
 		return c, err
@@ -194,6 +210,9 @@ func AnalyzeMemory(m *hlo.Module, t Target) (*MemoryReport, error) {
 			}
 			for k := range own {
 				r.ArrayCount++
+				if own[k].Unsized {
+					r.Unsized++
+				}
 				if !fused {
 					r.Bytes += own[k].Bytes
 					r.Unpadded += own[k].Unpadded

@@ -127,8 +127,12 @@ func (r *Result) WriteText(w io.Writer, m *hlo.Module) error {
 			fmt.Fprintf(bw, "    copy %s: %s %s -> %s for %s\n", c.Name, c.Of, c.From, c.To, user)
 		}
 	}
-	fmt.Fprintf(bw, "All arrays (fused computations excluded): %s, unpadded %s (%.1fx expansion).\n\n",
+	fmt.Fprintf(bw, "All arrays (fused computations excluded): %s, unpadded %s (%.1fx expansion).\n",
 		HumanBytes(mr.Bytes), HumanBytes(mr.Unpadded), expansion(mr.Bytes, mr.Unpadded))
+	if mr.Unsized > 0 {
+		fmt.Fprintf(bw, "Not counted: %d arrays with unbounded dynamic dimensions (?), sized only at run time.\n", mr.Unsized)
+	}
+	fmt.Fprintln(bw)
 	total := mr.ArgumentBytes + mr.OutputBytes - mr.AliasedBytes + mr.TemporaryBytes
 	fmt.Fprintf(bw, "Total memory of %s without buffer reuse >= %s:\n", mr.Entry, HumanBytes(total))
 	fmt.Fprintf(bw, "    arguments   %10s\n", HumanBytes(mr.ArgumentBytes))
@@ -243,6 +247,7 @@ type ModuleJSON struct {
 	Bytes            int64            `json:"bytes"`
 	UnpaddedBytes    int64            `json:"unpadded_bytes"`
 	Expansion        float64          `json:"expansion"`
+	UnsizedArrays    int              `json:"unsized_arrays,omitempty"`
 	ArgumentBytes    int64            `json:"argument_bytes"`
 	OutputBytes      int64            `json:"output_bytes"`
 	AliasedBytes     int64            `json:"aliased_bytes"`
@@ -284,7 +289,7 @@ func orEmpty[T any](s []T) []T {
 func (r *Result) ModuleReport() any {
 	mr := r.Memory
 	j := ModuleJSON{Target: mr.Target.String(), Bytes: mr.Bytes, UnpaddedBytes: mr.Unpadded,
-		Expansion: round3(expansion(mr.Bytes, mr.Unpadded)), ArgumentBytes: mr.ArgumentBytes, OutputBytes: mr.OutputBytes,
+		Expansion: round3(expansion(mr.Bytes, mr.Unpadded)), UnsizedArrays: mr.Unsized, ArgumentBytes: mr.ArgumentBytes, OutputBytes: mr.OutputBytes,
 		AliasedBytes: mr.AliasedBytes, TemporaryBytes: mr.TemporaryBytes, Copies: []Copy{},
 		FreeTransposes: []string{}, CostlyTransposes: []string{}, FreeReshapes: []string{}, CostlyReshapes: []string{},
 		Peak: PeakJSON{Bytes: mr.PeakBytes, UnpaddedBytes: mr.PeakUnpadded, Step: mr.PeakStep, Steps: mr.Steps,

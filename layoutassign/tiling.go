@@ -2,6 +2,7 @@ package layoutassign
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
@@ -156,6 +157,11 @@ func packing(bits int64) int64 {
 // (f32: 1,2,4,8; bf16: 2,4,8; 8-bit: 4,8) and is the rule of Mosaic's
 // memref tiling (SEMANTICS c.4).
 func tileRows(n, p int64) int64 {
+	if n < 0 {
+		// An unbounded dynamic size ("?", or a tile count derived from
+		// one) may be any size at run time: full tiles.
+		n = math.MaxInt64
+	}
 	rows := p
 	for rows < min(n, max(8, p)) {
 		rows *= 2
