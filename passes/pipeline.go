@@ -235,7 +235,7 @@ func (r *run) initUnit(u *Unit, ctx context.Context, p *Pass, c *hlo.Computation
 		}
 	}
 	*u = Unit{Pass: p, Module: r.mod, Computation: c, CallGraph: r.callGraph(), Logger: log,
-		ctx: ctx, resultOf: r.requiredResults(p), parts: parts, changed: changed}
+		ctx: ctx, resultOf: r.requiredResults(p), parts: parts, changed: changed, jobs: r.pl.opts.Jobs}
 }
 
 // requiredResults returns the results of p's Requires, shared read-only by

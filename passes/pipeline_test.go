@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -218,4 +219,33 @@ func TestPipelinePanicsAndResultTypes(t *testing.T) {
 
 	_, err = NewPipeline(nil, Options{})
 	assert.Error(t, err)
+}
+
+func TestUnitJobsIsThePipelinesLimit(t *testing.T) {
+	for _, jobs := range []int{0, 1, 3} {
+		var mu sync.Mutex
+		seen := map[int]bool{}
+		p := &Pass{Name: "jobs", Doc: "record the job limit",
+			RunComputation: func(u *Unit) (any, error) {
+				mu.Lock()
+				seen[u.Jobs()] = true
+				mu.Unlock()
+				return nil, nil
+			},
+			Run: func(u *Unit) (any, error) {
+				mu.Lock()
+				seen[u.Jobs()] = true
+				mu.Unlock()
+				return nil, nil
+			}}
+		pl, err := NewPipeline([]*Pass{p}, Options{Jobs: jobs})
+		require.NoError(t, err)
+		_, err = pl.Run(context.Background(), hlotest.CallsModule(4, 2))
+		require.NoError(t, err)
+		want := jobs
+		if jobs == 0 {
+			want = runtime.GOMAXPROCS(0)
+		}
+		assert.Equal(t, map[int]bool{want: true}, seen, "Options.Jobs=%d", jobs)
+	}
 }
