@@ -432,13 +432,60 @@ func (r *run) call(p *Pass, u *Unit) (v any, err error) {
 // errors (on that computation, or on any computation once seen): the
 // earlier pass fails the run, and the later one's results are dropped.
 func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
+	g, gctx := errgroup.WithContext(ctx)
+	// The helpers start first: on a virtual machine a goroutine started
+	// on an idle CPU begins tens of microseconds later (the CPU must be
+	// woken), time this goroutine spends on the call graph and the setup.
+	// The caller is a worker too.
+	var work func(spent []time.Duration) error // set before start closes
+	start := make(chan struct{})
+	var ready atomic.Bool
+	helpers := min(r.pl.opts.Jobs, len(r.mod.Computations)) - 1
+	timed := len(ps) > 1
+	np := len(ps)
+	var busy []atomic.Int64 // nanoseconds per pass
+	if timed {
+		busy = make([]atomic.Int64, np)
+	}
+	for range helpers {
+		g.Go(func() error {
+			awaitStart(&ready, start)
+			if work == nil {
+				return nil
+			}
+			var spent []time.Duration
+			if timed {
+				spent = make([]time.Duration, np)
+				defer func() {
+					for k, d := range spent {
+						busy[k].Add(int64(d))
+					}
+				}()
+			}
+			return work(spent)
+		})
+	}
+	if helpers > 0 {
+		// A new goroutine waits in this P's next slot, which an idle P
+		// running a GC mark worker does not watch (a quarter of the
+		// helpers then started only when this goroutine blocked).
+		// Yielding runs the helpers here until their first poll yields,
+		// which puts them on the global queue, watched by every P.
+		runtime.Gosched()
+	}
+	begin := func() {
+		ready.Store(true)
+		close(start)
+	}
 	cg := r.callGraph()
 	calleesFirst := slices.ContainsFunc(ps, func(p *Pass) bool { return p.CalleesFirst })
 	comps, err := r.fanOutOrder(calleesFirst)
 	if err != nil {
+		begin()
+		_ = g.Wait()
 		return nil, err
 	}
-	n, np := len(r.mod.Computations), len(ps)
+	n := len(r.mod.Computations)
 	fs := make([]fanned, np)
 	reqs := make([]map[*Pass]any, np)
 	for k, p := range ps {
@@ -468,12 +515,6 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 			}
 		}
 	}
-	timed := np > 1
-	var busy []atomic.Int64 // nanoseconds per pass
-	if timed {
-		busy = make([]atomic.Int64, np)
-	}
-	g, gctx := errgroup.WithContext(ctx)
 	var finished []atomic.Int64
 	if r.pl.opts.Progress != nil {
 		finished = make([]atomic.Int64, np)
@@ -554,53 +595,34 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 	// growth each time); with one job the caller does the work. In
 	// callees-first order a worker waits only for computations already
 	// taken by running workers, so the wait always ends.
-	addBusy := func(spent []time.Duration) {
-		for k, d := range spent {
-			busy[k].Add(int64(d))
+	var next atomic.Int64
+	work = func(spent []time.Duration) error {
+		for {
+			k := int(next.Add(1)) - 1
+			if k >= len(comps) {
+				return nil
+			}
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			if err := one(comps[k], spent); err != nil {
+				return err
+			}
 		}
 	}
-	workers := min(r.pl.opts.Jobs, len(comps))
-	if workers <= 1 {
-		var spent []time.Duration
-		if timed {
-			spent = make([]time.Duration, np)
-		}
-		for _, c := range comps {
-			if err := gctx.Err(); err != nil {
-				return nil, err
-			}
-			if err := one(c, spent); err != nil {
-				return nil, err
-			}
-		}
-		if timed {
-			addBusy(spent)
-		}
-	} else {
-		var next atomic.Int64
-		for range workers {
-			g.Go(func() error {
-				var spent []time.Duration
-				if timed {
-					spent = make([]time.Duration, np)
-					defer addBusy(spent)
-				}
-				for {
-					k := int(next.Add(1)) - 1
-					if k >= len(comps) {
-						return nil
-					}
-					if err := gctx.Err(); err != nil {
-						return err
-					}
-					if err := one(comps[k], spent); err != nil {
-						return err
-					}
-				}
-			})
-		}
+	begin()
+	var spent []time.Duration
+	if timed {
+		spent = make([]time.Duration, np)
+	}
+	err = work(spent)
+	for k, d := range spent {
+		busy[k].Add(int64(d))
 	}
 	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -615,6 +637,28 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 		}
 	}
 	return fs, nil
+}
+
+// spinStart bounds how long a helper polls for the start of its fan-out
+// before it sleeps: longer than building the call graph and setting up a
+// fan-out take on a large module (about 170 us on the llama 70B module),
+// since a helper that sleeps meanwhile is woken again 70-600 us late.
+const spinStart = 500 * time.Microsecond
+
+// awaitStart returns once ready is set and start closed. It polls first,
+// so that a helper woken ahead of its work is not put back to sleep (and
+// woken again) while the call graph is built.
+func awaitStart(ready *atomic.Bool, start chan struct{}) {
+	deadline := time.Now().Add(spinStart)
+	for i := 0; !ready.Load(); i++ {
+		if i%64 == 63 {
+			if time.Now().After(deadline) {
+				break
+			}
+			runtime.Gosched()
+		}
+	}
+	<-start
 }
 
 // fanOutOrder returns the non-fusion computations in the order their units
