@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"runtime"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
@@ -151,9 +150,9 @@ func NewPasses(cfg Config) *Passes {
 const minChunk = 512
 
 // inChunks calls fn on contiguous chunks [lo, hi) of [0, n), in parallel
-// (at most GOMAXPROCS at once) when n holds several chunks of minChunk.
+// (at most the pipeline's Jobs at once) when n holds several chunks of minChunk.
 func inChunks(u *passes.Unit, n int, fn func(lo, hi int) error) error {
-	workers := min(runtime.GOMAXPROCS(0), n/minChunk)
+	workers := min(u.Jobs(), n/minChunk)
 	if workers <= 1 {
 		return fn(0, n)
 	}

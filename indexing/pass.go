@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"runtime"
 	"strings"
 
 	"golang.org/x/sync/errgroup"
@@ -202,20 +201,30 @@ func runComputation(u *passes.Unit) (any, error) {
 	}
 	parts := make([]part, len(owned))
 	errs := make([]error, len(owned))
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, fc := range owned {
-		g.Go(func() error {
-			if err := u.Context().Err(); err != nil {
-				return err
-			}
-			parts[i] = part{}
-			errs[i] = computationMaps(fc, parts[i])
-			return nil
-		})
+	one := func(i int) error {
+		if err := u.Context().Err(); err != nil {
+			return err
+		}
+		parts[i] = part{}
+		errs[i] = computationMaps(owned[i], parts[i])
+		return nil
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
+	// At most the pipeline's jobs at once; with one job, in this goroutine.
+	if u.Jobs() == 1 {
+		for i := range owned {
+			if err := one(i); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		var g errgroup.Group
+		g.SetLimit(u.Jobs())
+		for i := range owned {
+			g.Go(func() error { return one(i) })
+		}
+		if err := g.Wait(); err != nil {
+			return nil, err
+		}
 	}
 	for i := range owned {
 		if errs[i] != nil {

@@ -44,10 +44,15 @@
 // returns a Pipeline; Run(ctx, module) runs the passes in the order given.
 // Before a pass runs, its Requires run (once: results are cached until a
 // pass calls Unit.SetChanged, which invalidates them). RunComputation is
-// called for every non-fusion computation in callee-before-caller order
-// (graph.CallGraph.NonFusionPostOrder), fanned out over an errgroup with
-// SetLimit(Jobs); a CalleesFirst pass waits for a computation's callees
-// before running it. Results and errors land in per-computation slots, so
+// called for every non-fusion computation, fanned out over at most Jobs
+// workers (largest computation first; callee before caller, from
+// graph.CallGraph.NonFusionPostOrder, when a CalleesFirst pass waits for a
+// computation's callees before running it). Consecutive requested analyses
+// with a RunComputation whose Requires already ran share one fan-out, each
+// computation getting the whole chain, as MLIR's pass manager runs a nested
+// pipeline on one function before the next; Transform passes are barriers.
+// Unit.Jobs gives a pass the limit for work it fans out itself. Results
+// and errors land in per-(pass, computation) slots, so
 // output is byte-identical for any Jobs, and the errors of every
 // computation are reported, in module order, as an ErrorList inside a
 // *PassError. After a pass changed the IR, Verify runs and a failure reads

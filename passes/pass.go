@@ -169,7 +169,14 @@ type Unit struct {
 	diags    []*Error
 	changed  *atomic.Bool
 	dag      *graph.DAG
+	jobs     int
 }
+
+// Jobs returns the pipeline's job limit (Options.Jobs, at least 1). A pass
+// that fans out work of its own inside a unit must run at most this many
+// goroutines at once, so that Jobs bounds all of a run's parallelism and
+// 1 means sequential.
+func (u *Unit) Jobs() int { return max(u.jobs, 1) }
 
 // Context returns the run's context; long loops should check its Err.
 func (u *Unit) Context() context.Context { return u.ctx }

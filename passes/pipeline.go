@@ -138,15 +138,98 @@ type run struct {
 // first failing pass stops the run: its error is a *PassError wrapping an
 // ErrorList with every computation's errors, in module order. Cancelling
 // ctx stops the run promptly with ctx's error.
+//
+// Consecutive requested analyses with a RunComputation whose requirements
+// have already run go through the computations together, in one fan-out,
+// as MLIR's pass manager runs a nested pipeline on one function before the
+// next: each computation gets the whole chain of their RunComputation
+// calls, then their Run functions follow in order. Results, errors, events
+// and the rest of the run are those of running them one after another;
+// only a later pass of the chain may be called on computations before an
+// earlier one's Run (never on one where an earlier pass reported errors).
+// Transform passes are barriers: they finish, and are verified, alone.
 func (pl *Pipeline) Run(ctx context.Context, m *hlo.Module) (*Results, error) {
 	r := &run{pl: pl, mod: m, valid: map[*Pass]any{},
 		res: &Results{Module: m, Passes: pl.Passes(), values: map[*Pass]any{}}}
-	for _, p := range pl.passes {
-		if err := r.ensure(ctx, p, true); err != nil {
+	for i := 0; i < len(pl.passes); {
+		if ch := r.chain(pl.passes[i:]); len(ch) > 1 {
+			if err := r.runChain(ctx, ch); err != nil {
+				return r.res, err
+			}
+			i += len(ch)
+			continue
+		}
+		if err := r.ensure(ctx, pl.passes[i], true); err != nil {
 			return r.res, err
 		}
+		i++
 	}
 	return r.res, nil
+}
+
+// chain returns the longest prefix of ps that can run in one fan-out:
+// analyses with a RunComputation, not yet run, each once, whose Requires
+// have all run (and so are not among the chain's earlier passes).
+func (r *run) chain(ps []*Pass) []*Pass {
+	for k, p := range ps {
+		if p.RunComputation == nil || p.Transform || slices.Contains(ps[:k], p) {
+			return ps[:k]
+		}
+		if _, ok := r.valid[p]; ok {
+			return ps[:k]
+		}
+		for _, q := range p.Requires {
+			if _, ok := r.valid[q]; !ok {
+				return ps[:k]
+			}
+		}
+	}
+	return ps
+}
+
+// runChain runs the passes of a chain (see chain) with one fan-out, then
+// records each in order as ensure would. The fan-out's wall time is shared
+// among the passes in proportion to the time their units took on the large
+// computations (see timedUnit), evenly when there are none.
+func (r *run) runChain(ctx context.Context, ps []*Pass) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	start := time.Now()
+	fs, err := r.fanOut(ctx, ps)
+	wall := time.Since(start)
+	if err != nil {
+		r.res.Timings = append(r.res.Timings, Timing{Pass: ps[0].Name, Elapsed: wall})
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &PassError{Pass: ps[0].Name, Err: err}
+	}
+	var busy time.Duration
+	for k := range fs {
+		busy += fs[k].busy
+	}
+	for k, p := range ps {
+		share := wall / time.Duration(len(ps))
+		if busy > 0 {
+			share = time.Duration(float64(wall) * float64(fs[k].busy) / float64(busy))
+		}
+		changed, err := r.record(ctx, p, true, &fs[k], share)
+		if err != nil {
+			return err
+		}
+		if changed {
+			// Not a Transform pass, but it changed the IR: the rest
+			// of the chain saw the old IR and runs again.
+			for _, q := range ps[k+1:] {
+				if err := r.ensure(ctx, q, true); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	return nil
 }
 
 func (r *run) ensure(ctx context.Context, p *Pass, requested bool) error {
@@ -158,18 +241,26 @@ func (r *run) ensure(ctx context.Context, p *Pass, requested bool) error {
 			return err
 		}
 	}
+	_, err := r.record(ctx, p, requested, nil, 0)
+	return err
+}
+
+// record runs p (its Run only, on the fan-out results pre, when pre is not
+// nil), records its result, timing and event, and verifies the IR if p
+// changed it. fanTime is the part of the fan-out's wall time charged to p.
+func (r *run) record(ctx context.Context, p *Pass, requested bool, pre *fanned, fanTime time.Duration) (changed bool, err error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return false, err
 	}
 	start := time.Now()
-	v, changed, err := r.runPass(ctx, p)
-	elapsed := time.Since(start)
+	v, changed, err := r.runPass(ctx, p, pre)
+	elapsed := time.Since(start) + fanTime
 	r.res.Timings = append(r.res.Timings, Timing{Pass: p.Name, Elapsed: elapsed})
 	if err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return false, ctx.Err()
 		}
-		return &PassError{Pass: p.Name, Err: err}
+		return false, &PassError{Pass: p.Name, Err: err}
 	}
 	if changed {
 		clear(r.valid)
@@ -181,20 +272,20 @@ func (r *run) ensure(ctx context.Context, p *Pass, requested bool) error {
 	r.seq++
 	r.pl.opts.Logger.Debug("pass done", zap.String("pass", p.Name), zap.Bool("changed", changed), zap.Duration("elapsed", elapsed))
 	if changed && !r.pl.opts.NoVerify && p != Verify {
-		if _, _, err := r.runPass(ctx, Verify); err != nil {
+		if _, _, err := r.runPass(ctx, Verify, nil); err != nil {
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return false, ctx.Err()
 			}
-			return &PassError{Pass: Verify.Name, After: p.Name, Err: err}
+			return false, &PassError{Pass: Verify.Name, After: p.Name, Err: err}
 		}
 	}
 	if r.pl.opts.AfterPass != nil {
 		ev := PassEvent{Seq: r.seq, Pass: p, Requested: requested, Changed: changed, Elapsed: elapsed, Module: r.mod}
 		if err := r.pl.opts.AfterPass(ev); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return nil
+	return changed, nil
 }
 
 // parallelCallGraph is the instruction count from which the call graph is
@@ -218,14 +309,9 @@ func (r *run) callGraph() *graph.CallGraph {
 	return r.cg
 }
 
-func (r *run) newUnit(ctx context.Context, p *Pass, c *hlo.Computation, parts ComputationResults, changed *atomic.Bool) *Unit {
-	u := new(Unit)
-	r.initUnit(u, ctx, p, c, parts, changed)
-	return u
-}
-
-// initUnit sets up u, a zero Unit, for running p on c (nil for Run).
-func (r *run) initUnit(u *Unit, ctx context.Context, p *Pass, c *hlo.Computation, parts ComputationResults, changed *atomic.Bool) {
+// initUnit sets up u, a zero Unit, for running p on c (nil for Run) with
+// the results of p's Requires in reqs.
+func (r *run) initUnit(u *Unit, ctx context.Context, p *Pass, c *hlo.Computation, reqs map[*Pass]any, parts ComputationResults, changed *atomic.Bool) {
 	log := r.pl.opts.Logger
 	// Child loggers cost allocations; skip them when nothing is logged.
 	if log.Core().Enabled(zapcore.ErrorLevel) {
@@ -235,7 +321,7 @@ func (r *run) initUnit(u *Unit, ctx context.Context, p *Pass, c *hlo.Computation
 		}
 	}
 	*u = Unit{Pass: p, Module: r.mod, Computation: c, CallGraph: r.callGraph(), Logger: log,
-		ctx: ctx, resultOf: r.requiredResults(p), parts: parts, changed: changed}
+		ctx: ctx, resultOf: reqs, parts: parts, changed: changed, jobs: r.pl.opts.Jobs}
 }
 
 // requiredResults returns the results of p's Requires, shared read-only by
@@ -251,20 +337,34 @@ func (r *run) requiredResults(p *Pass) map[*Pass]any {
 	return r.reqs
 }
 
-// runPass runs one pass: the per-computation fan-out, then Run.
-func (r *run) runPass(ctx context.Context, p *Pass) (result any, changed bool, err error) {
-	r.requiredResults(p) // before the fan-out: units only read it
-	var flag atomic.Bool
-	var errs ErrorList
-	var parts ComputationResults
-	if p.RunComputation != nil {
-		parts, errs, err = r.fanOut(ctx, p, &flag)
+// timedUnit is the instruction count from which the units of a chain are
+// timed, to share the chain's wall time among its passes.
+const timedUnit = 64
+
+// fanned is what a pass's RunComputation calls produced in a fan-out.
+type fanned struct {
+	parts ComputationResults
+	errs  ErrorList
+	flag  atomic.Bool   // set by Unit.SetChanged
+	busy  time.Duration // time its units on large computations took, in chains only
+}
+
+// runPass runs one pass: the per-computation fan-out (or its results pre,
+// when not nil), then Run.
+func (r *run) runPass(ctx context.Context, p *Pass, pre *fanned) (result any, changed bool, err error) {
+	if pre == nil && p.RunComputation != nil {
+		fs, err := r.fanOut(ctx, []*Pass{p})
 		if err != nil {
 			return nil, false, err
 		}
+		pre = &fs[0]
+	} else if pre == nil {
+		pre = new(fanned)
 	}
+	parts, errs, flag := pre.parts, pre.errs, &pre.flag
 	if p.Run != nil && len(errs) == 0 {
-		u := r.newUnit(ctx, p, nil, parts, &flag)
+		u := new(Unit)
+		r.initUnit(u, ctx, p, nil, r.requiredResults(p), parts, flag)
 		v, err := r.call(p, u)
 		result = v
 		errs = append(errs, u.diags...)
@@ -324,37 +424,110 @@ func (r *run) call(p *Pass, u *Unit) (v any, err error) {
 	return p.Run(u)
 }
 
-// fanOut runs p.RunComputation on every non-fusion computation. Results and
-// errors go into per-computation slots, so the outcome does not depend on
-// the number of jobs; errors come back in module order.
-func (r *run) fanOut(ctx context.Context, p *Pass, flag *atomic.Bool) (ComputationResults, ErrorList, error) {
+// fanOut runs the RunComputation of every pass of ps on every non-fusion
+// computation: each computation gets the chain ps[0], ps[1], ... in turn.
+// Results and errors go into per-(pass, computation) slots, so the outcome
+// does not depend on the number of jobs; errors come back in module order.
+// With several passes, a pass is not run where an earlier one reported
+// errors (on that computation, or on any computation once seen): the
+// earlier pass fails the run, and the later one's results are dropped.
+func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
+	g, gctx := errgroup.WithContext(ctx)
+	// The helpers start first: on a virtual machine a goroutine started
+	// on an idle CPU begins tens of microseconds later (the CPU must be
+	// woken), time this goroutine spends on the call graph and the setup.
+	// The caller is a worker too.
+	var work func(spent []time.Duration) error // set before start closes
+	start := make(chan struct{})
+	var ready atomic.Bool
+	helpers := min(r.pl.opts.Jobs, len(r.mod.Computations)) - 1
+	timed := len(ps) > 1
+	np := len(ps)
+	var busy []atomic.Int64 // nanoseconds per pass
+	if timed {
+		busy = make([]atomic.Int64, np)
+	}
+	for range helpers {
+		g.Go(func() error {
+			awaitStart(&ready, start)
+			if work == nil {
+				return nil
+			}
+			var spent []time.Duration
+			if timed {
+				spent = make([]time.Duration, np)
+				defer func() {
+					for k, d := range spent {
+						busy[k].Add(int64(d))
+					}
+				}()
+			}
+			return work(spent)
+		})
+	}
+	if helpers > 0 {
+		// A new goroutine waits in this P's next slot, which an idle P
+		// running a GC mark worker does not watch (a quarter of the
+		// helpers then started only when this goroutine blocked).
+		// Yielding runs the helpers here until their first poll yields,
+		// which puts them on the global queue, watched by every P.
+		runtime.Gosched()
+	}
+	begin := func() {
+		ready.Store(true)
+		close(start)
+	}
 	cg := r.callGraph()
-	comps, err := r.fanOutOrder(p.CalleesFirst)
+	calleesFirst := slices.ContainsFunc(ps, func(p *Pass) bool { return p.CalleesFirst })
+	comps, err := r.fanOutOrder(calleesFirst)
 	if err != nil {
-		return nil, nil, err
+		begin()
+		_ = g.Wait()
+		return nil, err
 	}
 	n := len(r.mod.Computations)
-	parts := make(ComputationResults, n)
-	diags := make([][]*Error, n)
-	units := make([]Unit, n) // one allocation for all units
+	fs := make([]fanned, np)
+	reqs := make([]map[*Pass]any, np)
+	for k, p := range ps {
+		fs[k].parts = make(ComputationResults, n)
+		reqs[k] = r.requiredResults(p)
+	}
+	diags := make([][]*Error, np*n) // [k*n+i]: pass k on computation i
+	units := make([]Unit, np*n)     // one allocation for all units
 	var done []chan struct{}
-	var failed []atomic.Bool
-	if p.CalleesFirst {
+	var failed []atomic.Bool // [k*n+i]
+	if calleesFirst {
 		done = make([]chan struct{}, n)
 		for i := range done {
 			done[i] = make(chan struct{})
 		}
-		failed = make([]atomic.Bool, n)
+		failed = make([]atomic.Bool, np*n)
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	var finished atomic.Int64
+	// stop is the first pass that reported errors (np while none did);
+	// the passes after it are skipped.
+	var stop atomic.Int64
+	stop.Store(int64(np))
+	failPass := func(k int) {
+		for {
+			s := stop.Load()
+			if int64(k) >= s || stop.CompareAndSwap(s, int64(k)) {
+				return
+			}
+		}
+	}
+	var finished []atomic.Int64
+	if r.pl.opts.Progress != nil {
+		finished = make([]atomic.Int64, np)
+	}
 	total := len(comps)
-	one := func(c *hlo.Computation) error {
+	// one runs the chain on c; spent accumulates its time per pass.
+	one := func(c *hlo.Computation, spent []time.Duration) error {
 		i := cg.Index(c)
 		if done != nil {
-			defer close(done[i])
-			// Callees were taken earlier (post-order) by running
+			// The chain on c starts after the chains on its callees
+			// ended, which were taken earlier (post-order) by running
 			// workers, so waiting here cannot starve them.
+			defer close(done[i])
 			for _, callee := range cg.Reachable(c) {
 				j := cg.Index(callee)
 				if j == i || cg.IsFusionComputation(callee) {
@@ -365,25 +538,55 @@ func (r *run) fanOut(ctx context.Context, p *Pass, flag *atomic.Bool) (Computati
 				case <-gctx.Done():
 					return gctx.Err()
 				}
-				if failed[j].Load() {
-					failed[i].Store(true)
-					return nil // the callee's errors are reported
-				}
 			}
 		}
 		if err := gctx.Err(); err != nil {
 			return err
 		}
-		u := &units[i]
-		r.initUnit(u, gctx, p, c, parts, flag)
-		v, err := r.call(p, u)
-		parts[i] = v
-		diags[i] = append(u.diags, asErrors(r.mod, c, err)...)
-		if len(diags[i]) > 0 && failed != nil {
-			failed[i].Store(true)
+		// Reading the clock costs about as much as a unit on a small
+		// computation: only the large ones are timed.
+		timeIt := timed && len(c.Instructions) >= timedUnit
+		var t time.Time
+		if timeIt {
+			t = time.Now()
 		}
-		if r.pl.opts.Progress != nil {
-			r.pl.opts.Progress(p.Name, int(finished.Add(1)), total)
+	chain:
+		for k, p := range ps {
+			if int64(k) > stop.Load() {
+				break
+			}
+			if p.CalleesFirst {
+				for _, callee := range cg.Reachable(c) {
+					if j := cg.Index(callee); j != i && failed[k*n+j].Load() {
+						// The callee's errors are reported.
+						failed[k*n+i].Store(true)
+						break chain
+					}
+				}
+			}
+			u := &units[k*n+i]
+			r.initUnit(u, gctx, p, c, reqs[k], fs[k].parts, &fs[k].flag)
+			v, err := r.call(p, u)
+			fs[k].parts[i] = v
+			d := append(u.diags, asErrors(r.mod, c, err)...)
+			diags[k*n+i] = d
+			if len(d) > 0 {
+				if failed != nil {
+					failed[k*n+i].Store(true)
+				}
+				failPass(k)
+			}
+			if finished != nil {
+				r.pl.opts.Progress(p.Name, int(finished[k].Add(1)), total)
+			}
+			if timeIt {
+				now := time.Now()
+				spent[k] += now.Sub(t)
+				t = now
+			}
+			if len(d) > 0 {
+				break
+			}
 		}
 		return nil
 	}
@@ -392,46 +595,70 @@ func (r *run) fanOut(ctx context.Context, p *Pass, flag *atomic.Bool) (Computati
 	// growth each time); with one job the caller does the work. In
 	// callees-first order a worker waits only for computations already
 	// taken by running workers, so the wait always ends.
-	workers := min(r.pl.opts.Jobs, len(comps))
-	if workers <= 1 {
-		for _, c := range comps {
+	var next atomic.Int64
+	work = func(spent []time.Duration) error {
+		for {
+			k := int(next.Add(1)) - 1
+			if k >= len(comps) {
+				return nil
+			}
 			if err := gctx.Err(); err != nil {
-				return nil, nil, err
+				return err
 			}
-			if err := one(c); err != nil {
-				return nil, nil, err
+			if err := one(comps[k], spent); err != nil {
+				return err
 			}
 		}
-	} else {
-		var next atomic.Int64
-		for range workers {
-			g.Go(func() error {
-				for {
-					k := int(next.Add(1)) - 1
-					if k >= len(comps) {
-						return nil
-					}
-					if err := gctx.Err(); err != nil {
-						return err
-					}
-					if err := one(comps[k]); err != nil {
-						return err
-					}
-				}
-			})
-		}
+	}
+	begin()
+	var spent []time.Duration
+	if timed {
+		spent = make([]time.Duration, np)
+	}
+	err = work(spent)
+	for k, d := range spent {
+		busy[k].Add(int64(d))
 	}
 	if err := g.Wait(); err != nil {
-		return nil, nil, err
+		return nil, err
+	}
+	if err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	var errs ErrorList
-	for _, d := range diags {
-		errs = append(errs, d...)
+	for k := range fs {
+		for _, d := range diags[k*n : (k+1)*n] {
+			fs[k].errs = append(fs[k].errs, d...)
+		}
+		if timed {
+			fs[k].busy = time.Duration(busy[k].Load())
+		}
 	}
-	return parts, errs, nil
+	return fs, nil
+}
+
+// spinStart bounds how long a helper polls for the start of its fan-out
+// before it sleeps: longer than building the call graph and setting up a
+// fan-out take on a large module (about 170 us on the llama 70B module),
+// since a helper that sleeps meanwhile is woken again 70-600 us late.
+const spinStart = 500 * time.Microsecond
+
+// awaitStart returns once ready is set and start closed. It polls first,
+// so that a helper woken ahead of its work is not put back to sleep (and
+// woken again) while the call graph is built.
+func awaitStart(ready *atomic.Bool, start chan struct{}) {
+	deadline := time.Now().Add(spinStart)
+	for i := 0; !ready.Load(); i++ {
+		if i%64 == 63 {
+			if time.Now().After(deadline) {
+				break
+			}
+			runtime.Gosched()
+		}
+	}
+	<-start
 }
 
 // fanOutOrder returns the non-fusion computations in the order their units

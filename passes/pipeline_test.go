@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -218,4 +220,223 @@ func TestPipelinePanicsAndResultTypes(t *testing.T) {
 
 	_, err = NewPipeline(nil, Options{})
 	assert.Error(t, err)
+}
+
+func TestUnitJobsIsThePipelinesLimit(t *testing.T) {
+	for _, jobs := range []int{0, 1, 3} {
+		var mu sync.Mutex
+		seen := map[int]bool{}
+		p := &Pass{Name: "jobs", Doc: "record the job limit",
+			RunComputation: func(u *Unit) (any, error) {
+				mu.Lock()
+				seen[u.Jobs()] = true
+				mu.Unlock()
+				return nil, nil
+			},
+			Run: func(u *Unit) (any, error) {
+				mu.Lock()
+				seen[u.Jobs()] = true
+				mu.Unlock()
+				return nil, nil
+			}}
+		pl, err := NewPipeline([]*Pass{p}, Options{Jobs: jobs})
+		require.NoError(t, err)
+		_, err = pl.Run(context.Background(), hlotest.CallsModule(4, 2))
+		require.NoError(t, err)
+		want := jobs
+		if jobs == 0 {
+			want = runtime.GOMAXPROCS(0)
+		}
+		assert.Equal(t, map[int]bool{want: true}, seen, "Options.Jobs=%d", jobs)
+	}
+}
+
+// tracer returns an analysis with a RunComputation that logs "name:comp"
+// into log, and a Run that logs "name:run".
+func tracer(name string, log *[]string, mu *sync.Mutex, requires ...*Pass) *Pass {
+	add := func(s string) {
+		mu.Lock()
+		*log = append(*log, s)
+		mu.Unlock()
+	}
+	return &Pass{Name: name, Doc: "trace", Requires: requires, ResultType: reflect.TypeFor[int](),
+		RunComputation: func(u *Unit) (any, error) {
+			for _, q := range u.Pass.Requires {
+				if u.ResultOf(q) == nil {
+					return nil, errors.New("required result missing")
+				}
+			}
+			add(name + ":" + u.Computation.Name)
+			return len(u.Computation.Instructions), nil
+		},
+		Run: func(u *Unit) (any, error) {
+			add(name + ":run")
+			n := 0
+			for _, c := range u.Module.Computations {
+				v, _ := u.Part(c).(int)
+				n += v
+			}
+			return n, nil
+		}}
+}
+
+func TestPipelineChainsAnalysesInOneFanOut(t *testing.T) {
+	var mu sync.Mutex
+	var log []string
+	a, b := tracer("a", &log, &mu), tracer("b", &log, &mu)
+	m, _ := hlotest.LoopsModule()
+	total := 0
+	for _, c := range m.Computations {
+		total += len(c.Instructions)
+	}
+	for _, jobs := range []int{1, 2, 8} {
+		log = nil
+		var events []string
+		pl, err := NewPipeline([]*Pass{a, b}, Options{Jobs: jobs, AfterPass: func(e PassEvent) error {
+			events = append(events, e.Pass.Name)
+			assert.True(t, e.Requested)
+			return nil
+		}})
+		require.NoError(t, err)
+		res, err := pl.Run(context.Background(), m)
+		require.NoError(t, err)
+		assert.Equal(t, []string{"a", "b"}, events, "jobs=%d", jobs)
+		require.Len(t, res.Timings, 2)
+		assert.Equal(t, "a", res.Timings[0].Pass)
+		assert.Equal(t, "b", res.Timings[1].Pass)
+		for _, p := range []*Pass{a, b} {
+			n, ok := ResultOf[int](res, p)
+			assert.True(t, ok)
+			assert.Equal(t, total-len(m.Computation("fused").Instructions), n, "fusion computations are not visited")
+		}
+		// Every computation's chain ends before either Run.
+		assert.Equal(t, []string{"a:run", "b:run"}, log[len(log)-2:], "jobs=%d", jobs)
+		if jobs == 1 {
+			// Largest first; each computation gets a then b.
+			for k := 0; k+3 < len(log); k += 2 {
+				assert.Equal(t, "a:", log[k][:2])
+				assert.Equal(t, "b"+log[k][1:], log[k+1])
+			}
+		}
+	}
+}
+
+func TestPipelineChainBarriers(t *testing.T) {
+	var mu sync.Mutex
+	var log []string
+	x := tracer("x", &log, &mu)
+	a := tracer("a", &log, &mu)
+	needsX := tracer("needs_x", &log, &mu, x)
+	needsA := tracer("needs_a", &log, &mu, a)
+	needsX2 := tracer("needs_x2", &log, &mu, x)
+	touch := &Pass{Name: "touch", Doc: "transform that changes nothing", Transform: true,
+		RunComputation: func(u *Unit) (any, error) {
+			mu.Lock()
+			log = append(log, "touch:"+u.Computation.Name)
+			mu.Unlock()
+			return nil, nil
+		}}
+	cases := []struct {
+		name   string
+		ps     []*Pass
+		chains [][]string // passes whose computations interleave
+	}{
+		// x is not run yet: needs_x runs alone after it.
+		{"unsatisfied requirement", []*Pass{a, needsX}, nil},
+		// needs_a reads a's module-level result.
+		{"result of an earlier pass", []*Pass{a, needsA}, nil},
+		{"transform", []*Pass{a, touch, x}, nil},
+		{"after a transform", []*Pass{touch, a, x}, [][]string{{"a", "x"}}},
+		// needs_x cannot join x's chain, which runs before it.
+		{"requirement run in the chain", []*Pass{x, a, needsX}, [][]string{{"x", "a"}}},
+		{"requirement already run", []*Pass{needsX, a, needsX2}, [][]string{{"a", "needs_x2"}}},
+	}
+	for _, tc := range cases {
+		log = nil
+		pl, err := NewPipeline(tc.ps, Options{Jobs: 1})
+		require.NoError(t, err)
+		_, err = pl.Run(context.Background(), hlotest.CallsModule(3, 2))
+		require.NoError(t, err, tc.name)
+		// Collapse the log into runs of one pass.
+		var runs []string
+		for _, s := range log {
+			name := s[:strings.IndexByte(s, ':')]
+			if len(runs) == 0 || runs[len(runs)-1] != name {
+				runs = append(runs, name)
+			}
+		}
+		interleaved := map[string]bool{}
+		for _, ch := range tc.chains {
+			for _, p := range ch {
+				interleaved[p] = true
+			}
+		}
+		for _, p := range tc.ps {
+			count := 0
+			for _, r := range runs {
+				if r == p.Name {
+					count++
+				}
+			}
+			if interleaved[p.Name] {
+				assert.Greater(t, count, 2, "%s: %s runs interleaved with its chain: %v", tc.name, p.Name, runs)
+			} else {
+				assert.LessOrEqual(t, count, 2, "%s: %s runs alone (fan-out, then Run): %v", tc.name, p.Name, runs)
+			}
+		}
+	}
+}
+
+func TestPipelineChainStopsAtTheFirstFailingPass(t *testing.T) {
+	m := hlotest.CallsModule(6, 3)
+	foreign := m.Computations[0].Instructions[0]
+	for _, name := range []string{"c4", "c1"} {
+		m.Computation(name).Instructions[1].Operands[0] = foreign
+	}
+	var later atomic.Int32
+	after := &Pass{Name: "after", Doc: "count calls", CalleesFirst: true,
+		RunComputation: func(u *Unit) (any, error) {
+			if u.Computation.Name == "c1" || u.Computation.Name == "c4" {
+				t.Errorf("ran on %s after verify failed there", u.Computation.Name)
+			}
+			later.Add(1)
+			return nil, nil
+		}}
+	for _, jobs := range []int{1, 2, 4} {
+		pl, err := NewPipeline([]*Pass{Verify, after, Stats}, Options{Jobs: jobs})
+		require.NoError(t, err)
+		res, err := pl.Run(context.Background(), m)
+		var buf bytes.Buffer
+		PrintErrors(&buf, err)
+		assert.Equal(t, "pass verify: c1/v0: operand 0 (fp) is not defined in computation c1\n"+
+			"pass verify: c4/v0: operand 0 (fp) is not defined in computation c4\n", buf.String(), "jobs=%d", jobs)
+		_, ok := res.Of(after)
+		assert.False(t, ok)
+		_, ok = res.Of(Stats)
+		assert.False(t, ok)
+	}
+}
+
+func TestPipelineChainGivesTheSameResults(t *testing.T) {
+	for _, cm := range hlotest.CorpusModules(t)[:6] {
+		var want []any
+		for _, p := range []*Pass{Verify, Stats} {
+			pl, err := NewPipeline([]*Pass{p}, Options{Jobs: 1})
+			require.NoError(t, err)
+			res, err := pl.Run(context.Background(), cm.Module)
+			require.NoError(t, err)
+			v, _ := res.Of(p)
+			want = append(want, v)
+		}
+		for _, jobs := range []int{1, 2} {
+			pl, err := NewPipeline([]*Pass{Verify, Stats}, Options{Jobs: jobs})
+			require.NoError(t, err)
+			res, err := pl.Run(context.Background(), cm.Module)
+			require.NoError(t, err)
+			for k, p := range []*Pass{Verify, Stats} {
+				v, _ := res.Of(p)
+				assert.Equal(t, want[k], v, "%s %s jobs=%d", cm.Path, p.Name, jobs)
+			}
+		}
+	}
 }
