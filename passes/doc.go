@@ -59,6 +59,20 @@
 // `verify after pass "x": mod.hlo:3:5: main/add: ...`. A cancelled context
 // stops the run between computations and passes.
 //
+// # Parallel speed-up
+//
+// Consecutive analyses share one fan-out: each job runs the whole chain of
+// passes on its computation, as MLIR's nested pass pipelines do, and the
+// helpers start before the call graph is built. On the largest
+// multi-computation corpus module (llama 70B, 342 computations, the entry
+// holding a third of the instructions) verify+stats take about 1.0 ms with
+// one job and 0.78 ms with two on the 2-core development machine (1.3x).
+// Profiles bound it near 1.37x there: about 190 us of each run is serial
+// setup (mostly the call graph), the passes are limited by memory traffic
+// (random reads scale 1.15-1.34x on that machine, arithmetic 1.9x), and the
+// garbage collector, which runs free on the idle core with one job,
+// competes with the workers with two.
+//
 // # Reports: how a pass appears in hlo-opt's output
 //
 // hlo-opt prints results without knowing the passes. A result takes part by
