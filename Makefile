@@ -5,7 +5,7 @@ FUZZTIME ?= 60s
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
 
-.PHONY: all build test vet fmt-check bench fuzz golden clean
+.PHONY: all build test vet fmt-check lint bench fuzz golden clean
 
 all: build
 
@@ -17,6 +17,10 @@ vet:
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+# lint: staticcheck (fetched through the Go module proxy at a pinned version).
+lint:
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 $(PKGS)
 
 # test: the command CI runs (.ci/run). vet, gofmt check, then every test with the race detector.
 test: vet fmt-check

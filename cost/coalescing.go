@@ -284,9 +284,7 @@ func (a *FusionAnalysis) coalescing(mode CoalescingMode, d *Device, cache *Verdi
 	var froms []*hlo.Instruction
 	if a.Emitter == EmitterLoop {
 		fromShape = firstArray(&a.Roots[0].Shape)
-		for _, r := range a.Roots {
-			froms = append(froms, r)
-		}
+		froms = append(froms, a.Roots...)
 	} else {
 		hero := a.Reduce
 		if a.Emitter == EmitterTranspose {

@@ -423,8 +423,7 @@ func fusionDUSRoots(comp *hlo.Computation) map[*hlo.Instruction]bool {
 func postOrder(comp *hlo.Computation) []*hlo.Instruction {
 	seen := make(map[*hlo.Instruction]bool, len(comp.Instructions))
 	out := make([]*hlo.Instruction, 0, len(comp.Instructions))
-	var visit func(in *hlo.Instruction)
-	visit = func(in *hlo.Instruction) {
+	visit := func(in *hlo.Instruction) {
 		type frame struct {
 			in *hlo.Instruction
 			i  int

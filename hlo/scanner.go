@@ -28,9 +28,6 @@ func newScanner(file, src string, off, end, line, lineStart int) scanner {
 
 func (s *scanner) pos() Pos { return Pos{Line: s.line, Col: s.off - s.lineStart + 1} }
 
-// failed reports whether an error was recorded.
-func (s *scanner) failed() bool { return s.err != nil }
-
 // errorf records an error at p unless one is already recorded.
 func (s *scanner) errorAt(p Pos, msg string) {
 	if s.err == nil {
@@ -261,20 +258,6 @@ func (s *scanner) skipString() bool {
 	s.errorAt(start, "expected closing '\"' of string, found end of file")
 	s.advanceTo(s.end)
 	return false
-}
-
-// scanString scans a quoted string and returns it with its quotes.
-func (s *scanner) scanString(what string) (string, bool) {
-	s.skipSpace()
-	if s.peek() != '"' {
-		s.expected(what)
-		return "", false
-	}
-	start := s.off
-	if !s.skipString() {
-		return "", false
-	}
-	return s.src[start:s.off], true
 }
 
 // scanValue scans a raw attribute value: a run of non-blank bytes and

@@ -20,18 +20,6 @@ type statedConstraints struct {
 	ccOpnds map[*hlo.Instruction][]hlo.Shape
 }
 
-func m2mList(s hlo.Shape) string {
-	var parts []string
-	for _, l := range s.Leaves() {
-		if l.Shape.IsArray() && l.Shape.Layout != nil {
-			parts = append(parts, l.Shape.Layout.String())
-		} else {
-			parts = append(parts, "-")
-		}
-	}
-	return strings.Join(parts, " ")
-}
-
 func onlyM2M(s hlo.Shape) string {
 	var parts []string
 	for _, l := range s.Leaves() {

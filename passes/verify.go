@@ -49,8 +49,6 @@ func (r *VerifyResult) WriteText(w io.Writer, _ *hlo.Module) error {
 // ModuleReport is the JSON value of "verify" at module level.
 func (r *VerifyResult) ModuleReport() any { return r }
 
-type verifyCount struct{ comps, instrs int }
-
 func verifyModule(u *Unit) (any, error) {
 	m := u.Module
 	if m.Entry == nil {
