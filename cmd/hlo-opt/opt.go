@@ -67,7 +67,7 @@ func newFlagSet(env *Env, o *options) *flag.FlagSet {
 	fs.StringVar(&o.device, "device", "h100", "device model of the cost passes: h100, h200, a100, tpu-v5e, tpu-v5p or a JSON device `file`")
 	fs.StringVar(&o.target, "target", "tpu", "target of the layout pass: tpu, tpu-pred4 (4-byte PRED), gpu or cpu")
 	fs.BoolVar(&o.keepLayouts, "keep-layouts", false, "layout pass: treat every layout stated in the module as fixed")
-	fs.StringVar(&o.coalescing, "coalescing", "indexing", "coalescing analysis of the coalescing pass: indexing or heuristic (heuristic makes the cost pass use it too; it always does by default)")
+	fs.StringVar(&o.coalescing, "coalescing", "indexing", "analysis of the coalescing pass: indexing or heuristic (the cost pass derates reads by the heuristic in either case, as XLA's GPU performance model does)")
 	fs.Usage = func() {
 		fmt.Fprintf(env.Stderr, "usage: hlo-opt [flags] FILE|-\n")
 		for _, name := range subcommandNames() {
