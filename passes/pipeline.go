@@ -437,7 +437,7 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 	// on an idle CPU begins tens of microseconds later (the CPU must be
 	// woken), time this goroutine spends on the call graph and the setup.
 	// The caller is a worker too.
-	var work func(spent []time.Duration) error // set before start closes
+	var work func(spent []time.Duration, u *Unit) error // set before start closes
 	start := make(chan struct{})
 	var ready atomic.Bool
 	helpers := min(r.pl.opts.Jobs, len(r.mod.Computations)) - 1
@@ -462,7 +462,7 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 					}
 				}()
 			}
-			return work(spent)
+			return work(spent, new(Unit))
 		})
 	}
 	if helpers > 0 {
@@ -493,7 +493,6 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 		reqs[k] = r.requiredResults(p)
 	}
 	diags := make([][]*Error, np*n) // [k*n+i]: pass k on computation i
-	units := make([]Unit, np*n)     // one allocation for all units
 	var done []chan struct{}
 	var failed []atomic.Bool // [k*n+i]
 	if calleesFirst {
@@ -520,8 +519,10 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 		finished = make([]atomic.Int64, np)
 	}
 	total := len(comps)
-	// one runs the chain on c; spent accumulates its time per pass.
-	one := func(c *hlo.Computation, spent []time.Duration) error {
+	// one runs the chain on c in u, the worker's unit, set up anew for
+	// each call (nothing keeps a unit after its call, and its diagnostics
+	// are moved out); spent accumulates its time per pass.
+	one := func(c *hlo.Computation, spent []time.Duration, u *Unit) error {
 		i := cg.Index(c)
 		if done != nil {
 			// The chain on c starts after the chains on its callees
@@ -564,7 +565,6 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 					}
 				}
 			}
-			u := &units[k*n+i]
 			r.initUnit(u, gctx, p, c, reqs[k], fs[k].parts, &fs[k].flag)
 			v, err := r.call(p, u)
 			fs[k].parts[i] = v
@@ -596,7 +596,7 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 	// callees-first order a worker waits only for computations already
 	// taken by running workers, so the wait always ends.
 	var next atomic.Int64
-	work = func(spent []time.Duration) error {
+	work = func(spent []time.Duration, u *Unit) error {
 		for {
 			k := int(next.Add(1)) - 1
 			if k >= len(comps) {
@@ -605,7 +605,7 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 			if err := gctx.Err(); err != nil {
 				return err
 			}
-			if err := one(comps[k], spent); err != nil {
+			if err := one(comps[k], spent, u); err != nil {
 				return err
 			}
 		}
@@ -615,7 +615,7 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 	if timed {
 		spent = make([]time.Duration, np)
 	}
-	err = work(spent)
+	err = work(spent, new(Unit))
 	for k, d := range spent {
 		busy[k].Add(int64(d))
 	}
