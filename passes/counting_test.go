@@ -2,6 +2,7 @@ package passes
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -78,9 +79,27 @@ func TestStatsCountsManyOpcodes(t *testing.T) {
 			require.NoError(t, err)
 			st, ok := ResultOf[*StatsResult](res, Stats)
 			require.True(t, ok)
-			assert.Equal(t, want, st.Of(m.Entry).ByOpcode)
+			cs := st.Of(m.Entry)
+			assert.Equal(t, want, cs.ByOpcode.Map())
 			assert.Equal(t, want, st.Module.ByOpcode)
-			assert.Equal(t, map[string]int{}, st.Of(m.Entry).Fusions)
+			assert.Equal(t, map[string]int{}, cs.Fusions.Map())
+			assert.Equal(t, want["op1"], cs.ByOpcode.Get("op1"))
+			assert.Zero(t, cs.ByOpcode.Get("no-such-op"))
+			// In JSON the counts are the bytes of the map they hold.
+			got, err := json.Marshal(cs)
+			require.NoError(t, err)
+			viaMap, err := json.Marshal(map[string]any{
+				"instructions": cs.Instructions, "fused_instructions": cs.FusedInstructions,
+				"by_opcode": cs.ByOpcode.Map(), "fusions": cs.Fusions.Map(),
+				"parameter_bytes": cs.ParameterBytes, "output_bytes": cs.OutputBytes})
+			require.NoError(t, err)
+			assert.JSONEq(t, string(viaMap), string(got))
+			byOp, err := json.Marshal(cs.ByOpcode)
+			require.NoError(t, err)
+			wantOp, err := json.Marshal(want)
+			require.NoError(t, err)
+			assert.Equal(t, string(wantOp), string(byOp))
+			assert.Contains(t, string(got), `"fusions":{}`)
 		})
 	}
 }

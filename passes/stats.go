@@ -6,6 +6,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -34,13 +35,67 @@ type ComputationStats struct {
 	// its fusion instructions call (transitively).
 	FusedInstructions int `json:"fused_instructions"`
 	// ByOpcode counts the computation's own instructions by opcode.
-	ByOpcode map[string]int `json:"by_opcode"`
+	ByOpcode Counts `json:"by_opcode"`
 	// Fusions counts fusion instructions by kind (kLoop, kInput, ...).
-	Fusions map[string]int `json:"fusions"`
+	Fusions Counts `json:"fusions"`
 	// ParameterBytes is the total size of the parameters.
 	ParameterBytes int64 `json:"parameter_bytes"`
 	// OutputBytes is the size of the root.
 	OutputBytes int64 `json:"output_bytes"`
+}
+
+// Count is one entry of a Counts.
+type Count struct {
+	Key string
+	N   int
+}
+
+// Counts are counts by name, each name once with N > 0, in no particular
+// order. They are kept as a list since a module has hundreds of
+// computations with a few dozen names each, which maps would make
+// costlier to build than to count; Map converts them. In JSON they are an
+// object with the keys sorted, as a map[string]int is.
+type Counts []Count
+
+// Map returns the counts as a new map (empty, not nil, when there are
+// none).
+func (cs Counts) Map() map[string]int {
+	m := make(map[string]int, len(cs))
+	for _, e := range cs {
+		m[e.Key] += e.N
+	}
+	return m
+}
+
+// Get returns the count of key (0 when absent).
+func (cs Counts) Get(key string) int {
+	for _, e := range cs {
+		if e.Key == key {
+			return e.N
+		}
+	}
+	return 0
+}
+
+// MarshalJSON writes the counts as a JSON object sorted by key, without
+// HTML escaping: the bytes a map[string]int gets in a report.
+func (cs Counts) MarshalJSON() ([]byte, error) {
+	sorted := slices.SortedFunc(slices.Values(cs), func(a, b Count) int { return strings.Compare(a.Key, b.Key) })
+	buf := make([]byte, 0, 2+len(cs)*16)
+	buf = append(buf, '{')
+	for i, e := range sorted {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		k, err := marshal(e.Key)
+		if err != nil {
+			return nil, err
+		}
+		buf = append(buf, k...)
+		buf = append(buf, ':')
+		buf = strconv.AppendInt(buf, int64(e.N), 10)
+	}
+	return append(buf, '}'), nil
 }
 
 // ModuleStats are the module's totals.
@@ -103,27 +158,26 @@ func (r *StatsResult) WriteText(w io.Writer, m *hlo.Module) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "opcodes: %s\n", countList(ms.ByOpcode))
-	_, err := fmt.Fprintf(w, "fusions: %s\n", countList(ms.Fusions))
+	fmt.Fprintf(w, "opcodes: %s\n", countList(counts(ms.ByOpcode)))
+	_, err := fmt.Fprintf(w, "fusions: %s\n", countList(counts(ms.Fusions)))
 	return err
 }
 
 // countList prints counts as "add 3, multiply 2" by decreasing count, then
 // name; "-" when empty.
-func countList(m map[string]int) string {
-	if len(m) == 0 {
+func countList(cs Counts) string {
+	if len(cs) == 0 {
 		return "-"
 	}
-	keys := slices.Collect(maps.Keys(m))
-	slices.SortFunc(keys, func(a, b string) int {
-		if m[a] != m[b] {
-			return m[b] - m[a]
+	sorted := slices.SortedFunc(slices.Values(cs), func(a, b Count) int {
+		if a.N != b.N {
+			return b.N - a.N
 		}
-		return strings.Compare(a, b)
+		return strings.Compare(a.Key, b.Key)
 	})
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	parts := make([]string, len(sorted))
+	for i, e := range sorted {
+		parts[i] = fmt.Sprintf("%s %d", e.Key, e.N)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -182,23 +236,17 @@ type statsPart struct {
 	fusionComps int
 	// ops and kinds count by opcode and fusion kind, as lists, which the
 	// serial merge in statsModule reads faster than maps.
-	ops, kinds []count
+	ops, kinds Counts
 }
 
-// count is one entry of a count map.
-type count struct {
-	key string
-	n   int
-}
-
-// counts lists the entries of m, in no particular order.
-func counts(m map[string]int) []count {
+// counts lists the entries of m, sorted by key.
+func counts(m map[string]int) Counts {
 	if len(m) == 0 {
 		return nil
 	}
-	out := make([]count, 0, len(m))
-	for k, n := range m {
-		out = append(out, count{k, n})
+	out := make(Counts, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, Count{k, m[k]})
 	}
 	return out
 }
@@ -210,11 +258,10 @@ func statsComputation(u *Unit) (any, error) {
 	// own counts c's opcodes, fused those of the fused computations c
 	// owns (allocated on first use); kinds count fusion kinds the same
 	// way.
-	var own tally
-	var fused *tally
-	var ownKinds, fusedKinds map[string]int
+	var own, ownKinds tally
+	var fused, fusedKinds *tally
 	hasFusion := false
-	count := func(c *hlo.Computation, ops *tally, kinds *map[string]int) error {
+	count := func(c *hlo.Computation, ops, kinds *tally) error {
 		for i, in := range c.Instructions {
 			if i%1024 == 0 {
 				if err := u.Context().Err(); err != nil {
@@ -224,10 +271,7 @@ func statsComputation(u *Unit) (any, error) {
 			ops.add(string(in.Opcode), 1)
 			if in.Opcode == "fusion" {
 				hasFusion = true
-				if *kinds == nil {
-					*kinds = map[string]int{}
-				}
-				(*kinds)[fusionKind(in)]++
+				kinds.add(fusionKind(in), 1)
 			}
 		}
 		part.instrs += len(c.Instructions)
@@ -255,9 +299,9 @@ func statsComputation(u *Unit) (any, error) {
 				if callers := u.CallGraph.Callers(fc); len(callers) > 0 && callers[0].Caller == in {
 					part.fusionComps++
 					if fused == nil {
-						fused = new(tally)
+						fused, fusedKinds = new(tally), new(tally)
 					}
-					if err := count(fc, fused, &fusedKinds); err != nil {
+					if err := count(fc, fused, fusedKinds); err != nil {
 						return err
 					}
 				}
@@ -273,24 +317,18 @@ func statsComputation(u *Unit) (any, error) {
 			return nil, err
 		}
 	}
-	s.ByOpcode = own.toMap()
-	s.Fusions = ownKinds
-	if s.Fusions == nil {
-		s.Fusions = map[string]int{}
-	}
+	s.ByOpcode, s.Fusions = own.list(), ownKinds.list()
 	if fused == nil {
-		part.ops, part.kinds = own.list(), counts(ownKinds)
+		// The module totals read the same lists.
+		part.ops, part.kinds = s.ByOpcode, s.Fusions
 	} else {
-		for _, e := range own.list() {
-			fused.add(e.key, e.n)
+		for _, e := range s.ByOpcode {
+			fused.add(e.Key, e.N)
 		}
-		for k, n := range ownKinds {
-			if fusedKinds == nil {
-				fusedKinds = map[string]int{}
-			}
-			fusedKinds[k] += n
+		for _, e := range s.Fusions {
+			fusedKinds.add(e.Key, e.N)
 		}
-		part.ops, part.kinds = fused.list(), counts(fusedKinds)
+		part.ops, part.kinds = fused.list(), fusedKinds.list()
 	}
 	for _, p := range c.Params {
 		if p != nil {
@@ -307,7 +345,7 @@ func statsComputation(u *Unit) (any, error) {
 // it is three quarters full, then in a map. Opcodes are few and their
 // strings are mostly shared constants, so this is cheaper than a map.
 type tally struct {
-	slots [64]count // n == 0: empty
+	slots [64]Count // N == 0: empty
 	used  int
 	over  map[string]int
 }
@@ -323,18 +361,18 @@ func (t *tally) add(k string, n int) {
 	}
 	for i := h % uint(len(t.slots)); ; i = (i + 1) % uint(len(t.slots)) {
 		e := &t.slots[i]
-		if e.n == 0 {
+		if e.N == 0 {
 			if t.used == len(t.slots)*3/4 {
 				t.spill()
 				t.over[k] += n
 				return
 			}
-			e.key, e.n = k, n
+			e.Key, e.N = k, n
 			t.used++
 			return
 		}
-		if e.key == k {
-			e.n += n
+		if e.Key == k {
+			e.N += n
 			return
 		}
 	}
@@ -344,8 +382,8 @@ func (t *tally) add(k string, n int) {
 func (t *tally) spill() {
 	t.over = make(map[string]int, 2*t.used)
 	for _, e := range t.slots {
-		if e.n != 0 {
-			t.over[e.key] += e.n
+		if e.N != 0 {
+			t.over[e.Key] += e.N
 		}
 	}
 }
@@ -357,21 +395,24 @@ func (t *tally) toMap() map[string]int {
 	}
 	m := make(map[string]int, t.used)
 	for _, e := range t.slots {
-		if e.n != 0 {
-			m[e.key] = e.n
+		if e.N != 0 {
+			m[e.Key] = e.N
 		}
 	}
 	return m
 }
 
 // list returns the counts as a list.
-func (t *tally) list() []count {
+func (t *tally) list() Counts {
 	if t.over != nil {
 		return counts(t.over)
 	}
-	out := make([]count, 0, t.used)
+	if t.used == 0 {
+		return nil
+	}
+	out := make(Counts, 0, t.used)
 	for _, e := range t.slots {
-		if e.n != 0 {
+		if e.N != 0 {
 			out = append(out, e)
 		}
 	}
@@ -393,10 +434,10 @@ func statsModule(u *Unit) (any, error) {
 		ms.Instructions += part.instrs
 		ms.FusionComputations += part.fusionComps
 		for _, e := range part.ops {
-			ops.add(e.key, e.n)
+			ops.add(e.Key, e.N)
 		}
 		for _, e := range part.kinds {
-			kinds.add(e.key, e.n)
+			kinds.add(e.Key, e.N)
 		}
 	}
 	ms.ByOpcode, ms.Fusions = ops.toMap(), kinds.toMap()
