@@ -205,18 +205,42 @@ type CallGraph struct {
 	mod   *hlo.Module
 	nodes []*CompNode
 	index map[*hlo.Computation]int
-	// sites[i] are the calls made by computation i, in program order;
-	// callers[i] the calls made to it, in module order. Both are windows
-	// of one backing array each.
-	sites, callers [][]CallSite
-	succs, preds   [][]int
-	unresolved     []Unresolved
+	// The calls made by computation i, in program order, are
+	// siteFlat[at[0][i]:at[0][i+1]]; the calls made to it, in module
+	// order, callerFlat[at[1][i]:at[1][i+1]]; its distinct callees,
+	// succFlat[at[2][i]:at[2][i+1]], and callers, predFlat[at[3][i]:...].
+	// Offsets rather than slices per computation: the graph is built for
+	// every pipeline run, and its garbage is the collector's work.
+	siteFlat, callerFlat []CallSite
+	succFlat, predFlat   []int
+	at                   [4][]int32
+	unresolved           []Unresolved
 	// fusion[i] says whether computation i is called by a fusion.
 	fusion []bool
 
 	postOnce sync.Once
 	post     []int // PostOrder as indices
 	postErr  error
+}
+
+func (g *CallGraph) sitesOf(i int) []CallSite {
+	a, b := g.at[0][i], g.at[0][i+1]
+	return g.siteFlat[a:b:b]
+}
+
+func (g *CallGraph) callersOf(i int) []CallSite {
+	a, b := g.at[1][i], g.at[1][i+1]
+	return g.callerFlat[a:b:b]
+}
+
+func (g *CallGraph) succsOf(i int) []int {
+	a, b := g.at[2][i], g.at[2][i+1]
+	return g.succFlat[a:b:b]
+}
+
+func (g *CallGraph) predsOf(i int) []int {
+	a, b := g.at[3][i], g.at[3][i+1]
+	return g.predFlat[a:b:b]
 }
 
 // cgScan holds the call sites and unresolved names found in some
@@ -239,8 +263,11 @@ func NewCallGraphJobs(m *hlo.Module, jobs int) *CallGraph {
 	n := len(m.Computations)
 	g := &CallGraph{
 		mod: m, nodes: make([]*CompNode, n), index: make(map[*hlo.Computation]int, n),
-		sites: make([][]CallSite, n), callers: make([][]CallSite, n),
-		succs: make([][]int, n), preds: make([][]int, n), fusion: make([]bool, n),
+		fusion: make([]bool, n),
+	}
+	at := make([]int32, 4*(n+1)) // the four offset arrays in one block
+	for k := range g.at {
+		g.at[k] = at[k*(n+1) : (k+1)*(n+1) : (k+1)*(n+1)]
 	}
 	nodes := make([]CompNode, n)
 	for i, c := range m.Computations {
@@ -267,14 +294,14 @@ func NewCallGraphJobs(m *hlo.Module, jobs int) *CallGraph {
 		}
 	}
 	var b cgScan
-	start := make([]int, n+1)
+	start := g.at[0]
 	if jobs = min(jobs, n); jobs <= 1 {
 		b = cgScan{g: g, byName: byName}
 		for i, c := range m.Computations {
-			start[i] = len(b.sites)
+			start[i] = int32(len(b.sites))
 			scan(&b, c)
 		}
-		start[n] = len(b.sites)
+		start[n] = int32(len(b.sites))
 	} else {
 		// Workers take computations in order; each computation's
 		// findings get a slot, joined in module order afterwards.
@@ -301,25 +328,26 @@ func NewCallGraphJobs(m *hlo.Module, jobs int) *CallGraph {
 		}
 		b = cgScan{sites: make([]CallSite, 0, total), to: make([]int32, 0, total)}
 		for i := range per {
-			start[i] = len(b.sites)
+			start[i] = int32(len(b.sites))
 			b.sites = append(b.sites, per[i].sites...)
 			b.to = append(b.to, per[i].to...)
 			b.unres = append(b.unres, per[i].unres...)
 		}
-		start[n] = len(b.sites)
+		start[n] = int32(len(b.sites))
 	}
 	g.unresolved = b.unres
+	g.siteFlat = b.sites
 
 	// succs: distinct callees in call-site order; callers and preds are
 	// filled by a counting sort over the callees, which keeps module
-	// order.
+	// order: at[1] and at[3] first count at j+1, then, summed, start the
+	// windows, are advanced while filling them (ending each window where
+	// the next starts) and are shifted back.
 	mark := make([]int, n) // mark[j] == i+1: j already a successor of i
-	ncallers := make([]int, n+1)
-	npreds := make([]int, n+1)
+	ncallers, npreds, succAt := g.at[1], g.at[3], g.at[2]
 	succFlat := make([]int, 0, len(b.sites))
 	for i := range n {
-		g.sites[i] = b.sites[start[i]:start[i+1]:start[i+1]]
-		from := len(succFlat)
+		succAt[i] = int32(len(succFlat))
 		for k := start[i]; k < start[i+1]; k++ {
 			j := int(b.to[k])
 			ncallers[j+1]++
@@ -332,40 +360,30 @@ func NewCallGraphJobs(m *hlo.Module, jobs int) *CallGraph {
 				g.fusion[j] = true
 			}
 		}
-		if len(succFlat) > from {
-			g.succs[i] = succFlat[from:len(succFlat):len(succFlat)]
-		}
 	}
+	succAt[n] = int32(len(succFlat))
+	g.succFlat = succFlat
 	for j := range n {
 		ncallers[j+1] += ncallers[j]
 		npreds[j+1] += npreds[j]
 	}
 	callerFlat := make([]CallSite, len(b.sites))
 	predFlat := make([]int, npreds[n])
-	fill, pfill := ncallers[:n], npreds[:n]
 	for i := range n {
-		for _, j := range g.succs[i] {
-			predFlat[pfill[j]] = i
-			pfill[j]++
+		for _, j := range g.succsOf(i) {
+			predFlat[npreds[j]] = i
+			npreds[j]++
 		}
 		for k := start[i]; k < start[i+1]; k++ {
 			j := b.to[k]
-			callerFlat[fill[j]] = b.sites[k]
-			fill[j]++
+			callerFlat[ncallers[j]] = b.sites[k]
+			ncallers[j]++
 		}
 	}
-	// fill[j] and pfill[j] now end the windows of j; they start where
-	// those of j-1 end.
-	from, pfrom := 0, 0
-	for j := range n {
-		if fill[j] > from {
-			g.callers[j] = callerFlat[from:fill[j]:fill[j]]
-		}
-		if pfill[j] > pfrom {
-			g.preds[j] = predFlat[pfrom:pfill[j]:pfill[j]]
-		}
-		from, pfrom = fill[j], pfill[j]
-	}
+	copy(ncallers[1:], ncallers[:n])
+	copy(npreds[1:], npreds[:n])
+	ncallers[0], npreds[0] = 0, 0
+	g.callerFlat, g.predFlat = callerFlat, predFlat
 	return g
 }
 
@@ -454,7 +472,7 @@ func (g *CallGraph) Index(c *hlo.Computation) int {
 // Sites returns the calls made by instructions of c, in program order.
 func (g *CallGraph) Sites(c *hlo.Computation) []CallSite {
 	if i, ok := g.index[c]; ok {
-		return g.sites[i]
+		return g.sitesOf(i)
 	}
 	return nil
 }
@@ -462,7 +480,7 @@ func (g *CallGraph) Sites(c *hlo.Computation) []CallSite {
 // Callers returns the calls made to c.
 func (g *CallGraph) Callers(c *hlo.Computation) []CallSite {
 	if i, ok := g.index[c]; ok {
-		return g.callers[i]
+		return g.callersOf(i)
 	}
 	return nil
 }
@@ -473,8 +491,8 @@ func (g *CallGraph) Callees(c *hlo.Computation) []*hlo.Computation {
 	if !ok {
 		return nil
 	}
-	out := make([]*hlo.Computation, len(g.succs[i]))
-	for k, j := range g.succs[i] {
+	out := make([]*hlo.Computation, len(g.succsOf(i)))
+	for k, j := range g.succsOf(i) {
 		out[k] = g.nodes[j].Comp
 	}
 	return out
@@ -523,7 +541,7 @@ func (g *CallGraph) From(id int64) gonum.Nodes {
 	if g.Node(id) == nil {
 		return gonum.Empty
 	}
-	return g.nodeSet(g.succs[id])
+	return g.nodeSet(g.succsOf(int(id)))
 }
 
 // To returns the callers of computation id.
@@ -531,12 +549,12 @@ func (g *CallGraph) To(id int64) gonum.Nodes {
 	if g.Node(id) == nil {
 		return gonum.Empty
 	}
-	return g.nodeSet(g.preds[id])
+	return g.nodeSet(g.predsOf(int(id)))
 }
 
 // HasEdgeFromTo reports whether computation uid calls vid.
 func (g *CallGraph) HasEdgeFromTo(uid, vid int64) bool {
-	return g.Node(uid) != nil && g.Node(vid) != nil && slices.Contains(g.succs[uid], int(vid))
+	return g.Node(uid) != nil && g.Node(vid) != nil && slices.Contains(g.succsOf(int(uid)), int(vid))
 }
 
 // HasEdgeBetween reports whether either computation calls the other.
@@ -550,7 +568,7 @@ func (g *CallGraph) Edge(uid, vid int64) gonum.Edge {
 		return nil
 	}
 	e := &CallEdge{F: g.nodes[uid], T: g.nodes[vid]}
-	for _, s := range g.sites[uid] {
+	for _, s := range g.sitesOf(int(uid)) {
 		if g.index[s.Callee] == int(vid) {
 			e.Sites = append(e.Sites, s)
 		}
@@ -589,7 +607,7 @@ func (g *CallGraph) postOrder() {
 	visit = func(i int) bool {
 		color[i] = grey
 		stack = append(stack, i)
-		for _, j := range g.succs[i] {
+		for _, j := range g.succsOf(i) {
 			switch color[j] {
 			case grey:
 				k := slices.Index(stack, j)
@@ -646,7 +664,7 @@ func (g *CallGraph) Levels() ([][]*hlo.Computation, error) {
 	level := make([]int, len(g.nodes))
 	for _, c := range order {
 		i := g.index[c]
-		for _, j := range g.succs[i] {
+		for _, j := range g.succsOf(i) {
 			level[i] = max(level[i], level[j]+1)
 		}
 	}
@@ -673,7 +691,7 @@ func (g *CallGraph) Reachable(c *hlo.Computation) []*hlo.Computation {
 	for len(work) > 0 {
 		i := work[len(work)-1]
 		work = work[:len(work)-1]
-		for _, j := range g.succs[i] {
+		for _, j := range g.succsOf(i) {
 			if !seen[j] {
 				seen[j] = true
 				work = append(work, j)
