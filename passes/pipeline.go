@@ -437,17 +437,18 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 	// on an idle CPU begins tens of microseconds later (the CPU must be
 	// woken), time this goroutine spends on the call graph and the setup.
 	// The caller is a worker too.
-	var work func(spent []time.Duration, u *Unit) error // set before start closes
+	var work func(spent []time.Duration, w *fanWorker) error // set before start closes
 	start := make(chan struct{})
 	var ready atomic.Bool
-	helpers := min(r.pl.opts.Jobs, len(r.mod.Computations)) - 1
+	helpers := max(min(r.pl.opts.Jobs, len(r.mod.Computations))-1, 0)
+	workers := make([]fanWorker, helpers+1) // [0] is the caller
 	timed := len(ps) > 1
 	np := len(ps)
 	var busy []atomic.Int64 // nanoseconds per pass
 	if timed {
 		busy = make([]atomic.Int64, np)
 	}
-	for range helpers {
+	for h := range helpers {
 		g.Go(func() error {
 			awaitStart(&ready, start)
 			if work == nil {
@@ -462,7 +463,7 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 					}
 				}()
 			}
-			return work(spent, new(Unit))
+			return work(spent, &workers[h+1])
 		})
 	}
 	if helpers > 0 {
@@ -492,7 +493,6 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 		fs[k].parts = make(ComputationResults, n)
 		reqs[k] = r.requiredResults(p)
 	}
-	diags := make([][]*Error, np*n) // [k*n+i]: pass k on computation i
 	var done []chan struct{}
 	var failed []atomic.Bool // [k*n+i]
 	if calleesFirst {
@@ -519,10 +519,11 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 		finished = make([]atomic.Int64, np)
 	}
 	total := len(comps)
-	// one runs the chain on c in u, the worker's unit, set up anew for
-	// each call (nothing keeps a unit after its call, and its diagnostics
-	// are moved out); spent accumulates its time per pass.
-	one := func(c *hlo.Computation, spent []time.Duration, u *Unit) error {
+	// one runs the chain on c in w's unit, set up anew for each call
+	// (nothing keeps a unit after its call, and its diagnostics are moved
+	// out); spent accumulates its time per pass.
+	one := func(c *hlo.Computation, spent []time.Duration, w *fanWorker) error {
+		u := &w.unit
 		i := cg.Index(c)
 		if done != nil {
 			// The chain on c starts after the chains on its callees
@@ -569,8 +570,8 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 			v, err := r.call(p, u)
 			fs[k].parts[i] = v
 			d := append(u.diags, asErrors(r.mod, c, err)...)
-			diags[k*n+i] = d
 			if len(d) > 0 {
+				w.diags = append(w.diags, slotDiags{k*n + i, d})
 				if failed != nil {
 					failed[k*n+i].Store(true)
 				}
@@ -596,7 +597,7 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 	// callees-first order a worker waits only for computations already
 	// taken by running workers, so the wait always ends.
 	var next atomic.Int64
-	work = func(spent []time.Duration, u *Unit) error {
+	work = func(spent []time.Duration, w *fanWorker) error {
 		for {
 			k := int(next.Add(1)) - 1
 			if k >= len(comps) {
@@ -605,7 +606,7 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 			if err := gctx.Err(); err != nil {
 				return err
 			}
-			if err := one(comps[k], spent, u); err != nil {
+			if err := one(comps[k], spent, w); err != nil {
 				return err
 			}
 		}
@@ -615,7 +616,7 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 	if timed {
 		spent = make([]time.Duration, np)
 	}
-	err = work(spent, new(Unit))
+	err = work(spent, &workers[0])
 	for k, d := range spent {
 		busy[k].Add(int64(d))
 	}
@@ -628,15 +629,35 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// Errors in slot order: by pass, then module order.
+	var diags []slotDiags
+	for w := range workers {
+		diags = append(diags, workers[w].diags...)
+	}
+	slices.SortFunc(diags, func(a, b slotDiags) int { return a.slot - b.slot })
+	for _, d := range diags {
+		k := d.slot / n
+		fs[k].errs = append(fs[k].errs, d.errs...)
+	}
 	for k := range fs {
-		for _, d := range diags[k*n : (k+1)*n] {
-			fs[k].errs = append(fs[k].errs, d...)
-		}
 		if timed {
 			fs[k].busy = time.Duration(busy[k].Load())
 		}
 	}
 	return fs, nil
+}
+
+// fanWorker is what one worker of a fan-out keeps: its unit, and the
+// diagnostics of its calls that reported any.
+type fanWorker struct {
+	unit  Unit
+	diags []slotDiags
+}
+
+// slotDiags are the diagnostics of pass k on computation i: slot k*n+i.
+type slotDiags struct {
+	slot int
+	errs []*Error
 }
 
 // spinStart bounds how long a helper polls for the start of its fan-out

@@ -231,7 +231,7 @@ func fusionKind(in *hlo.Instruction) string {
 // computations it owns (those whose first caller is in it), so that the
 // module totals need no serial pass over the instructions.
 type statsPart struct {
-	stats       *ComputationStats
+	stats       ComputationStats // in the part: one allocation for both
 	instrs      int
 	fusionComps int
 	// ops and kinds count by opcode and fusion kind, as lists, which the
@@ -253,8 +253,8 @@ func counts(m map[string]int) Counts {
 
 func statsComputation(u *Unit) (any, error) {
 	c := u.Computation
-	s := &ComputationStats{Instructions: len(c.Instructions)}
-	part := &statsPart{stats: s}
+	part := &statsPart{stats: ComputationStats{Instructions: len(c.Instructions)}}
+	s := &part.stats
 	// own counts c's opcodes, fused those of the fused computations c
 	// owns (allocated on first use); kinds count fusion kinds the same
 	// way.
@@ -430,7 +430,7 @@ func statsModule(u *Unit) (any, error) {
 		if !ok {
 			continue
 		}
-		r.Computations[i] = part.stats
+		r.Computations[i] = &part.stats
 		ms.Instructions += part.instrs
 		ms.FusionComputations += part.fusionComps
 		for _, e := range part.ops {
