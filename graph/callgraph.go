@@ -296,7 +296,9 @@ func NewCallGraphJobs(m *hlo.Module, jobs int) *CallGraph {
 	var b cgScan
 	start := g.at[0]
 	if jobs = min(jobs, n); jobs <= 1 {
-		b = cgScan{g: g, byName: byName}
+		// A module calls most of its computations about once: n sites
+		// is a good first capacity.
+		b = cgScan{g: g, byName: byName, sites: make([]CallSite, 0, n), to: make([]int32, 0, n)}
 		for i, c := range m.Computations {
 			start[i] = int32(len(b.sites))
 			scan(&b, c)

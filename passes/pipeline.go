@@ -724,7 +724,7 @@ func asErrors(m *hlo.Module, c *hlo.Computation, err error) []*Error {
 	return []*Error{newError(m, c, nil, err.Error())}
 }
 
-// largestFirst orders computations by decreasing size, counting the
+// largestFirst orders comps, in place, by decreasing size, counting the
 // instructions of the fused computations they call; ties keep their order.
 func largestFirst(cg *graph.CallGraph, comps []*hlo.Computation) []*hlo.Computation {
 	type sized struct {
@@ -742,9 +742,8 @@ func largestFirst(cg *graph.CallGraph, comps []*hlo.Computation) []*hlo.Computat
 		by[k] = sized{c, n}
 	}
 	slices.SortStableFunc(by, func(a, b sized) int { return b.n - a.n })
-	out := make([]*hlo.Computation, len(by))
 	for k, s := range by {
-		out[k] = s.c
+		comps[k] = s.c
 	}
-	return out
+	return comps
 }
