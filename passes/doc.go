@@ -65,13 +65,16 @@
 // passes on its computation, as MLIR's nested pass pipelines do, and the
 // helpers start before the call graph is built. On the largest
 // multi-computation corpus module (llama 70B, 342 computations, the entry
-// holding a third of the instructions) verify+stats take about 1.0 ms with
-// one job and 0.78 ms with two on the 2-core development machine (1.3x).
-// Profiles bound it near 1.37x there: about 190 us of each run is serial
-// setup (mostly the call graph), the passes are limited by memory traffic
-// (random reads scale 1.15-1.34x on that machine, arithmetic 1.9x), and the
-// garbage collector, which runs free on the idle core with one job,
-// competes with the workers with two.
+// holding a third of the instructions) verify+stats take about 0.70 ms with
+// one job and 0.55 ms with two on the 2-core development machine (1.2-1.35x
+// from run to run; 155 KB in 755 allocations per run). Profiles bound it
+// near 1.37x there: about 190 us of each run is serial setup (mostly the
+// call graph), the passes are limited by memory traffic (random reads
+// scale 1.15-1.34x on that machine, arithmetic 1.9x), and the garbage
+// collector, which runs free on the idle core with one job, competes with
+// the workers with two; so a run allocates little: a worker reuses one
+// Unit, stats keep counts as lists (Counts), and the call graph keeps
+// offsets, not slices, per computation.
 //
 // # Reports: how a pass appears in hlo-opt's output
 //
