@@ -2,8 +2,6 @@ package hlo
 
 import (
 	"slices"
-	"strconv"
-	"strings"
 )
 
 // CombinedDim is the tile size that marks a combined dimension, printed "*".
@@ -16,24 +14,9 @@ type Tile []int64
 
 // String prints the tile as "(8,128)" or "(*,2,*,3)".
 func (t Tile) String() string {
-	var b strings.Builder
-	t.write(&b)
-	return b.String()
-}
-
-func (t Tile) write(b *strings.Builder) {
-	b.WriteByte('(')
-	for i, d := range t {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		if d == CombinedDim {
-			b.WriteByte('*')
-		} else {
-			b.WriteString(strconv.FormatInt(d, 10))
-		}
-	}
-	b.WriteByte(')')
+	var p printer
+	p.tile(t)
+	return string(p.buf)
 }
 
 // Layout is XLA's array layout: the minor_to_major order plus everything XLA
@@ -89,70 +72,7 @@ func (l Layout) Clone() Layout {
 
 // String prints the layout as XLA does: "{3,2,0,1:T(8,128)(2,1)S(1)}".
 func (l *Layout) String() string {
-	var b strings.Builder
-	l.write(&b)
-	return b.String()
-}
-
-func (l *Layout) write(b *strings.Builder) {
-	b.WriteByte('{')
-	for i, d := range l.MinorToMajor {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.FormatInt(d, 10))
-	}
-	if !l.isPlain() {
-		b.WriteByte(':')
-	}
-	if l.DimLevelTypes != "" {
-		b.WriteString("D(")
-		b.WriteString(l.DimLevelTypes)
-		b.WriteByte(')')
-	}
-	if len(l.Tiles) > 0 {
-		b.WriteByte('T')
-		for _, t := range l.Tiles {
-			t.write(b)
-		}
-	}
-	if l.TailPaddingAlignment > 1 {
-		b.WriteString("L(")
-		b.WriteString(strconv.FormatInt(l.TailPaddingAlignment, 10))
-		b.WriteByte(')')
-	}
-	if l.IndexType != Invalid {
-		b.WriteString("#(")
-		b.WriteString(l.IndexType.String())
-		b.WriteByte(')')
-	}
-	if l.PointerType != Invalid {
-		b.WriteString("*(")
-		b.WriteString(l.PointerType.String())
-		b.WriteByte(')')
-	}
-	if l.ElementSizeBits != 0 {
-		b.WriteString("E(")
-		b.WriteString(strconv.FormatInt(l.ElementSizeBits, 10))
-		b.WriteByte(')')
-	}
-	if l.MemorySpace != 0 {
-		b.WriteString("S(")
-		b.WriteString(strconv.FormatInt(l.MemorySpace, 10))
-		b.WriteByte(')')
-	}
-	if l.SplitConfigs != "" {
-		b.WriteString(l.SplitConfigs)
-	}
-	if l.PhysicalShape != nil {
-		b.WriteString("P(")
-		l.PhysicalShape.write(b, true)
-		b.WriteByte(')')
-	}
-	if l.DynamicShapeMetadataPrefixBytes != 0 {
-		b.WriteString("M(")
-		b.WriteString(strconv.FormatInt(l.DynamicShapeMetadataPrefixBytes, 10))
-		b.WriteByte(')')
-	}
-	b.WriteByte('}')
+	var p printer
+	p.layout(l)
+	return string(p.buf)
 }

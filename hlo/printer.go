@@ -524,7 +524,23 @@ func (p *printer) shape(s *Shape, withLayout bool) {
 	p.layout(s.Layout)
 }
 
-// layout appends a layout exactly as Layout.String prints it.
+// tile appends a tile: "(8,128)", a combined dimension as "*".
+func (p *printer) tile(t Tile) {
+	p.byte('(')
+	for i, d := range t {
+		if i > 0 {
+			p.byte(',')
+		}
+		if d == CombinedDim {
+			p.byte('*')
+		} else {
+			p.int(d)
+		}
+	}
+	p.byte(')')
+}
+
+// layout appends a layout as XLA prints it; Layout.String uses it.
 func (p *printer) layout(l *Layout) {
 	p.byte('{')
 	for i, d := range l.MinorToMajor {
@@ -546,18 +562,7 @@ func (p *printer) layout(l *Layout) {
 	if len(l.Tiles) > 0 {
 		p.byte('T')
 		for _, t := range l.Tiles {
-			p.byte('(')
-			for i, d := range t {
-				if i > 0 {
-					p.byte(',')
-				}
-				if d == CombinedDim {
-					p.byte('*')
-				} else {
-					p.int(d)
-				}
-			}
-			p.byte(')')
+			p.tile(t)
 		}
 	}
 	if l.TailPaddingAlignment > 1 {

@@ -3,8 +3,6 @@ package hlo
 import (
 	"math"
 	"slices"
-	"strconv"
-	"strings"
 )
 
 // UnboundedDim is the size recorded for an unbounded dynamic dimension,
@@ -173,63 +171,14 @@ func (s Shape) EqualIgnoringLayout(o Shape) bool {
 // String prints the shape as XLA does, with its layout:
 // "f32[3,5]{1,0:T(2,2)}", "(f32[2]{0}, s32[])", "bf16[<=8,?]{1,0}".
 func (s Shape) String() string {
-	var b strings.Builder
-	s.write(&b, true)
-	return b.String()
+	var p printer
+	p.shape(&s, true)
+	return string(p.buf)
 }
 
 // StringNoLayout prints the shape without layouts: "f32[3,5]".
 func (s Shape) StringNoLayout() string {
-	var b strings.Builder
-	s.write(&b, false)
-	return b.String()
-}
-
-func (s Shape) write(b *strings.Builder, withLayout bool) {
-	if s.IsTuple() {
-		b.WriteByte('(')
-		for i := range s.Tuple {
-			if i > 0 {
-				b.WriteString(", ")
-				if i%5 == 0 {
-					b.WriteString("/*index=")
-					b.WriteString(strconv.Itoa(i))
-					b.WriteString("*/")
-				}
-			}
-			s.Tuple[i].write(b, withLayout)
-		}
-		b.WriteByte(')')
-		return
-	}
-	b.WriteString(s.Type.String())
-	b.WriteByte('[')
-	for i, d := range s.Dims {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		switch {
-		case d == UnboundedDim:
-			b.WriteByte('?')
-		case s.IsDynamicDim(i):
-			b.WriteString("<=")
-			b.WriteString(strconv.FormatInt(d, 10))
-		default:
-			b.WriteString(strconv.FormatInt(d, 10))
-		}
-	}
-	b.WriteByte(']')
-	if !withLayout || !s.IsArray() {
-		return
-	}
-	if s.Layout == nil {
-		if len(s.Dims) > 0 {
-			(&Layout{MinorToMajor: DefaultMinorToMajor(len(s.Dims))}).write(b)
-		}
-		return
-	}
-	if len(s.Dims) == 0 && s.Layout.isPlain() {
-		return // XLA does not print "{}" for scalars
-	}
-	s.Layout.write(b)
+	var p printer
+	p.shape(&s, false)
+	return string(p.buf)
 }
