@@ -254,22 +254,7 @@ func reduceInputToOutput(in *hlo.Instruction, k int) (*HloInstructionIndexing, e
 }
 
 func reshapeInputToOutput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
-	if err := needOperands(in, 1); err != nil {
-		return nil, err
-	}
-	out, err := arrayDims(in, in.Shape, "result")
-	if err != nil {
-		return nil, err
-	}
-	opDims, err := arrayDims(in, in.Operands[0].Shape, "operand")
-	if err != nil {
-		return nil, err
-	}
-	m, err := reshapeMap(opDims, out)
-	if err != nil {
-		return nil, instrError(in, "%v", err)
-	}
-	return fromMaps(m), nil
+	return reshapeIndexing(in, false)
 }
 
 func sliceInputToOutput(in *hlo.Instruction) (*HloInstructionIndexing, error) {

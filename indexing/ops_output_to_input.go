@@ -156,13 +156,7 @@ func broadcastOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error
 }
 
 func broadcastArgs(in *hlo.Instruction) (out, opDims, bdims []int64, err error) {
-	if err = needOperands(in, 1); err != nil {
-		return
-	}
-	if out, err = arrayDims(in, in.Shape, "result"); err != nil {
-		return
-	}
-	if opDims, err = arrayDims(in, in.Operands[0].Shape, "operand"); err != nil {
+	if out, opDims, err = operandDims(in, 1); err != nil {
 		return
 	}
 	bdims = in.Typed.Dimensions
@@ -473,13 +467,7 @@ func padMap(out []int64, pads []hlo.PadDim) *IndexingMap {
 }
 
 func padArgs(in *hlo.Instruction) (out, opDims []int64, err error) {
-	if err = needOperands(in, 2); err != nil {
-		return
-	}
-	if out, err = arrayDims(in, in.Shape, "result"); err != nil {
-		return
-	}
-	if opDims, err = arrayDims(in, in.Operands[0].Shape, "operand"); err != nil {
+	if out, opDims, err = operandDims(in, 2); err != nil {
 		return
 	}
 	pads := in.Typed.Padding
@@ -614,22 +602,39 @@ func reduceWindowOutputToInput(in *hlo.Instruction, k int) (*HloInstructionIndex
 }
 
 func reshapeOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
-	if err := needOperands(in, 1); err != nil {
-		return nil, err
-	}
-	out, err := arrayDims(in, in.Shape, "result")
+	return reshapeIndexing(in, true)
+}
+
+// reshapeIndexing is a reshape's map from its result to its operand
+// (outToIn) or back.
+func reshapeIndexing(in *hlo.Instruction, outToIn bool) (*HloInstructionIndexing, error) {
+	out, opDims, err := operandDims(in, 1)
 	if err != nil {
 		return nil, err
 	}
-	opDims, err := arrayDims(in, in.Operands[0].Shape, "operand")
-	if err != nil {
-		return nil, err
+	from, to := out, opDims
+	if !outToIn {
+		from, to = opDims, out
 	}
-	m, err := reshapeMap(out, opDims)
+	m, err := reshapeMap(from, to)
 	if err != nil {
 		return nil, instrError(in, "%v", err)
 	}
 	return fromMaps(m), nil
+}
+
+// operandDims checks that in has n operands, an array result and an
+// array operand 0, and returns the dims of both: the prologue of the
+// maps of single-input ops.
+func operandDims(in *hlo.Instruction, n int) (out, opDims []int64, err error) {
+	if err = needOperands(in, n); err != nil {
+		return
+	}
+	if out, err = arrayDims(in, in.Shape, "result"); err != nil {
+		return
+	}
+	opDims, err = arrayDims(in, in.Operands[0].Shape, "operand")
+	return
 }
 
 func reverseIndexing(in *hlo.Instruction) (*HloInstructionIndexing, error) {
@@ -651,13 +656,7 @@ func reverseIndexing(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 }
 
 func sliceArgs(in *hlo.Instruction) (out, opDims []int64, err error) {
-	if err = needOperands(in, 1); err != nil {
-		return
-	}
-	if out, err = arrayDims(in, in.Shape, "result"); err != nil {
-		return
-	}
-	if opDims, err = arrayDims(in, in.Operands[0].Shape, "operand"); err != nil {
+	if out, opDims, err = operandDims(in, 1); err != nil {
 		return
 	}
 	sl := in.Typed.Slice
@@ -686,13 +685,7 @@ func sliceOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 }
 
 func transposeArgs(in *hlo.Instruction) (out, opDims, perm []int64, err error) {
-	if err = needOperands(in, 1); err != nil {
-		return
-	}
-	if out, err = arrayDims(in, in.Shape, "result"); err != nil {
-		return
-	}
-	if opDims, err = arrayDims(in, in.Operands[0].Shape, "operand"); err != nil {
+	if out, opDims, err = operandDims(in, 1); err != nil {
 		return
 	}
 	perm = in.Typed.Dimensions

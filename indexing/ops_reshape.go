@@ -159,33 +159,24 @@ func buildBitcastMap(from, to hlo.Shape, fromM2M, toM2M []int64) (*IndexingMap, 
 }
 
 func bitcastOutputToInput(in *hlo.Instruction) (*IndexingMap, error) {
-	if err := needOperands(in, 1); err != nil {
-		return nil, err
-	}
-	if _, err := arrayDims(in, in.Shape, "result"); err != nil {
-		return nil, err
-	}
-	if _, err := arrayDims(in, in.Operands[0].Shape, "operand"); err != nil {
-		return nil, err
-	}
-	m, err := bitcastMap(in.Shape, in.Operands[0].Shape)
-	if err != nil {
-		return nil, instrError(in, "%v", err)
-	}
-	return m, nil
+	return bitcastIndexing(in, true)
 }
 
 func bitcastInputToOutput(in *hlo.Instruction) (*IndexingMap, error) {
-	if err := needOperands(in, 1); err != nil {
+	return bitcastIndexing(in, false)
+}
+
+// bitcastIndexing is a bitcast's map from its result to its operand
+// (outToIn) or back, through the layouts.
+func bitcastIndexing(in *hlo.Instruction, outToIn bool) (*IndexingMap, error) {
+	if _, _, err := operandDims(in, 1); err != nil {
 		return nil, err
 	}
-	if _, err := arrayDims(in, in.Shape, "result"); err != nil {
-		return nil, err
+	from, to := in.Shape, in.Operands[0].Shape
+	if !outToIn {
+		from, to = to, from
 	}
-	if _, err := arrayDims(in, in.Operands[0].Shape, "operand"); err != nil {
-		return nil, err
-	}
-	m, err := bitcastMap(in.Operands[0].Shape, in.Shape)
+	m, err := bitcastMap(from, to)
 	if err != nil {
 		return nil, instrError(in, "%v", err)
 	}
