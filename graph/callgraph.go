@@ -202,9 +202,14 @@ func (e *CallEdge) Kinds() []CallKind {
 // CallGraph is the graph of a module's computations. Build it with
 // NewCallGraph. It is read-only once built and safe for concurrent use.
 type CallGraph struct {
-	mod   *hlo.Module
-	nodes []*CompNode
-	index map[*hlo.Computation]int
+	mod *hlo.Module
+	// comps are the module's computations when the graph was built;
+	// nodes are made for them on first use (the gonum views).
+	comps []*hlo.Computation
+	nodes func() []*CompNode
+	// byPtr maps computations to their indices, built on first use when
+	// a computation's Index hint is wrong (see lookup).
+	byPtr func() map[*hlo.Computation]int
 	// The calls made by computation i, in program order, are
 	// siteFlat[at[0][i]:at[0][i+1]]; the calls made to it, in module
 	// order, callerFlat[at[1][i]:at[1][i+1]]; its distinct callees,
@@ -250,6 +255,7 @@ type cgScan struct {
 	byName func() map[string]*hlo.Computation
 	sites  []CallSite
 	to     []int32 // to[k] is the index of sites[k].Callee
+	owner  []int32 // owner[k] is the index of the computation calling sites[k]
 	unres  []Unresolved
 }
 
@@ -260,23 +266,87 @@ func NewCallGraph(m *hlo.Module) *CallGraph { return NewCallGraphJobs(m, 1) }
 // NewCallGraphJobs is NewCallGraph with the computations' instructions
 // scanned by up to jobs goroutines; the graph is the same for any jobs.
 func NewCallGraphJobs(m *hlo.Module, jobs int) *CallGraph {
+	if jobs <= 1 {
+		b := NewCallGraphBuilder(m, 1)
+		b.Scan(0)
+		return b.Graph()
+	}
+	// A few parts a goroutine, taken in turn, even out their speeds.
+	b := NewCallGraphBuilder(m, 4*jobs)
+	var next atomic.Int64
+	var eg errgroup.Group
+	eg.SetLimit(jobs)
+	for range jobs {
+		eg.Go(func() error {
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= b.Parts() {
+					return nil
+				}
+				b.Scan(k)
+			}
+		})
+	}
+	_ = eg.Wait() // the workers return no errors
+	return b.Graph()
+}
+
+// CallGraphBuilder builds a call graph with the scan of the module's
+// instructions for call sites, most of the work, split into parts that
+// goroutines of the caller's may scan at once: NewCallGraphBuilder, then
+// Scan of every part (in any order, concurrently), then Graph. A pipeline
+// uses it to build the graph with workers it already has running.
+type CallGraphBuilder struct {
+	g      *CallGraph
+	byName func() map[string]*hlo.Computation
+	// Part k scans the instructions flat[lo[k]:lo[k+1]] of the module's
+	// instructions listed computation by computation; comp[k] is the
+	// computation holding its first one.
+	lo, comp []int
+	// flat[i] is the position of computation i's first instruction.
+	flat  []int
+	parts []cgScan
+}
+
+// NewCallGraphBuilder prepares the graph of m with its instructions split
+// into up to parts parts of about equal size (at least one).
+func NewCallGraphBuilder(m *hlo.Module, parts int) *CallGraphBuilder {
 	n := len(m.Computations)
 	g := &CallGraph{
-		mod: m, nodes: make([]*CompNode, n), index: make(map[*hlo.Computation]int, n),
-		fusion: make([]bool, n),
+		mod: m, comps: slices.Clone(m.Computations), fusion: make([]bool, n),
 	}
+	g.nodes = sync.OnceValue(func() []*CompNode {
+		nodes := make([]CompNode, len(g.comps))
+		ptrs := make([]*CompNode, len(g.comps))
+		for i, c := range g.comps {
+			nodes[i] = CompNode{Comp: c, id: int64(i)}
+			ptrs[i] = &nodes[i]
+		}
+		return ptrs
+	})
 	at := make([]int32, 4*(n+1)) // the four offset arrays in one block
 	for k := range g.at {
 		g.at[k] = at[k*(n+1) : (k+1)*(n+1) : (k+1)*(n+1)]
 	}
-	nodes := make([]CompNode, n)
-	for i, c := range m.Computations {
-		nodes[i] = CompNode{Comp: c, id: int64(i)}
-		g.nodes[i] = &nodes[i]
-		g.index[c] = i
+	flat := make([]int, n+1)
+	for i, c := range g.comps {
+		flat[i+1] = flat[i] + len(c.Instructions)
 	}
+	g.byPtr = sync.OnceValue(func() map[*hlo.Computation]int {
+		byPtr := make(map[*hlo.Computation]int, n)
+		for i, c := range g.comps {
+			if _, dup := byPtr[c]; !dup {
+				byPtr[c] = i
+			}
+		}
+		return byPtr
+	})
+	total := flat[n]
+	parts = max(min(parts, total), 1)
+	b := &CallGraphBuilder{g: g, flat: flat, lo: make([]int, parts+1), comp: make([]int, parts),
+		parts: make([]cgScan, parts)}
 	// Names are looked up only when in.Called lacks them.
-	byName := sync.OnceValue(func() map[string]*hlo.Computation {
+	b.byName = sync.OnceValue(func() map[string]*hlo.Computation {
 		byName := make(map[string]*hlo.Computation, n)
 		for _, c := range m.Computations {
 			if _, dup := byName[c.Name]; !dup {
@@ -285,58 +355,84 @@ func NewCallGraphJobs(m *hlo.Module, jobs int) *CallGraph {
 		}
 		return byName
 	})
-	scan := func(sc *cgScan, c *hlo.Computation) {
-		for _, in := range c.Instructions {
+	i := 0
+	for k := range parts {
+		b.lo[k] = total * k / parts
+		for i < n && flat[i+1] <= b.lo[k] && flat[i+1] < total {
+			i++
+		}
+		b.comp[k] = i
+	}
+	b.lo[parts] = total
+	// A module calls most of its computations about once: n sites in all
+	// is a good first capacity.
+	for k := range b.parts {
+		c := n/parts + 1
+		b.parts[k] = cgScan{g: g, byName: b.byName, sites: make([]CallSite, 0, c), to: make([]int32, 0, c),
+			owner: make([]int32, 0, c)}
+	}
+	return b
+}
+
+// Parts returns the number of parts to Scan.
+func (b *CallGraphBuilder) Parts() int { return len(b.parts) }
+
+// Scan finds the call sites of part k's instructions. Scans of distinct
+// parts may run concurrently.
+func (b *CallGraphBuilder) Scan(k int) {
+	sc := &b.parts[k]
+	comps := b.g.mod.Computations
+	lo, hi := b.lo[k], b.lo[k+1]
+	for i := b.comp[k]; i < len(comps) && b.flat[i] < hi; i++ {
+		ins := comps[i].Instructions
+		for _, in := range ins[max(lo-b.flat[i], 0):min(hi-b.flat[i], len(ins))] {
 			if in == nil || len(in.Called) == 0 && !hasCallAttr(in) {
 				continue
 			}
-			sc.add(in)
+			sc.add(in, int32(i))
 		}
 	}
-	var b cgScan
+}
+
+// Graph joins the parts' findings into the call graph; call it once,
+// after every part was scanned.
+func (b *CallGraphBuilder) Graph() *CallGraph {
+	g := b.g
+	n := len(g.comps)
 	start := g.at[0]
-	if jobs = min(jobs, n); jobs <= 1 {
-		// A module calls most of its computations about once: n sites
-		// is a good first capacity.
-		b = cgScan{g: g, byName: byName, sites: make([]CallSite, 0, n), to: make([]int32, 0, n)}
-		for i, c := range m.Computations {
-			start[i] = int32(len(b.sites))
-			scan(&b, c)
-		}
-		start[n] = int32(len(b.sites))
+	var sc cgScan
+	if len(b.parts) == 1 {
+		sc = b.parts[0]
 	} else {
-		// Workers take computations in order; each computation's
-		// findings get a slot, joined in module order afterwards.
-		per := make([]cgScan, n)
-		var next atomic.Int64
-		var eg errgroup.Group
-		eg.SetLimit(jobs)
-		for range jobs {
-			eg.Go(func() error {
-				for {
-					i := int(next.Add(1)) - 1
-					if i >= n {
-						return nil
-					}
-					per[i] = cgScan{g: g, byName: byName}
-					scan(&per[i], m.Computations[i])
-				}
-			})
-		}
-		_ = eg.Wait() // the workers return no errors
 		total := 0
-		for i := range per {
-			total += len(per[i].sites)
+		for k := range b.parts {
+			total += len(b.parts[k].sites)
 		}
-		b = cgScan{sites: make([]CallSite, 0, total), to: make([]int32, 0, total)}
-		for i := range per {
-			start[i] = int32(len(b.sites))
-			b.sites = append(b.sites, per[i].sites...)
-			b.to = append(b.to, per[i].to...)
-			b.unres = append(b.unres, per[i].unres...)
+		sc = cgScan{sites: make([]CallSite, 0, total), to: make([]int32, 0, total), owner: make([]int32, 0, total)}
+		for k := range b.parts {
+			p := &b.parts[k]
+			sc.sites = append(sc.sites, p.sites...)
+			sc.to = append(sc.to, p.to...)
+			sc.owner = append(sc.owner, p.owner...)
+			sc.unres = append(sc.unres, p.unres...)
 		}
-		start[n] = int32(len(b.sites))
 	}
+	// start[i]: the first site of computation i; sites are in module
+	// order, so a count per owner, summed, gives the windows.
+	for _, i := range sc.owner {
+		start[i+1]++
+	}
+	for i := range n {
+		start[i+1] += start[i]
+	}
+	b.parts = nil
+	return g.link(sc)
+}
+
+// link fills in g's edges from the call sites found in module order.
+func (g *CallGraph) link(b cgScan) *CallGraph {
+	n := len(g.comps)
+	start := g.at[0]
 	g.unresolved = b.unres
 	g.siteFlat = b.sites
 
@@ -394,7 +490,7 @@ func NewCallGraphJobs(m *hlo.Module, jobs int) *CallGraph {
 // computation of in.Called with that name, else to the module's first
 // computation of that name), then the computations of in.Called no
 // attribute named, as CallOther.
-func (b *cgScan) add(in *hlo.Instruction) {
+func (b *cgScan) add(in *hlo.Instruction, owner int32) {
 	g := b.g
 	var seenBuf [8]bool
 	var seen []bool
@@ -433,9 +529,10 @@ func (b *cgScan) add(in *hlo.Instruction) {
 				if callee == nil {
 					callee = b.byName()[name]
 				}
-				if j, ok := g.index[callee]; callee != nil && ok {
+				if j, ok := g.lookup(callee); ok {
 					b.sites = append(b.sites, CallSite{Caller: in, Callee: callee, Kind: kind})
 					b.to = append(b.to, int32(j))
+					b.owner = append(b.owner, owner)
 				} else {
 					b.unres = append(b.unres, Unresolved{Caller: in, Attr: a, Name: name})
 				}
@@ -450,14 +547,33 @@ func (b *cgScan) add(in *hlo.Instruction) {
 		if seen[k] || cc == nil {
 			continue
 		}
-		j, ok := g.index[cc]
+		j, ok := g.lookup(cc)
 		if !ok {
 			b.unres = append(b.unres, Unresolved{Caller: in, Name: cc.Name})
 			continue
 		}
 		b.sites = append(b.sites, CallSite{Caller: in, Callee: cc, Kind: CallOther})
 		b.to = append(b.to, int32(j))
+		b.owner = append(b.owner, owner)
 	}
+}
+
+// lookup returns c's index in the module the graph was built from, and
+// whether c is one of its computations. The computation's Index says
+// where to look; a wrong hint (a computation added or moved by hand) falls
+// back to a map built once.
+func (g *CallGraph) lookup(c *hlo.Computation) (int, bool) {
+	if c == nil {
+		return -1, false
+	}
+	if i := c.Index; i >= 0 && i < len(g.comps) && g.comps[i] == c {
+		return i, true
+	}
+	i, ok := g.byPtr()[c]
+	if !ok {
+		return -1, false
+	}
+	return i, true
 }
 
 // Module returns the module the graph views.
@@ -465,7 +581,7 @@ func (g *CallGraph) Module() *hlo.Module { return g.mod }
 
 // Index returns c's index in the module, or -1.
 func (g *CallGraph) Index(c *hlo.Computation) int {
-	if i, ok := g.index[c]; ok {
+	if i, ok := g.lookup(c); ok {
 		return i
 	}
 	return -1
@@ -473,7 +589,7 @@ func (g *CallGraph) Index(c *hlo.Computation) int {
 
 // Sites returns the calls made by instructions of c, in program order.
 func (g *CallGraph) Sites(c *hlo.Computation) []CallSite {
-	if i, ok := g.index[c]; ok {
+	if i, ok := g.lookup(c); ok {
 		return g.sitesOf(i)
 	}
 	return nil
@@ -481,7 +597,7 @@ func (g *CallGraph) Sites(c *hlo.Computation) []CallSite {
 
 // Callers returns the calls made to c.
 func (g *CallGraph) Callers(c *hlo.Computation) []CallSite {
-	if i, ok := g.index[c]; ok {
+	if i, ok := g.lookup(c); ok {
 		return g.callersOf(i)
 	}
 	return nil
@@ -489,13 +605,13 @@ func (g *CallGraph) Callers(c *hlo.Computation) []CallSite {
 
 // Callees returns the distinct computations c calls, in call-site order.
 func (g *CallGraph) Callees(c *hlo.Computation) []*hlo.Computation {
-	i, ok := g.index[c]
+	i, ok := g.lookup(c)
 	if !ok {
 		return nil
 	}
 	out := make([]*hlo.Computation, len(g.succsOf(i)))
 	for k, j := range g.succsOf(i) {
-		out[k] = g.nodes[j].Comp
+		out[k] = g.comps[j]
 	}
 	return out
 }
@@ -506,16 +622,16 @@ func (g *CallGraph) Unresolved() []Unresolved { return g.unresolved }
 
 // IsFusionComputation reports whether c is called by a fusion instruction.
 func (g *CallGraph) IsFusionComputation(c *hlo.Computation) bool {
-	i, ok := g.index[c]
+	i, ok := g.lookup(c)
 	return ok && g.fusion[i]
 }
 
 // Node returns the computation node with the given ID, or nil.
 func (g *CallGraph) Node(id int64) gonum.Node {
-	if id < 0 || id >= int64(len(g.nodes)) {
+	if id < 0 || id >= int64(len(g.comps)) {
 		return nil
 	}
-	return g.nodes[id]
+	return g.nodes()[id]
 }
 
 func (g *CallGraph) nodeSet(ids []int) gonum.Nodes {
@@ -523,15 +639,16 @@ func (g *CallGraph) nodeSet(ids []int) gonum.Nodes {
 		return gonum.Empty
 	}
 	ns := make([]gonum.Node, len(ids))
+	nodes := g.nodes()
 	for k, i := range ids {
-		ns[k] = g.nodes[i]
+		ns[k] = nodes[i]
 	}
 	return iterator.NewOrderedNodes(ns)
 }
 
 // Nodes returns every computation in module order.
 func (g *CallGraph) Nodes() gonum.Nodes {
-	ids := make([]int, len(g.nodes))
+	ids := make([]int, len(g.comps))
 	for i := range ids {
 		ids[i] = i
 	}
@@ -569,9 +686,10 @@ func (g *CallGraph) Edge(uid, vid int64) gonum.Edge {
 	if !g.HasEdgeFromTo(uid, vid) {
 		return nil
 	}
-	e := &CallEdge{F: g.nodes[uid], T: g.nodes[vid]}
+	nodes := g.nodes()
+	e := &CallEdge{F: nodes[uid], T: nodes[vid]}
 	for _, s := range g.sitesOf(int(uid)) {
-		if g.index[s.Callee] == int(vid) {
+		if j, _ := g.lookup(s.Callee); j == int(vid) {
 			e.Sites = append(e.Sites, s)
 		}
 	}
@@ -590,7 +708,7 @@ func (g *CallGraph) PostOrder() ([]*hlo.Computation, error) {
 	}
 	out := make([]*hlo.Computation, len(g.post))
 	for k, i := range g.post {
-		out[k] = g.nodes[i].Comp
+		out[k] = g.comps[i]
 	}
 	return out, nil
 }
@@ -601,8 +719,8 @@ func (g *CallGraph) postOrder() {
 		grey
 		black
 	)
-	color := make([]uint8, len(g.nodes))
-	out := make([]int, 0, len(g.nodes))
+	color := make([]uint8, len(g.comps))
+	out := make([]int, 0, len(g.comps))
 	var stack []int
 	var cycle []string
 	var visit func(i int) bool
@@ -614,7 +732,7 @@ func (g *CallGraph) postOrder() {
 			case grey:
 				k := slices.Index(stack, j)
 				for _, s := range stack[k:] {
-					cycle = append(cycle, g.nodes[s].Comp.Name)
+					cycle = append(cycle, g.comps[s].Name)
 				}
 				return false
 			case white:
@@ -628,7 +746,7 @@ func (g *CallGraph) postOrder() {
 		out = append(out, i)
 		return true
 	}
-	for i := range g.nodes {
+	for i := range g.comps {
 		if color[i] == white && !visit(i) {
 			g.postErr = &CycleError{Where: "call graph of module " + g.mod.Name, Cycles: [][]string{cycle}}
 			return
@@ -648,7 +766,7 @@ func (g *CallGraph) NonFusionPostOrder() ([]*hlo.Computation, error) {
 	out := make([]*hlo.Computation, 0, len(g.post))
 	for _, i := range g.post {
 		if !g.fusion[i] {
-			out = append(out, g.nodes[i].Comp)
+			out = append(out, g.comps[i])
 		}
 	}
 	return out, nil
@@ -663,19 +781,19 @@ func (g *CallGraph) Levels() ([][]*hlo.Computation, error) {
 	if err != nil {
 		return nil, err
 	}
-	level := make([]int, len(g.nodes))
+	level := make([]int, len(g.comps))
 	for _, c := range order {
-		i := g.index[c]
+		i, _ := g.lookup(c)
 		for _, j := range g.succsOf(i) {
 			level[i] = max(level[i], level[j]+1)
 		}
 	}
 	var out [][]*hlo.Computation
-	for i, n := range g.nodes {
+	for i, c := range g.comps {
 		for len(out) <= level[i] {
 			out = append(out, nil)
 		}
-		out[level[i]] = append(out[level[i]], n.Comp)
+		out[level[i]] = append(out[level[i]], c)
 	}
 	return out, nil
 }
@@ -683,11 +801,11 @@ func (g *CallGraph) Levels() ([][]*hlo.Computation, error) {
 // Reachable returns the computations reachable from c through calls,
 // including c itself, in module order.
 func (g *CallGraph) Reachable(c *hlo.Computation) []*hlo.Computation {
-	start, ok := g.index[c]
+	start, ok := g.lookup(c)
 	if !ok {
 		return nil
 	}
-	seen := make([]bool, len(g.nodes))
+	seen := make([]bool, len(g.comps))
 	work := []int{start}
 	seen[start] = true
 	for len(work) > 0 {
@@ -703,7 +821,7 @@ func (g *CallGraph) Reachable(c *hlo.Computation) []*hlo.Computation {
 	var out []*hlo.Computation
 	for i, s := range seen {
 		if s {
-			out = append(out, g.nodes[i].Comp)
+			out = append(out, g.comps[i])
 		}
 	}
 	return out

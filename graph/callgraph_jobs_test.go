@@ -73,3 +73,60 @@ func TestNewCallGraphJobsCorpus(t *testing.T) {
 	}
 	assert.Positive(t, checked)
 }
+
+// buildInParts builds m's call graph split into parts parts, scanned last
+// part first.
+func buildInParts(m *hlo.Module, parts int) *CallGraph {
+	b := NewCallGraphBuilder(m, parts)
+	for k := b.Parts() - 1; k >= 0; k-- {
+		b.Scan(k)
+	}
+	return b.Graph()
+}
+
+func TestCallGraphBuilderParts(t *testing.T) {
+	m, cs := hlotest.LoopsModule()
+	// An empty computation, first and in the middle, must keep its place.
+	empty := &hlo.Computation{Name: "empty"}
+	m.Computations = append([]*hlo.Computation{empty}, m.Computations...)
+	m.Computations = append(m.Computations[:3], append([]*hlo.Computation{{Name: "empty2"}}, m.Computations[3:]...)...)
+	want := NewCallGraph(m)
+	require.NotEmpty(t, want.Sites(cs["body"]))
+	total := hlotest.CountInstructions(m)
+	for parts := 1; parts <= total+2; parts++ {
+		b := NewCallGraphBuilder(m, parts)
+		assert.Equal(t, min(parts, total), b.Parts())
+		sameCallGraph(t, want, buildInParts(m, parts))
+	}
+	// A module without instructions still has one part.
+	b := NewCallGraphBuilder(&hlo.Module{Computations: []*hlo.Computation{empty}}, 4)
+	assert.Equal(t, 1, b.Parts())
+	b.Scan(0)
+	assert.Empty(t, b.Graph().Sites(empty))
+}
+
+func TestCallGraphBuilderCorpus(t *testing.T) {
+	m, _ := hlotest.ReadModule(t, hlotest.LargestCorpusFileWithFusions(t))
+	want := NewCallGraph(m)
+	for _, parts := range []int{2, 3, 8, 64, 1000} {
+		sameCallGraph(t, want, buildInParts(m, parts))
+	}
+}
+
+func TestCallGraphIndexHints(t *testing.T) {
+	m, cs := hlotest.LoopsModule()
+	g := NewCallGraph(m)
+	for i, c := range m.Computations {
+		require.Equal(t, i, c.Index, "the builder sets the hint")
+		assert.Equal(t, i, g.Index(c))
+	}
+	// Moved by hand: the hints are stale, the graph still finds them.
+	m.Computations[0], m.Computations[1] = m.Computations[1], m.Computations[0]
+	moved := NewCallGraph(m)
+	for i, c := range m.Computations {
+		assert.Equal(t, i, moved.Index(c), c.Name)
+	}
+	assert.Equal(t, -1, moved.Index(&hlo.Computation{Name: "stranger", Index: 0}))
+	assert.Equal(t, -1, moved.Index(nil))
+	assert.NotEmpty(t, moved.Sites(cs["body"]))
+}

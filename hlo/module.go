@@ -84,6 +84,11 @@ type Computation struct {
 	Attrs []Attribute
 	// Pos is where the computation's name appears in the source.
 	Pos Pos
+	// Index is the computation's position in its module's Computations,
+	// as the parser (and hlotest.Builder) set it: a hint for fast
+	// lookups, which check it (graph.CallGraph.Index) and fall back to a
+	// search when a computation was added or moved by hand.
+	Index int
 }
 
 // Instruction is one HLO instruction.

@@ -112,7 +112,10 @@ func parseText(file, text string, firstLine int) (*Module, error) {
 	var calls []callRef
 	for i := range results {
 		r := &results[i]
-		m.Computations = append(m.Computations, r.comps...)
+		for _, c := range r.comps {
+			c.Index = len(m.Computations)
+			m.Computations = append(m.Computations, c)
+		}
 		calls = append(calls, r.calls...)
 		if r.err != nil {
 			errs = append(errs, r.err)

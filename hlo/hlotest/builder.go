@@ -27,7 +27,7 @@ func (b *Builder) Current() *hlo.Computation { return b.cur }
 // Computation appends a computation called name to the module and makes it
 // current.
 func (b *Builder) Computation(name string) *hlo.Computation {
-	c := &hlo.Computation{Name: name}
+	c := &hlo.Computation{Name: name, Index: len(b.m.Computations)}
 	b.m.Computations = append(b.m.Computations, c)
 	b.cur = c
 	return c
