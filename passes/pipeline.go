@@ -13,7 +13,6 @@ import (
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/hlo-opt/hlo-opt/graph"
 	"github.com/hlo-opt/hlo-opt/hlo"
@@ -23,7 +22,10 @@ import (
 // no logging, verification on.
 type Options struct {
 	// Jobs bounds how many computations are processed at once; <= 0 means
-	// runtime.GOMAXPROCS(0) and 1 means sequential.
+	// runtime.GOMAXPROCS(0) and 1 means sequential. A fan-out uses no
+	// more goroutines than GOMAXPROCS, whatever Jobs says: its helpers
+	// poll for work (see the package doc), which pays only on CPUs of
+	// their own. The output is the same for any Jobs.
 	Jobs int
 	// Logger receives debug logs; nil means zap.NewNop().
 	Logger *zap.Logger
@@ -60,6 +62,7 @@ type PassEvent struct {
 type Pipeline struct {
 	passes []*Pass
 	opts   Options
+	crew   *crew // helpers for the fan-outs
 }
 
 // NewPipeline validates the passes (see Validate) and returns a pipeline
@@ -77,7 +80,7 @@ func NewPipeline(ps []*Pass, opts Options) (*Pipeline, error) {
 	if opts.Jobs <= 0 {
 		opts.Jobs = runtime.GOMAXPROCS(0)
 	}
-	return &Pipeline{passes: append([]*Pass(nil), ps...), opts: opts}, nil
+	return &Pipeline{passes: append([]*Pass(nil), ps...), opts: opts, crew: newCrew(opts.Jobs - 1)}, nil
 }
 
 // Passes returns the pipeline's passes in order.
@@ -288,24 +291,30 @@ func (r *run) record(ctx context.Context, p *Pass, requested bool, pre *fanned, 
 	return changed, nil
 }
 
-// parallelCallGraph is the instruction count from which the call graph is
-// built with the pipeline's jobs.
-const parallelCallGraph = 1 << 16
+// helpers returns how many helpers a fan-out over the module's
+// computations may use beside the caller: jobs-1, but no more helpers than
+// there are other CPUs to run them (GOMAXPROCS), since they poll while
+// they wait, and no more than there are other computations.
+func (r *run) helpers() int {
+	return max(min(r.pl.opts.Jobs, runtime.GOMAXPROCS(0), len(r.mod.Computations))-1, 0)
+}
 
+// callGraph returns the module's call graph, built on first use with the
+// scan of its instructions shared with the crew.
 func (r *run) callGraph() *graph.CallGraph {
-	if r.cg == nil {
-		// Scanning in parallel pays only when the scan is long compared
-		// with starting goroutines on other CPUs (tens of microseconds
-		// each on virtual machines, where an idle CPU must be woken).
-		jobs, n := 1, 0
-		for _, c := range r.mod.Computations {
-			n += len(c.Instructions)
-		}
-		if n >= parallelCallGraph {
-			jobs = r.pl.opts.Jobs
-		}
-		r.cg = graph.NewCallGraphJobs(r.mod, jobs)
+	if r.cg != nil {
+		return r.cg
 	}
+	helpers := r.helpers()
+	// A few parts a worker, taken in turn, even out their speeds.
+	b := graph.NewCallGraphBuilder(r.mod, 4*helpers+1)
+	var next atomic.Int64
+	r.pl.crew.run(helpers, func(int) {
+		for k := int(next.Add(1)) - 1; k < b.Parts(); k = int(next.Add(1)) - 1 {
+			b.Scan(k)
+		}
+	})
+	r.cg = b.Graph()
 	return r.cg
 }
 
@@ -432,15 +441,19 @@ func (r *run) call(p *Pass, u *Unit) (v any, err error) {
 // errors (on that computation, or on any computation once seen): the
 // earlier pass fails the run, and the later one's results are dropped.
 func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
-	g, gctx := errgroup.WithContext(ctx)
-	// The helpers start first: on a virtual machine a goroutine started
-	// on an idle CPU begins tens of microseconds later (the CPU must be
-	// woken), time this goroutine spends on the call graph and the setup.
-	// The caller is a worker too.
-	var work func(spent []time.Duration, w *fanWorker) error // set before start closes
-	start := make(chan struct{})
-	var ready atomic.Bool
-	helpers := max(min(r.pl.opts.Jobs, len(r.mod.Computations))-1, 0)
+	gctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var firstErr atomic.Pointer[error]
+	fail := func(err error) {
+		if firstErr.CompareAndSwap(nil, &err) {
+			cancel(err)
+		}
+	}
+	helpers := r.helpers()
+	// Helpers that are not lingering from an earlier fan-out start now,
+	// before the call graph and the setup, to have the most time to get
+	// a CPU.
+	r.pl.crew.start(helpers)
 	workers := make([]fanWorker, helpers+1) // [0] is the caller
 	timed := len(ps) > 1
 	np := len(ps)
@@ -448,42 +461,10 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 	if timed {
 		busy = make([]atomic.Int64, np)
 	}
-	for h := range helpers {
-		g.Go(func() error {
-			awaitStart(&ready, start)
-			if work == nil {
-				return nil
-			}
-			var spent []time.Duration
-			if timed {
-				spent = make([]time.Duration, np)
-				defer func() {
-					for k, d := range spent {
-						busy[k].Add(int64(d))
-					}
-				}()
-			}
-			return work(spent, &workers[h+1])
-		})
-	}
-	if helpers > 0 {
-		// A new goroutine waits in this P's next slot, which an idle P
-		// running a GC mark worker does not watch (a quarter of the
-		// helpers then started only when this goroutine blocked).
-		// Yielding runs the helpers here until their first poll yields,
-		// which puts them on the global queue, watched by every P.
-		runtime.Gosched()
-	}
-	begin := func() {
-		ready.Store(true)
-		close(start)
-	}
 	cg := r.callGraph()
 	calleesFirst := slices.ContainsFunc(ps, func(p *Pass) bool { return p.CalleesFirst })
 	comps, err := r.fanOutOrder(calleesFirst)
 	if err != nil {
-		begin()
-		_ = g.Wait()
 		return nil, err
 	}
 	n := len(r.mod.Computations)
@@ -597,7 +578,7 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 	// callees-first order a worker waits only for computations already
 	// taken by running workers, so the wait always ends.
 	var next atomic.Int64
-	work = func(spent []time.Duration, w *fanWorker) error {
+	work := func(spent []time.Duration, w *fanWorker) error {
 		for {
 			k := int(next.Add(1)) - 1
 			if k >= len(comps) {
@@ -611,20 +592,20 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 			}
 		}
 	}
-	begin()
-	var spent []time.Duration
-	if timed {
-		spent = make([]time.Duration, np)
-	}
-	err = work(spent, &workers[0])
-	for k, d := range spent {
-		busy[k].Add(int64(d))
-	}
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	if err != nil {
-		return nil, err
+	r.pl.crew.run(helpers, func(h int) {
+		var spent []time.Duration
+		if timed {
+			spent = make([]time.Duration, np)
+		}
+		if err := work(spent, &workers[h]); err != nil {
+			fail(err)
+		}
+		for k, d := range spent {
+			busy[k].Add(int64(d))
+		}
+	})
+	if err := firstErr.Load(); err != nil {
+		return nil, *err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -658,28 +639,6 @@ type fanWorker struct {
 type slotDiags struct {
 	slot int
 	errs []*Error
-}
-
-// spinStart bounds how long a helper polls for the start of its fan-out
-// before it sleeps: longer than building the call graph and setting up a
-// fan-out take on a large module (about 170 us on the llama 70B module),
-// since a helper that sleeps meanwhile is woken again 70-600 us late.
-const spinStart = 500 * time.Microsecond
-
-// awaitStart returns once ready is set and start closed. It polls first,
-// so that a helper woken ahead of its work is not put back to sleep (and
-// woken again) while the call graph is built.
-func awaitStart(ready *atomic.Bool, start chan struct{}) {
-	deadline := time.Now().Add(spinStart)
-	for i := 0; !ready.Load(); i++ {
-		if i%64 == 63 {
-			if time.Now().After(deadline) {
-				break
-			}
-			runtime.Gosched()
-		}
-	}
-	<-start
 }
 
 // fanOutOrder returns the non-fusion computations in the order their units
@@ -724,25 +683,49 @@ func asErrors(m *hlo.Module, c *hlo.Computation, err error) []*Error {
 	return []*Error{newError(m, c, nil, err.Error())}
 }
 
-// largestFirst orders comps, in place, by decreasing size, counting the
-// instructions of the fused computations they call; ties keep their order.
+// largestFirst orders comps, in place, to start the large ones first,
+// counting the instructions of the fused computations they call. Only
+// computations larger than twice the average matter for the balance
+// (longest processing time first); they come first, by decreasing size,
+// and the rest follow in their order. Sorting them all would cost more
+// than most fan-outs gain from it: a module has hundreds of computations
+// of a few instructions.
 func largestFirst(cg *graph.CallGraph, comps []*hlo.Computation) []*hlo.Computation {
 	type sized struct {
 		c *hlo.Computation
 		n int
 	}
-	by := make([]sized, len(comps))
-	for k, c := range comps {
+	size := func(c *hlo.Computation) int {
 		n := len(c.Instructions)
 		for _, s := range cg.Sites(c) {
 			if s.Kind == graph.CallFusion {
 				n += len(s.Callee.Instructions)
 			}
 		}
-		by[k] = sized{c, n}
+		return n
 	}
-	slices.SortStableFunc(by, func(a, b sized) int { return b.n - a.n })
-	for k, s := range by {
+	total := 0
+	sizes := make([]int, len(comps))
+	for k, c := range comps {
+		sizes[k] = size(c)
+		total += sizes[k]
+	}
+	var big []sized
+	rest := 0
+	for k, c := range comps {
+		if n := sizes[k]; n*len(comps) > 2*total {
+			big = append(big, sized{c, n})
+			continue
+		}
+		comps[rest] = c
+		rest++
+	}
+	if len(big) == 0 {
+		return comps
+	}
+	slices.SortStableFunc(big, func(a, b sized) int { return b.n - a.n })
+	copy(comps[len(big):], comps[:rest])
+	for k, s := range big {
 		comps[k] = s.c
 	}
 	return comps
