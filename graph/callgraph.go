@@ -217,14 +217,18 @@ type CallGraph struct {
 	// Offsets rather than slices per computation: the graph is built for
 	// every pipeline run, and its garbage is the collector's work.
 	siteFlat, callerFlat []CallSite
-	succFlat, predFlat   []int
-	at                   [4][]int32
-	unresolved           []Unresolved
+	succFlat, predFlat   []int32
+	// to[k] is the index of siteFlat[k].Callee. The callers and preds
+	// (at[1], at[3]) are filled in on first use, by back.
+	to         []int32
+	back       sync.Once
+	at         [4][]int32
+	unresolved []Unresolved
 	// fusion[i] says whether computation i is called by a fusion.
 	fusion []bool
 
 	postOnce sync.Once
-	post     []int // PostOrder as indices
+	post     []int32 // PostOrder as indices
 	postErr  error
 }
 
@@ -234,16 +238,18 @@ func (g *CallGraph) sitesOf(i int) []CallSite {
 }
 
 func (g *CallGraph) callersOf(i int) []CallSite {
+	g.back.Do(g.linkBack)
 	a, b := g.at[1][i], g.at[1][i+1]
 	return g.callerFlat[a:b:b]
 }
 
-func (g *CallGraph) succsOf(i int) []int {
+func (g *CallGraph) succsOf(i int) []int32 {
 	a, b := g.at[2][i], g.at[2][i+1]
 	return g.succFlat[a:b:b]
 }
 
-func (g *CallGraph) predsOf(i int) []int {
+func (g *CallGraph) predsOf(i int) []int32 {
+	g.back.Do(g.linkBack)
 	a, b := g.at[3][i], g.at[3][i+1]
 	return g.predFlat[a:b:b]
 }
@@ -255,7 +261,6 @@ type cgScan struct {
 	byName func() map[string]*hlo.Computation
 	sites  []CallSite
 	to     []int32 // to[k] is the index of sites[k].Callee
-	owner  []int32 // owner[k] is the index of the computation calling sites[k]
 	unres  []Unresolved
 }
 
@@ -300,9 +305,10 @@ type CallGraphBuilder struct {
 	g      *CallGraph
 	byName func() map[string]*hlo.Computation
 	// Part k scans the instructions flat[lo[k]:lo[k+1]] of the module's
-	// instructions listed computation by computation; comp[k] is the
-	// computation holding its first one.
-	lo, comp []int
+	// instructions listed computation by computation, from computation
+	// from[k] on; it records where the computations own[k] to own[k+1]-1
+	// (those starting in it) start in its list of sites.
+	lo, from, own []int
 	// flat[i] is the position of computation i's first instruction.
 	flat  []int
 	parts []cgScan
@@ -343,8 +349,8 @@ func NewCallGraphBuilder(m *hlo.Module, parts int) *CallGraphBuilder {
 	})
 	total := flat[n]
 	parts = max(min(parts, total), 1)
-	b := &CallGraphBuilder{g: g, flat: flat, lo: make([]int, parts+1), comp: make([]int, parts),
-		parts: make([]cgScan, parts)}
+	b := &CallGraphBuilder{g: g, flat: flat, lo: make([]int, parts+1), from: make([]int, parts),
+		own: make([]int, parts+1), parts: make([]cgScan, parts)}
 	// Names are looked up only when in.Called lacks them.
 	b.byName = sync.OnceValue(func() map[string]*hlo.Computation {
 		byName := make(map[string]*hlo.Computation, n)
@@ -355,21 +361,26 @@ func NewCallGraphBuilder(m *hlo.Module, parts int) *CallGraphBuilder {
 		}
 		return byName
 	})
-	i := 0
+	holder, owner := 0, 0 // the computations holding instruction lo[k], starting at or after it
 	for k := range parts {
-		b.lo[k] = total * k / parts
-		for i < n && flat[i+1] <= b.lo[k] && flat[i+1] < total {
-			i++
+		lo := total * k / parts
+		for holder < n && flat[holder+1] <= lo && flat[holder+1] < total {
+			holder++
 		}
-		b.comp[k] = i
+		for owner < n && flat[owner] < lo {
+			owner++
+		}
+		b.lo[k], b.own[k], b.from[k] = lo, owner, min(holder, owner)
 	}
-	b.lo[parts] = total
+	b.lo[parts], b.own[parts] = total, n
 	// A module calls most of its computations about once: n sites in all
-	// is a good first capacity.
+	// is a good first capacity, shared out among the parts in windows of
+	// one array each (a part that outgrows its window reallocates).
+	c := n/parts + 1
+	sites, to := make([]CallSite, c*parts), make([]int32, c*parts)
 	for k := range b.parts {
-		c := n/parts + 1
-		b.parts[k] = cgScan{g: g, byName: b.byName, sites: make([]CallSite, 0, c), to: make([]int32, 0, c),
-			owner: make([]int32, 0, c)}
+		lo := k * c
+		b.parts[k] = cgScan{g: g, byName: b.byName, sites: sites[lo : lo : lo+c], to: to[lo : lo : lo+c]}
 	}
 	return b
 }
@@ -381,15 +392,18 @@ func (b *CallGraphBuilder) Parts() int { return len(b.parts) }
 // parts may run concurrently.
 func (b *CallGraphBuilder) Scan(k int) {
 	sc := &b.parts[k]
-	comps := b.g.mod.Computations
+	comps, start := b.g.comps, b.g.at[0]
 	lo, hi := b.lo[k], b.lo[k+1]
-	for i := b.comp[k]; i < len(comps) && b.flat[i] < hi; i++ {
+	for i := b.from[k]; i < b.own[k+1] || i < len(comps) && b.flat[i] < hi; i++ {
+		if i >= b.own[k] {
+			start[i] = int32(len(sc.sites)) // shifted by the earlier parts' sites in Graph
+		}
 		ins := comps[i].Instructions
-		for _, in := range ins[max(lo-b.flat[i], 0):min(hi-b.flat[i], len(ins))] {
+		for _, in := range ins[max(lo-b.flat[i], 0):max(min(hi-b.flat[i], len(ins)), 0)] {
 			if in == nil || len(in.Called) == 0 && !hasCallAttr(in) {
 				continue
 			}
-			sc.add(in, int32(i))
+			sc.add(in)
 		}
 	}
 }
@@ -400,59 +414,45 @@ func (b *CallGraphBuilder) Graph() *CallGraph {
 	g := b.g
 	n := len(g.comps)
 	start := g.at[0]
-	var sc cgScan
-	if len(b.parts) == 1 {
-		sc = b.parts[0]
-	} else {
+	sc := b.parts[0]
+	if len(b.parts) > 1 {
 		total := 0
 		for k := range b.parts {
 			total += len(b.parts[k].sites)
 		}
-		sc = cgScan{sites: make([]CallSite, 0, total), to: make([]int32, 0, total), owner: make([]int32, 0, total)}
+		sc = cgScan{sites: make([]CallSite, 0, total), to: make([]int32, 0, total)}
 		for k := range b.parts {
 			p := &b.parts[k]
+			for i := b.own[k]; i < b.own[k+1]; i++ {
+				start[i] += int32(len(sc.sites))
+			}
 			sc.sites = append(sc.sites, p.sites...)
 			sc.to = append(sc.to, p.to...)
-			sc.owner = append(sc.owner, p.owner...)
 			sc.unres = append(sc.unres, p.unres...)
 		}
 	}
-	// start[i]: the first site of computation i; sites are in module
-	// order, so a count per owner, summed, gives the windows.
-	for _, i := range sc.owner {
-		start[i+1]++
-	}
-	for i := range n {
-		start[i+1] += start[i]
-	}
+	start[n] = int32(len(sc.sites))
 	b.parts = nil
 	return g.link(sc)
 }
 
-// link fills in g's edges from the call sites found in module order.
+// link fills in g's successors from the call sites found in module order.
 func (g *CallGraph) link(b cgScan) *CallGraph {
 	n := len(g.comps)
 	start := g.at[0]
 	g.unresolved = b.unres
-	g.siteFlat = b.sites
-
-	// succs: distinct callees in call-site order; callers and preds are
-	// filled by a counting sort over the callees, which keeps module
-	// order: at[1] and at[3] first count at j+1, then, summed, start the
-	// windows, are advanced while filling them (ending each window where
-	// the next starts) and are shifted back.
-	mark := make([]int, n) // mark[j] == i+1: j already a successor of i
-	ncallers, npreds, succAt := g.at[1], g.at[3], g.at[2]
-	succFlat := make([]int, 0, len(b.sites))
+	g.siteFlat, g.to = b.sites, b.to
+	// succs: distinct callees in call-site order.
+	mark := make([]int32, n) // mark[j] == i+1: j already a successor of i
+	succAt := g.at[2]
+	succFlat := make([]int32, 0, len(b.sites))
 	for i := range n {
 		succAt[i] = int32(len(succFlat))
 		for k := start[i]; k < start[i+1]; k++ {
-			j := int(b.to[k])
-			ncallers[j+1]++
-			if mark[j] != i+1 {
-				mark[j] = i + 1
+			j := b.to[k]
+			if mark[j] != int32(i+1) {
+				mark[j] = int32(i + 1)
 				succFlat = append(succFlat, j)
-				npreds[j+1]++
 			}
 			if b.sites[k].Kind == CallFusion {
 				g.fusion[j] = true
@@ -461,20 +461,37 @@ func (g *CallGraph) link(b cgScan) *CallGraph {
 	}
 	succAt[n] = int32(len(succFlat))
 	g.succFlat = succFlat
+	return g
+}
+
+// linkBack fills in the callers and preds: a counting sort of the sites
+// and successors by callee, which keeps module order. at[1] and at[3]
+// first count at j+1, then, summed, start the windows, are advanced while
+// filling them (ending each window where the next starts) and are shifted
+// back. Most pipeline runs never ask for callers, hence the wait.
+func (g *CallGraph) linkBack() {
+	n := len(g.comps)
+	start, ncallers, npreds := g.at[0], g.at[1], g.at[3]
+	for _, j := range g.to {
+		ncallers[j+1]++
+	}
+	for _, j := range g.succFlat {
+		npreds[j+1]++
+	}
 	for j := range n {
 		ncallers[j+1] += ncallers[j]
 		npreds[j+1] += npreds[j]
 	}
-	callerFlat := make([]CallSite, len(b.sites))
-	predFlat := make([]int, npreds[n])
+	callerFlat := make([]CallSite, len(g.siteFlat))
+	predFlat := make([]int32, npreds[n])
 	for i := range n {
 		for _, j := range g.succsOf(i) {
-			predFlat[npreds[j]] = i
+			predFlat[npreds[j]] = int32(i)
 			npreds[j]++
 		}
 		for k := start[i]; k < start[i+1]; k++ {
-			j := b.to[k]
-			callerFlat[ncallers[j]] = b.sites[k]
+			j := g.to[k]
+			callerFlat[ncallers[j]] = g.siteFlat[k]
 			ncallers[j]++
 		}
 	}
@@ -482,7 +499,6 @@ func (g *CallGraph) link(b cgScan) *CallGraph {
 	copy(npreds[1:], npreds[:n])
 	ncallers[0], npreds[0] = 0, 0
 	g.callerFlat, g.predFlat = callerFlat, predFlat
-	return g
 }
 
 // add records the call sites of in: first those named by its call
@@ -490,7 +506,7 @@ func (g *CallGraph) link(b cgScan) *CallGraph {
 // computation of in.Called with that name, else to the module's first
 // computation of that name), then the computations of in.Called no
 // attribute named, as CallOther.
-func (b *cgScan) add(in *hlo.Instruction, owner int32) {
+func (b *cgScan) add(in *hlo.Instruction) {
 	g := b.g
 	var seenBuf [8]bool
 	var seen []bool
@@ -532,7 +548,6 @@ func (b *cgScan) add(in *hlo.Instruction, owner int32) {
 				if j, ok := g.lookup(callee); ok {
 					b.sites = append(b.sites, CallSite{Caller: in, Callee: callee, Kind: kind})
 					b.to = append(b.to, int32(j))
-					b.owner = append(b.owner, owner)
 				} else {
 					b.unres = append(b.unres, Unresolved{Caller: in, Attr: a, Name: name})
 				}
@@ -554,7 +569,6 @@ func (b *cgScan) add(in *hlo.Instruction, owner int32) {
 		}
 		b.sites = append(b.sites, CallSite{Caller: in, Callee: cc, Kind: CallOther})
 		b.to = append(b.to, int32(j))
-		b.owner = append(b.owner, owner)
 	}
 }
 
@@ -634,7 +648,7 @@ func (g *CallGraph) Node(id int64) gonum.Node {
 	return g.nodes()[id]
 }
 
-func (g *CallGraph) nodeSet(ids []int) gonum.Nodes {
+func (g *CallGraph) nodeSet(ids []int32) gonum.Nodes {
 	if len(ids) == 0 {
 		return gonum.Empty
 	}
@@ -648,9 +662,9 @@ func (g *CallGraph) nodeSet(ids []int) gonum.Nodes {
 
 // Nodes returns every computation in module order.
 func (g *CallGraph) Nodes() gonum.Nodes {
-	ids := make([]int, len(g.comps))
+	ids := make([]int32, len(g.comps))
 	for i := range ids {
-		ids[i] = i
+		ids[i] = int32(i)
 	}
 	return g.nodeSet(ids)
 }
@@ -673,7 +687,7 @@ func (g *CallGraph) To(id int64) gonum.Nodes {
 
 // HasEdgeFromTo reports whether computation uid calls vid.
 func (g *CallGraph) HasEdgeFromTo(uid, vid int64) bool {
-	return g.Node(uid) != nil && g.Node(vid) != nil && slices.Contains(g.succsOf(int(uid)), int(vid))
+	return g.Node(uid) != nil && g.Node(vid) != nil && slices.Contains(g.succsOf(int(uid)), int32(vid))
 }
 
 // HasEdgeBetween reports whether either computation calls the other.
@@ -720,14 +734,14 @@ func (g *CallGraph) postOrder() {
 		black
 	)
 	color := make([]uint8, len(g.comps))
-	out := make([]int, 0, len(g.comps))
-	var stack []int
+	out := make([]int32, 0, len(g.comps))
+	var stack []int32
 	var cycle []string
-	var visit func(i int) bool
-	visit = func(i int) bool {
+	var visit func(i int32) bool
+	visit = func(i int32) bool {
 		color[i] = grey
 		stack = append(stack, i)
-		for _, j := range g.succsOf(i) {
+		for _, j := range g.succsOf(int(i)) {
 			switch color[j] {
 			case grey:
 				k := slices.Index(stack, j)
@@ -747,12 +761,19 @@ func (g *CallGraph) postOrder() {
 		return true
 	}
 	for i := range g.comps {
-		if color[i] == white && !visit(i) {
+		if color[i] == white && !visit(int32(i)) {
 			g.postErr = &CycleError{Where: "call graph of module " + g.mod.Name, Cycles: [][]string{cycle}}
 			return
 		}
 	}
 	g.post = out
+}
+
+// Acyclic returns nil when no computation calls itself, through any
+// chain of calls, and else the *CycleError PostOrder returns.
+func (g *CallGraph) Acyclic() error {
+	g.postOnce.Do(g.postOrder)
+	return g.postErr
 }
 
 // NonFusionPostOrder is PostOrder without the fusion computations: the
@@ -806,12 +827,12 @@ func (g *CallGraph) Reachable(c *hlo.Computation) []*hlo.Computation {
 		return nil
 	}
 	seen := make([]bool, len(g.comps))
-	work := []int{start}
+	work := []int32{int32(start)}
 	seen[start] = true
 	for len(work) > 0 {
 		i := work[len(work)-1]
 		work = work[:len(work)-1]
-		for _, j := range g.succsOf(i) {
+		for _, j := range g.succsOf(int(i)) {
 			if !seen[j] {
 				seen[j] = true
 				work = append(work, j)

@@ -86,10 +86,11 @@ func buildInParts(m *hlo.Module, parts int) *CallGraph {
 
 func TestCallGraphBuilderParts(t *testing.T) {
 	m, cs := hlotest.LoopsModule()
-	// An empty computation, first and in the middle, must keep its place.
+	// Empty computations, first, in the middle and last, keep their places.
 	empty := &hlo.Computation{Name: "empty"}
 	m.Computations = append([]*hlo.Computation{empty}, m.Computations...)
 	m.Computations = append(m.Computations[:3], append([]*hlo.Computation{{Name: "empty2"}}, m.Computations[3:]...)...)
+	m.Computations = append(m.Computations, &hlo.Computation{Name: "empty3"}, &hlo.Computation{Name: "empty4"})
 	want := NewCallGraph(m)
 	require.NotEmpty(t, want.Sites(cs["body"]))
 	total := hlotest.CountInstructions(m)

@@ -15,6 +15,7 @@ func TestCallGraphKindsAndOrders(t *testing.T) {
 	m, cs := hlotest.LoopsModule()
 	g := NewCallGraph(m)
 	require.Empty(t, g.Unresolved())
+	assert.NoError(t, g.Acyclic())
 
 	var kinds []string
 	for _, s := range g.Sites(cs["main"]) {
@@ -68,5 +69,6 @@ func TestCallGraphRecursionAndUnresolved(t *testing.T) {
 	_, err := g.PostOrder()
 	var ce *CycleError
 	require.True(t, errors.As(err, &ce), "got %v", err)
+	assert.Equal(t, err, g.Acyclic())
 	assert.Equal(t, "call graph of module rec: cycle through a, b", err.Error())
 }

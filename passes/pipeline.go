@@ -299,15 +299,29 @@ func (r *run) helpers() int {
 	return max(min(r.pl.opts.Jobs, runtime.GOMAXPROCS(0), len(r.mod.Computations))-1, 0)
 }
 
-// callGraph returns the module's call graph, built on first use with the
-// scan of its instructions shared with the crew.
+// parallelScan is the instruction count from which the call graph's scan
+// of the module is shared with the crew. Below it the scan is too short
+// to split: it is limited by memory traffic, and on the 2-core development
+// machine two workers scanning halves of the llama 70B module (4052
+// instructions) took as long, with the hand-offs, as one.
+const parallelScan = 1 << 16
+
+// callGraph returns the module's call graph, built on first use (its scan
+// of large modules shared with the crew).
 func (r *run) callGraph() *graph.CallGraph {
 	if r.cg != nil {
 		return r.cg
 	}
-	helpers := r.helpers()
-	// A few parts a worker, taken in turn, even out their speeds.
-	b := graph.NewCallGraphBuilder(r.mod, 4*helpers+1)
+	helpers, n := r.helpers(), 0
+	for _, c := range r.mod.Computations {
+		n += len(c.Instructions)
+	}
+	if n < parallelScan {
+		helpers = 0
+	}
+	// Many parts a worker, taken in turn, even out their speeds (the
+	// instructions that call computations take longest).
+	b := graph.NewCallGraphBuilder(r.mod, 16*helpers+1)
 	var next atomic.Int64
 	r.pl.crew.run(helpers, func(int) {
 		for k := int(next.Add(1)) - 1; k < b.Parts(); k = int(next.Add(1)) - 1 {

@@ -226,10 +226,13 @@ func fusionKind(in *hlo.Instruction) string {
 	return "unknown"
 }
 
-// statsPart is what statsComputation returns: the computation's stats and
-// the opcode and fusion counts of the computation plus the fused
-// computations it owns (those whose first caller is in it), so that the
-// module totals need no serial pass over the instructions.
+// statsPart is what statsComputation returns for a computation with fusion
+// instructions: its stats and the opcode and fusion counts of the
+// computation plus the fused computations it owns (those whose first
+// caller is in it), so that the module totals need no serial pass over the
+// instructions. Computations without fusions, most of them, return just
+// their *ComputationStats (half the bytes: the allocations of a run are
+// what sets the collector's pace).
 type statsPart struct {
 	stats       ComputationStats // in the part: one allocation for both
 	instrs      int
@@ -253,7 +256,7 @@ func counts(m map[string]int) Counts {
 
 func statsComputation(u *Unit) (any, error) {
 	c := u.Computation
-	part := &statsPart{stats: ComputationStats{Instructions: len(c.Instructions)}}
+	part := statsPart{stats: ComputationStats{Instructions: len(c.Instructions)}}
 	s := &part.stats
 	// own counts c's opcodes, fused those of the fused computations c
 	// owns (allocated on first use); kinds count fusion kinds the same
@@ -318,18 +321,6 @@ func statsComputation(u *Unit) (any, error) {
 		}
 	}
 	s.ByOpcode, s.Fusions = own.list(), ownKinds.list()
-	if fused == nil {
-		// The module totals read the same lists.
-		part.ops, part.kinds = s.ByOpcode, s.Fusions
-	} else {
-		for _, e := range s.ByOpcode {
-			fused.add(e.Key, e.N)
-		}
-		for _, e := range s.Fusions {
-			fusedKinds.add(e.Key, e.N)
-		}
-		part.ops, part.kinds = fused.list(), fusedKinds.list()
-	}
 	for _, p := range c.Params {
 		if p != nil {
 			s.ParameterBytes += ShapeBytes(p.Shape)
@@ -338,7 +329,22 @@ func statsComputation(u *Unit) (any, error) {
 	if c.Root != nil {
 		s.OutputBytes = ShapeBytes(c.Root.Shape)
 	}
-	return part, nil
+	if fused == nil {
+		// The module totals read the computation's own counts.
+		out := new(ComputationStats)
+		*out = *s
+		return out, nil
+	}
+	for _, e := range s.ByOpcode {
+		fused.add(e.Key, e.N)
+	}
+	for _, e := range s.Fusions {
+		fusedKinds.add(e.Key, e.N)
+	}
+	part.ops, part.kinds = fused.list(), fusedKinds.list()
+	out := new(statsPart)
+	*out = part
+	return out, nil
 }
 
 // tally counts strings (opcodes), in a small open-addressing table until
@@ -426,11 +432,17 @@ func statsModule(u *Unit) (any, error) {
 	ms.Computations = len(m.Computations)
 	var ops, kinds tally
 	for i, c := range m.Computations {
-		part, ok := u.Part(c).(*statsPart)
-		if !ok {
+		var part statsPart
+		switch v := u.Part(c).(type) {
+		case *ComputationStats:
+			part = statsPart{instrs: v.Instructions, ops: v.ByOpcode, kinds: v.Fusions}
+			r.Computations[i] = v
+		case *statsPart:
+			part = *v
+			r.Computations[i] = &v.stats
+		default:
 			continue
 		}
-		r.Computations[i] = &part.stats
 		ms.Instructions += part.instrs
 		ms.FusionComputations += part.fusionComps
 		for _, e := range part.ops {

@@ -65,7 +65,7 @@ func verifyModule(u *Unit) (any, error) {
 			u.Errorf(nil, "duplicate computation name %s", c.Name)
 		}
 	}
-	if _, err := u.CallGraph.PostOrder(); err != nil {
+	if err := u.CallGraph.Acyclic(); err != nil {
 		u.Errorf(nil, "%v", err)
 	}
 	res := &VerifyResult{}
