@@ -152,3 +152,74 @@ func TestVerifyFindsDuplicateComputationNames(t *testing.T) {
 	}
 	assert.Equal(t, want, got)
 }
+
+// TestStatsShareEqualComputations runs stats over reducers that count the
+// same, and one that does not: equal ones share their *ComputationStats
+// (one job, so one worker saw them all), and the results are the same for
+// any number of jobs.
+func TestStatsShareEqualComputations(t *testing.T) {
+	const text = `HloModule reducers
+
+add0 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+add1 {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT t = f32[] add(x, y)
+}
+
+max0 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+
+add2 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY main {
+  p = f32[8] parameter(0)
+  z = f32[] constant(0)
+  r0 = f32[] reduce(p, z), dimensions={0}, to_apply=add0
+  r1 = f32[] reduce(p, z), dimensions={0}, to_apply=add1
+  r2 = f32[] reduce(p, z), dimensions={0}, to_apply=max0
+  r3 = f32[] reduce(p, z), dimensions={0}, to_apply=add2
+  ROOT t = (f32[], f32[], f32[], f32[]) tuple(r0, r1, r2, r3)
+}
+`
+	m, err := hlo.Parse([]byte(text))
+	require.NoError(t, err)
+	var first []byte
+	for _, jobs := range []int{1, 2, 4} {
+		pl, err := NewPipeline([]*Pass{Stats}, Options{Jobs: jobs})
+		require.NoError(t, err)
+		res, err := pl.Run(context.Background(), m)
+		require.NoError(t, err)
+		st, ok := ResultOf[*StatsResult](res, Stats)
+		require.True(t, ok)
+		add0, add1, max0, add2 := st.Of(m.Computations[0]), st.Of(m.Computations[1]), st.Of(m.Computations[2]), st.Of(m.Computations[3])
+		assert.Equal(t, map[string]int{"parameter": 2, "add": 1}, add0.ByOpcode.Map())
+		assert.Equal(t, map[string]int{"parameter": 2, "maximum": 1}, max0.ByOpcode.Map())
+		assert.Equal(t, *add0, *add1)
+		assert.Equal(t, *add0, *add2)
+		if jobs == 1 {
+			assert.Same(t, add0, add1)
+			assert.Same(t, add0, add2)
+		}
+		assert.Equal(t, 4*3+7, st.Module.Instructions, "module totals count every computation")
+		assert.Equal(t, 3, st.Module.ByOpcode["add"])
+		b, err := json.Marshal(st.Computations)
+		require.NoError(t, err)
+		if first == nil {
+			first = b
+		}
+		assert.Equal(t, string(first), string(b), "jobs=%d", jobs)
+	}
+}

@@ -170,6 +170,25 @@ type Unit struct {
 	changed  *atomic.Bool
 	dag      *graph.DAG
 	jobs     int
+	local    *any
+}
+
+// Local returns the value that the goroutine running u keeps for u's pass
+// until the fan-out ends, made by newValue on the first of its units that
+// asks. A pass keeps there what it reuses from one computation to the
+// next: scratch buffers, or results that equal computations may share.
+// A goroutine runs one unit at a time, so the value needs no lock; values
+// are not shared between goroutines, and which computations one goroutine
+// gets depends on the number of jobs, so nothing that reaches a result
+// may depend on what the value held before. A Run unit gets a new value.
+func (u *Unit) Local(newValue func() any) any {
+	if u.local == nil {
+		return newValue()
+	}
+	if *u.local == nil {
+		*u.local = newValue()
+	}
+	return *u.local
 }
 
 // Jobs returns the pipeline's job limit (Options.Jobs, at least 1). A pass

@@ -334,7 +334,7 @@ func (r *run) callGraph() *graph.CallGraph {
 
 // initUnit sets up u, a zero Unit, for running p on c (nil for Run) with
 // the results of p's Requires in reqs.
-func (r *run) initUnit(u *Unit, ctx context.Context, p *Pass, c *hlo.Computation, reqs map[*Pass]any, parts ComputationResults, changed *atomic.Bool) {
+func (r *run) initUnit(u *Unit, ctx context.Context, p *Pass, c *hlo.Computation, reqs map[*Pass]any, parts ComputationResults, changed *atomic.Bool, local *any) {
 	log := r.pl.opts.Logger
 	// Child loggers cost allocations; skip them when nothing is logged.
 	if log.Core().Enabled(zapcore.ErrorLevel) {
@@ -344,7 +344,7 @@ func (r *run) initUnit(u *Unit, ctx context.Context, p *Pass, c *hlo.Computation
 		}
 	}
 	*u = Unit{Pass: p, Module: r.mod, Computation: c, CallGraph: r.callGraph(), Logger: log,
-		ctx: ctx, resultOf: reqs, parts: parts, changed: changed, jobs: r.pl.opts.Jobs}
+		ctx: ctx, resultOf: reqs, parts: parts, changed: changed, jobs: r.pl.opts.Jobs, local: local}
 }
 
 // requiredResults returns the results of p's Requires, shared read-only by
@@ -387,7 +387,7 @@ func (r *run) runPass(ctx context.Context, p *Pass, pre *fanned) (result any, ch
 	parts, errs, flag := pre.parts, pre.errs, &pre.flag
 	if p.Run != nil && len(errs) == 0 {
 		u := new(Unit)
-		r.initUnit(u, ctx, p, nil, r.requiredResults(p), parts, flag)
+		r.initUnit(u, ctx, p, nil, r.requiredResults(p), parts, flag, nil)
 		v, err := r.call(p, u)
 		result = v
 		errs = append(errs, u.diags...)
@@ -561,7 +561,10 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 					}
 				}
 			}
-			r.initUnit(u, gctx, p, c, reqs[k], fs[k].parts, &fs[k].flag)
+			if w.locals == nil {
+				w.locals = make([]any, np)
+			}
+			r.initUnit(u, gctx, p, c, reqs[k], fs[k].parts, &fs[k].flag, &w.locals[k])
 			v, err := r.call(p, u)
 			fs[k].parts[i] = v
 			d := append(u.diags, asErrors(r.mod, c, err)...)
@@ -642,11 +645,12 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 	return fs, nil
 }
 
-// fanWorker is what one worker of a fan-out keeps: its unit, and the
-// diagnostics of its calls that reported any.
+// fanWorker is what one worker of a fan-out keeps: its unit, the
+// diagnostics of its calls that reported any, and the passes' locals.
 type fanWorker struct {
-	unit  Unit
-	diags []slotDiags
+	unit   Unit
+	diags  []slotDiags
+	locals []any // Unit.Local of each pass of the chain
 }
 
 // slotDiags are the diagnostics of pass k on computation i: slot k*n+i.

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/hlo-opt/hlo-opt/graph"
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
@@ -438,5 +439,56 @@ func TestPipelineChainGivesTheSameResults(t *testing.T) {
 				assert.Equal(t, want[k], v, "%s %s jobs=%d", cm.Path, p.Name, jobs)
 			}
 		}
+	}
+}
+
+func TestUnitLocalIsKeptPerWorker(t *testing.T) {
+	for _, jobs := range []int{1, 2, 8} {
+		var mu sync.Mutex
+		made := 0
+		locals := map[*int]int{} // local -> units that used it
+		var runLocal *int
+		newLocal := func() any {
+			mu.Lock()
+			made++
+			mu.Unlock()
+			return new(int)
+		}
+		// Two passes in one chain: each has locals of its own.
+		pass := func(name string) *Pass {
+			return &Pass{Name: name, Doc: "use a local",
+				RunComputation: func(u *Unit) (any, error) {
+					l := u.Local(newLocal).(*int)
+					*l++ // no lock: one goroutine at a time
+					mu.Lock()
+					locals[l]++
+					mu.Unlock()
+					return nil, nil
+				},
+				Run: func(u *Unit) (any, error) {
+					runLocal = u.Local(newLocal).(*int)
+					return nil, nil
+				}}
+		}
+		pl, err := NewPipeline([]*Pass{pass("a"), pass("b")}, Options{Jobs: jobs})
+		require.NoError(t, err)
+		m := hlotest.CallsModule(6, 2)
+		_, err = pl.Run(context.Background(), m)
+		require.NoError(t, err)
+		units := 0
+		for l, n := range locals {
+			assert.Equal(t, n, *l, "a local is used by the units that got it, one at a time")
+			units += n
+		}
+		workers := min(jobs, runtime.GOMAXPROCS(0))
+		comps, err := graph.NewCallGraph(m).NonFusionPostOrder()
+		require.NoError(t, err)
+		assert.Equal(t, 2*len(comps), units, "jobs=%d", jobs)
+		assert.LessOrEqual(t, len(locals), 2*workers, "at most one local per pass and worker")
+		if jobs == 1 {
+			assert.Len(t, locals, 2, "one worker: one local per pass")
+		}
+		assert.NotContains(t, locals, runLocal, "a Run unit gets a value of its own")
+		assert.Equal(t, len(locals)+2, made, "every Run unit's value is new")
 	}
 }

@@ -117,7 +117,8 @@ type ModuleStats struct {
 type StatsResult struct {
 	Module ModuleStats
 	// Computations holds the stats of each non-fusion computation, indexed
-	// like Module.Computations (nil for fusion computations).
+	// like Module.Computations (nil for fusion computations). Computations
+	// with equal stats may share one value: results are read-only.
 	Computations []*ComputationStats
 	mod          *hlo.Module
 }
@@ -320,7 +321,6 @@ func statsComputation(u *Unit) (any, error) {
 			return nil, err
 		}
 	}
-	s.ByOpcode, s.Fusions = own.list(), ownKinds.list()
 	for _, p := range c.Params {
 		if p != nil {
 			s.ParameterBytes += ShapeBytes(p.Shape)
@@ -330,11 +330,20 @@ func statsComputation(u *Unit) (any, error) {
 		s.OutputBytes = ShapeBytes(c.Root.Shape)
 	}
 	if fused == nil {
-		// The module totals read the computation's own counts.
+		// The module totals read the computation's own counts. Equal
+		// stats are shared: a module has hundreds of small computations
+		// (reducers, comparators) that count the same.
+		share := u.Local(newStatsShare).(*statsShare)
+		if cs := share.find(s, &own, &ownKinds); cs != nil {
+			return cs, nil
+		}
+		s.ByOpcode, s.Fusions = own.list(), ownKinds.list()
 		out := new(ComputationStats)
 		*out = *s
+		share.add(out)
 		return out, nil
 	}
+	s.ByOpcode, s.Fusions = own.list(), ownKinds.list()
 	for _, e := range s.ByOpcode {
 		fused.add(e.Key, e.N)
 	}
@@ -345,6 +354,33 @@ func statsComputation(u *Unit) (any, error) {
 	out := new(statsPart)
 	*out = part
 	return out, nil
+}
+
+// statsShare holds the last stats of computations without fusions that a
+// worker made, for Unit.Local.
+type statsShare struct {
+	recent [16]*ComputationStats
+	next   int
+}
+
+func newStatsShare() any { return new(statsShare) }
+
+// find returns a recent stats equal to s with the counts ops and kinds, or
+// nil.
+func (sh *statsShare) find(s *ComputationStats, ops, kinds *tally) *ComputationStats {
+	for _, cs := range sh.recent {
+		if cs != nil && cs.Instructions == s.Instructions && cs.FusedInstructions == s.FusedInstructions &&
+			cs.ParameterBytes == s.ParameterBytes && cs.OutputBytes == s.OutputBytes &&
+			ops.equal(cs.ByOpcode) && kinds.equal(cs.Fusions) {
+			return cs
+		}
+	}
+	return nil
+}
+
+func (sh *statsShare) add(cs *ComputationStats) {
+	sh.recent[sh.next] = cs
+	sh.next = (sh.next + 1) % len(sh.recent)
 }
 
 // tally counts strings (opcodes), in a small open-addressing table until
@@ -406,6 +442,24 @@ func (t *tally) toMap() map[string]int {
 		}
 	}
 	return m
+}
+
+// equal reports whether list would return cs (a table that spilled into
+// its map never is).
+func (t *tally) equal(cs Counts) bool {
+	if t.over != nil || t.used != len(cs) {
+		return false
+	}
+	k := 0
+	for _, e := range t.slots {
+		if e.N != 0 {
+			if e != cs[k] {
+				return false
+			}
+			k++
+		}
+	}
+	return true
 }
 
 // list returns the counts as a list.

@@ -1,0 +1,66 @@
+package passes
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCrewRunsEveryItemOnceAndWaits(t *testing.T) {
+	c := newCrew(3)
+	for round := range 200 {
+		const items = 64
+		var done [items]atomic.Int32
+		var next, finished atomic.Int64
+		var maxHelper atomic.Int64
+		c.run(3, func(h int) {
+			for {
+				for m := maxHelper.Load(); int64(h) > m && !maxHelper.CompareAndSwap(m, int64(h)); m = maxHelper.Load() {
+				}
+				k := int(next.Add(1)) - 1
+				if k >= items {
+					return
+				}
+				if k%16 == 0 {
+					time.Sleep(10 * time.Microsecond) // uneven items
+				}
+				done[k].Add(1)
+				finished.Add(1)
+			}
+		})
+		// run returned: every call returned, so every item is done.
+		require.Equal(t, int64(items), finished.Load(), "round %d", round)
+		for k := range done {
+			require.Equal(t, int32(1), done[k].Load(), "item %d of round %d", k, round)
+		}
+		assert.LessOrEqual(t, maxHelper.Load(), int64(3))
+	}
+}
+
+func TestCrewWithoutHelpersRunsOnTheCaller(t *testing.T) {
+	c := newCrew(0)
+	calls := 0
+	c.run(0, func(h int) {
+		assert.Zero(t, h)
+		calls++
+	})
+	assert.Equal(t, 1, calls)
+}
+
+func TestCrewHelpersLeaveWhenIdle(t *testing.T) {
+	c := newCrew(2)
+	c.run(2, func(int) {})
+	left := make(chan struct{})
+	go func() {
+		_ = c.g.Wait() // every helper returned
+		close(left)
+	}()
+	select {
+	case <-left:
+	case <-time.After(time.Second):
+		t.Fatalf("helpers still running a second after their last job (linger %v)", linger)
+	}
+}
