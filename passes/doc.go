@@ -61,20 +61,37 @@
 //
 // # Parallel speed-up
 //
+// The caller of Run is a worker itself; the other workers are the
+// pipeline's helpers, at most Jobs-1 and no more than GOMAXPROCS-1
+// goroutines, shared by the pipeline's runs. A helper that finishes a
+// fan-out lingers for 500 us, polling for the next one (yielding its CPU
+// every 50 us), then returns, so an idle pipeline holds no goroutines. On
+// virtual machines a goroutine woken onto an idle CPU starts 50-600 us
+// late, longer than a whole fan-out over a large module; with helpers
+// started per fan-out, one run in five on the development machine had no
+// helper at all. OpenMP's workers spin before they sleep (KMP_BLOCKTIME)
+// for the same reason. The caller also waits for the helpers' last items
+// by polling: blocking would hand its CPU to the helper that wakes it and
+// leave the other one to fall asleep. Unit.Local gives each worker a value
+// per pass for the fan-out, for what a pass reuses from one computation to
+// the next.
+//
 // Consecutive analyses share one fan-out: each job runs the whole chain of
-// passes on its computation, as MLIR's nested pass pipelines do, and the
-// helpers start before the call graph is built. On the largest
-// multi-computation corpus module (llama 70B, 342 computations, the entry
-// holding a third of the instructions) verify+stats take about 0.70 ms with
-// one job and 0.55 ms with two on the 2-core development machine (1.2-1.35x
-// from run to run; 155 KB in 755 allocations per run). Profiles bound it
-// near 1.37x there: about 190 us of each run is serial setup (mostly the
-// call graph), the passes are limited by memory traffic (random reads
-// scale 1.15-1.34x on that machine, arithmetic 1.9x), and the garbage
-// collector, which runs free on the idle core with one job, competes with
-// the workers with two; so a run allocates little: a worker reuses one
-// Unit, stats keep counts as lists (Counts), and the call graph keeps
-// offsets, not slices, per computation.
+// passes on its computation, as MLIR's nested pass pipelines do. On the
+// largest multi-computation corpus module (llama 70B, 342 computations,
+// three of them holding three quarters of the 4052 instructions)
+// verify+stats take about 0.50 ms with one job and 0.30-0.31 ms with two on
+// the 2-core development machine: 1.6-1.7x (BenchmarkPipeline, -count 10;
+// 60 KB in about 100 allocations per run). What is left serial is about
+// 75 us of each run: the call graph (~44 us; its scan is shared with the
+// helpers only from 64K instructions: below that the hand-offs cost what
+// the split saves), ordering the computations, and the module-level Run
+// functions. The rest is bounded by memory traffic and by the garbage
+// collector, which runs free on the idle core with one job but takes
+// time from the workers with two: so a run allocates little. A worker
+// reuses one Unit, stats keep counts as lists (Counts) and share the
+// stats of equal computations, the call graph keeps offsets rather than
+// slices per computation and links callers only when asked.
 //
 // # Reports: how a pass appears in hlo-opt's output
 //

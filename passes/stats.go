@@ -485,27 +485,41 @@ func statsModule(u *Unit) (any, error) {
 	ms := &r.Module
 	ms.Computations = len(m.Computations)
 	var ops, kinds tally
-	for i, c := range m.Computations {
-		var part statsPart
-		switch v := u.Part(c).(type) {
-		case *ComputationStats:
-			part = statsPart{instrs: v.Instructions, ops: v.ByOpcode, kinds: v.Fusions}
-			r.Computations[i] = v
-		case *statsPart:
-			part = *v
-			r.Computations[i] = &v.stats
-		default:
-			continue
-		}
-		ms.Instructions += part.instrs
-		ms.FusionComputations += part.fusionComps
+	merge := func(part *statsPart, times int) {
+		ms.Instructions += times * part.instrs
+		ms.FusionComputations += times * part.fusionComps
 		for _, e := range part.ops {
-			ops.add(e.Key, e.N)
+			ops.add(e.Key, times*e.N)
 		}
 		for _, e := range part.kinds {
-			kinds.add(e.Key, e.N)
+			kinds.add(e.Key, times*e.N)
 		}
 	}
+	// Shared stats (see statsShare) often follow one another: they are
+	// merged once, times their run.
+	var shared *ComputationStats
+	times := 0
+	flush := func() {
+		if times > 0 {
+			merge(&statsPart{instrs: shared.Instructions, ops: shared.ByOpcode, kinds: shared.Fusions}, times)
+		}
+		shared, times = nil, 0
+	}
+	for i, c := range m.Computations {
+		switch v := u.Part(c).(type) {
+		case *ComputationStats:
+			r.Computations[i] = v
+			if v != shared {
+				flush()
+				shared = v
+			}
+			times++
+		case *statsPart:
+			r.Computations[i] = &v.stats
+			merge(v, 1)
+		}
+	}
+	flush()
 	ms.ByOpcode, ms.Fusions = ops.toMap(), kinds.toMap()
 	if m.Entry != nil {
 		if s := r.Of(m.Entry); s != nil {
