@@ -1,12 +1,17 @@
 package passes
 
 import (
+	"context"
+	"encoding/json"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
 
 func TestCrewRunsEveryItemOnceAndWaits(t *testing.T) {
@@ -63,4 +68,39 @@ func TestCrewHelpersLeaveWhenIdle(t *testing.T) {
 	case <-time.After(time.Second):
 		t.Fatalf("helpers still running a second after their last job (linger %v)", linger)
 	}
+}
+
+// TestPipelineRunsConcurrently runs one pipeline from several goroutines
+// at once, on modules of different shapes: its helpers are shared, and
+// every run must still get its own, complete results.
+func TestPipelineRunsConcurrently(t *testing.T) {
+	pl, err := NewPipeline([]*Pass{Verify, Stats}, Options{Jobs: 4})
+	require.NoError(t, err)
+	want := map[int]string{}
+	for n := 1; n <= 8; n++ {
+		res, err := pl.Run(context.Background(), hlotest.CallsModule(n, 3))
+		require.NoError(t, err)
+		st, _ := ResultOf[*StatsResult](res, Stats)
+		b, err := json.Marshal(st.Module)
+		require.NoError(t, err)
+		want[n] = string(b)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 20 {
+				n := (g+i)%8 + 1
+				res, err := pl.Run(context.Background(), hlotest.CallsModule(n, 3))
+				if !assert.NoError(t, err) {
+					return
+				}
+				st, _ := ResultOf[*StatsResult](res, Stats)
+				b, _ := json.Marshal(st.Module)
+				assert.Equal(t, want[n], string(b), "module %d", n)
+			}
+		}()
+	}
+	wg.Wait()
 }
