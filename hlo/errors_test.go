@@ -17,6 +17,8 @@ func TestParseErrors(t *testing.T) {
 		{head + "  ROOT n = f32[4] negate(p), colour=red\n}\n", `t.hlo:3:30: expected attribute name, found unknown "colour"`},
 		{head + "  p = f32[4] negate(p)\n}\n", `t.hlo:3:3: expected unique instruction name, found duplicate "p" (first at 2:3)`},
 		{"c {\n  ROOT p = f32[] parameter(0)\n}\nc {\n  ROOT p = f32[] parameter(0)\n}\n", `t.hlo:4:1: expected unique computation name, found duplicate "c" (first at 1:1)`},
+		{"HloModule a\nc {\n  ROOT p = f32[] parameter(0)\n}\n\nHloModule b\nd {\n  ROOT p = f32[] parameter(0)\n}\n",
+			`t.hlo:6:1: expected a computation, found a second "HloModule" header (a file of several modules is split at its '// -----' lines: hlo.SplitInputFile, hlo-opt --split-input-file)`},
 		{"ENTRY e {\n  p = f33[2] parameter(0)\n}\n", `t.hlo:2:7: expected shape, found "f33"`},
 		{"ENTRY e {\n  p = f32[2,x] parameter(0)\n}\n", `t.hlo:2:13: expected dimension size, found "x"`},
 		{"ENTRY e {\n  p = f32[2,3]{0,0} parameter(0)\n}\n", `t.hlo:2:15: expected a permutation of 0..1 in minor_to_major, found 0`},

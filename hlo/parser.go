@@ -419,6 +419,10 @@ func (p *chunkParser) parseSpan(sp span) chunkResult {
 func (p *chunkParser) parseComputation() (*Computation, bool) {
 	c := &Computation{}
 	p.skipSpace()
+	if peekWord(&p.scanner) == "HloModule" {
+		p.errorAt(p.pos(), `expected a computation, found a second "HloModule" header (a file of several modules is split at its '// -----' lines: hlo.SplitInputFile, hlo-opt --split-input-file)`)
+		return nil, false
+	}
 	if w := peekWord(&p.scanner); w == "ENTRY" {
 		p.off += len(w)
 		c.IsEntry = true

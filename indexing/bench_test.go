@@ -1,6 +1,10 @@
 package indexing
 
 import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
 	"runtime"
 	"testing"
 
@@ -8,6 +12,7 @@ import (
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
+	"github.com/hlo-opt/hlo-opt/passes"
 )
 
 // benchModule returns the corpus file a benchmark case measures:
@@ -75,6 +80,33 @@ func BenchmarkParseCorpus(b *testing.B) {
 			}
 			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "instructions/s")
 			runtime.KeepAlive(m)
+		})
+	}
+}
+
+// BenchmarkWriteText writes the text report of the indexing pass over the
+// largest corpus module, with one job and with two: the report's text is
+// most of what hlo-opt --passes=indexing spends on large modules.
+// MB/s is of report text.
+func BenchmarkWriteText(b *testing.B) {
+	m, _ := hlotest.ReadModule(b, benchModule(b, "largest"))
+	for _, jobs := range []int{1, 2} {
+		b.Run(fmt.Sprintf("jobs=%d", jobs), func(b *testing.B) {
+			pl, err := passes.NewPipeline([]*passes.Pass{Pass}, passes.Options{Jobs: jobs})
+			require.NoError(b, err)
+			res, err := pl.Run(context.Background(), m)
+			require.NoError(b, err)
+			r, ok := passes.ResultOf[*Result](res, Pass)
+			require.True(b, ok)
+			var out bytes.Buffer
+			require.NoError(b, r.WriteText(&out, m))
+			b.SetBytes(int64(out.Len()))
+			b.ResetTimer()
+			for b.Loop() {
+				if err := r.WriteText(io.Discard, m); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }

@@ -25,7 +25,7 @@ func (n *VarNames) name(kind ExprKind, i int64) string {
 	if i < int64(len(names)) && names[i] != "" {
 		return names[i]
 	}
-	return prefix + strconv.FormatInt(i, 10)
+	return defaultName(prefix, int(i))
 }
 
 // String prints the expression as MLIR prints affine expressions, with the

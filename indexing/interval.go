@@ -1,8 +1,8 @@
 package indexing
 
 import (
-	"fmt"
 	"math"
+	"strings"
 )
 
 // Interval is an inclusive range of integers [Lower, Upper]. An interval whose
@@ -15,7 +15,11 @@ type Interval struct {
 func Point(v int64) Interval { return Interval{v, v} }
 
 // String prints the interval as XLA does, e.g. "[0, 9]".
-func (i Interval) String() string { return fmt.Sprintf("[%d, %d]", i.Lower, i.Upper) }
+func (i Interval) String() string {
+	var b strings.Builder
+	writeInterval(&b, i)
+	return b.String()
+}
 
 // IsPoint reports whether the interval holds exactly one value.
 func (i Interval) IsPoint() bool { return i.Lower == i.Upper }

@@ -29,42 +29,76 @@ func (m *IndexingMap) format(sep, afterDomain string) string {
 	}
 	names := m.names()
 	var b strings.Builder
-	b.WriteString("(" + strings.Join(names.Dims, ", ") + ")")
+	b.Grow(64 + 32*len(m.results) + 24*(len(m.dims)+len(m.ranges)+len(m.rts)))
+	writeList := func(open, close byte, list []string) {
+		b.WriteByte(open)
+		for i, n := range list {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(n)
+		}
+		b.WriteByte(close)
+	}
+	writeList('(', ')', names.Dims)
 	if len(m.ranges) > 0 {
-		b.WriteString("[" + strings.Join(names.Symbols, ", ") + "]")
+		writeList('[', ']', names.Symbols)
 	}
 	if len(m.rts) > 0 {
-		b.WriteString("{" + strings.Join(names.Runtime, ", ") + "}")
+		writeList('{', '}', names.Runtime)
 	}
 	b.WriteString(" -> (")
 	for i, r := range m.results {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(r.Format(names))
+		writeExpr(&b, r, names, false)
 	}
 	b.WriteString(")")
 	if len(m.dims)+len(m.ranges)+len(m.rts) == 0 && len(m.constraints) == 0 {
 		return b.String()
 	}
-	var items []string
-	for _, vs := range []struct {
+	b.WriteString(sep + "domain:" + afterDomain)
+	first := true
+	item := func() {
+		if !first {
+			b.WriteString(sep)
+		}
+		first = false
+	}
+	for _, vs := range [...]struct {
 		vars  []Variable
 		names []string
 	}{{m.dims, names.Dims}, {m.ranges, names.Symbols}, {m.rts, names.Runtime}} {
 		for i, v := range vs.vars {
-			items = append(items, vs.names[i]+" in "+v.Bounds.String())
+			item()
+			b.WriteString(vs.names[i])
+			b.WriteString(" in ")
+			writeInterval(&b, v.Bounds)
 		}
 	}
-	cons := make([]string, len(m.constraints))
-	for i, c := range m.constraints {
-		cons[i] = c.Expr.Format(names) + " in " + c.Bounds.String()
+	if len(m.constraints) > 0 {
+		cons := make([]string, len(m.constraints))
+		for i, c := range m.constraints {
+			cons[i] = c.Expr.Format(names) + " in " + c.Bounds.String()
+		}
+		slices.Sort(cons)
+		for _, c := range cons {
+			item()
+			b.WriteString(c)
+		}
 	}
-	slices.Sort(cons)
-	items = append(items, cons...)
-	b.WriteString(sep + "domain:" + afterDomain)
-	b.WriteString(strings.Join(items, sep))
 	return b.String()
+}
+
+// writeInterval writes i as Interval.String does.
+func writeInterval(b *strings.Builder, i Interval) {
+	var buf [48]byte
+	out := append(buf[:0], '[')
+	out = strconv.AppendInt(out, i.Lower, 10)
+	out = append(out, ", "...)
+	out = strconv.AppendInt(out, i.Upper, 10)
+	b.Write(append(out, ']'))
 }
 
 // names returns the printed names of all variables.
@@ -77,12 +111,34 @@ func (m *IndexingMap) names() *VarNames {
 }
 
 func varNames(vars []Variable, prefix string) []string {
+	if len(vars) == 0 {
+		return nil
+	}
 	out := make([]string, len(vars))
 	for i, v := range vars {
 		out[i] = v.Name
 		if out[i] == "" {
-			out[i] = prefix + strconv.Itoa(i)
+			out[i] = defaultName(prefix, i)
 		}
 	}
 	return out
+}
+
+// defaultNames are the names d0..d15, s0..s15 and rt0..rt15, which most
+// maps use, made once.
+var defaultNames = func() map[string][]string {
+	out := map[string][]string{}
+	for _, p := range []string{"d", "s", "rt"} {
+		for i := range 16 {
+			out[p] = append(out[p], p+strconv.Itoa(i))
+		}
+	}
+	return out
+}()
+
+func defaultName(prefix string, i int) string {
+	if names := defaultNames[prefix]; i < len(names) {
+		return names[i]
+	}
+	return prefix + strconv.Itoa(i)
 }

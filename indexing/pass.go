@@ -2,10 +2,9 @@ package indexing
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"reflect"
-	"strings"
+	"strconv"
 
 	"golang.org/x/sync/errgroup"
 
@@ -48,6 +47,7 @@ type InstructionMaps struct {
 // Result is the result of Pass: the maps of every instruction.
 type Result struct {
 	byInstr map[*hlo.Instruction]*InstructionMaps
+	jobs    int // the pipeline's job limit, for WriteText
 }
 
 // Of returns the maps of an instruction, or nil.
@@ -238,7 +238,7 @@ func runComputation(u *passes.Unit) (any, error) {
 }
 
 func combine(u *passes.Unit) (any, error) {
-	r := &Result{byInstr: map[*hlo.Instruction]*InstructionMaps{}}
+	r := &Result{byInstr: map[*hlo.Instruction]*InstructionMaps{}, jobs: u.Jobs()}
 	for _, c := range u.Module.Computations {
 		p, _ := u.Part(c).(part)
 		for in, im := range p {
@@ -297,43 +297,109 @@ func (r *Result) InstructionReport(in *hlo.Instruction) any {
 //	      d1 in [0, 19]
 //	    operand id = 0 (p0) -> output 0:
 //	      ...
+//
+// The text is made in parallel (up to the pipeline's jobs), in pieces of
+// a few hundred instructions, each into a buffer of its own, joined in
+// module order: the text of a large module's maps is most of hlo-opt's
+// time otherwise.
 func (r *Result) WriteText(w io.Writer, m *hlo.Module) error {
-	var b strings.Builder
-	b.WriteString("indexing: module " + m.Name + "\n")
+	// A piece is instructions [lo, hi) of computation c; the first piece
+	// of a computation writes its header.
+	type piece struct {
+		c      *hlo.Computation
+		lo, hi int
+	}
+	const pieceSize = 256
+	var pieces []piece
 	for _, c := range m.Computations {
-		b.WriteString("computation " + c.Name + "\n")
-		for _, in := range c.Instructions {
-			im := r.byInstr[in]
-			if im == nil || len(im.OutputToInput)+len(im.InputToOutput) == 0 {
-				continue
-			}
-			names := make([]string, len(in.Operands))
-			for i, op := range in.Operands {
-				names[i] = op.Name
-			}
-			fmt.Fprintf(&b, "  %s = %s %s(%s)\n", in.Name, in.Shape, in.Opcode, strings.Join(names, ", "))
-			for _, s := range im.OutputToInput {
-				fmt.Fprintf(&b, "    output %d -> operand id = %d (%s):\n", s.Output, s.Operand, names[s.Operand])
-				writeSet(&b, s.Maps)
-			}
-			for _, s := range im.InputToOutput {
-				fmt.Fprintf(&b, "    operand id = %d (%s) -> output %d:\n", s.Operand, names[s.Operand], s.Output)
-				writeSet(&b, s.Maps)
-			}
+		for lo := 0; lo == 0 || lo < len(c.Instructions); lo += pieceSize {
+			pieces = append(pieces, piece{c, lo, min(lo+pieceSize, len(c.Instructions))})
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	texts := make([][]byte, len(pieces))
+	render := func(k int) {
+		p := pieces[k]
+		if p.lo == 0 {
+			texts[k] = append(append(append(texts[k], "computation "...), p.c.Name...), '\n')
+		}
+		texts[k] = r.appendInstructions(texts[k], p.c.Instructions[p.lo:p.hi])
+	}
+	if r.jobs <= 1 || len(pieces) < 2 {
+		for k := range pieces {
+			render(k)
+		}
+	} else {
+		var g errgroup.Group
+		g.SetLimit(r.jobs)
+		for k := range pieces {
+			g.Go(func() error {
+				render(k)
+				return nil
+			})
+		}
+		_ = g.Wait() // the writers return no errors
+	}
+	if _, err := io.WriteString(w, "indexing: module "+m.Name+"\n"); err != nil {
+		return err
+	}
+	for _, t := range texts {
+		if _, err := w.Write(t); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-func writeSet(b *strings.Builder, maps []*IndexingMap) {
-	for _, m := range maps {
-		text := "unknown indexing"
-		if !m.IsUndefined() {
-			text = m.MultiLineString()
+// appendInstructions appends the text of the maps of ins (see WriteText)
+// to b.
+func (r *Result) appendInstructions(b []byte, ins []*hlo.Instruction) []byte {
+	for _, in := range ins {
+		im := r.byInstr[in]
+		if im == nil || len(im.OutputToInput)+len(im.InputToOutput) == 0 {
+			continue
 		}
-		for _, line := range strings.Split(text, "\n") {
-			b.WriteString("      " + line + "\n")
+		b = append(append(append(b, "  "...), in.Name...), " = "...)
+		b = append(append(append(b, in.Shape.String()...), ' '), in.Opcode...)
+		b = append(b, '(')
+		for i, op := range in.Operands {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, op.Name...)
+		}
+		b = append(b, ")\n"...)
+		for _, s := range im.OutputToInput {
+			b = append(b, "    output "...)
+			b = strconv.AppendInt(b, int64(s.Output), 10)
+			b = append(b, " -> operand id = "...)
+			b = strconv.AppendInt(b, int64(s.Operand), 10)
+			b = append(append(append(b, " ("...), in.Operands[s.Operand].Name...), "):\n"...)
+			b = appendSet(b, s.Maps)
+		}
+		for _, s := range im.InputToOutput {
+			b = append(b, "    operand id = "...)
+			b = strconv.AppendInt(b, int64(s.Operand), 10)
+			b = append(append(append(b, " ("...), in.Operands[s.Operand].Name...), ") -> output "...)
+			b = strconv.AppendInt(b, int64(s.Output), 10)
+			b = append(b, ":\n"...)
+			b = appendSet(b, s.Maps)
 		}
 	}
+	return b
+}
+
+// appendSet appends the maps of a set, each in MultiLineString's layout
+// with its lines indented by six spaces.
+func appendSet(b []byte, maps []*IndexingMap) []byte {
+	const indent = "      "
+	for _, m := range maps {
+		b = append(b, indent...)
+		if m.IsUndefined() {
+			b = append(b, "unknown indexing"...)
+		} else {
+			b = append(b, m.format(",\n"+indent, "\n"+indent)...)
+		}
+		b = append(b, '\n')
+	}
+	return b
 }
