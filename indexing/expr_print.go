@@ -2,8 +2,20 @@ package indexing
 
 import (
 	"strconv"
-	"strings"
 )
+
+// textBuf is the buffer the printers append to: a byte slice with the
+// writing methods of strings.Builder, so that a map's text can be appended
+// to a caller's buffer (see IndexingMap.appendFormat) without a copy.
+type textBuf []byte
+
+func (b *textBuf) WriteString(s string) { *b = append(*b, s...) }
+
+// WriteByte appends c; it never fails (the error is io.ByteWriter's).
+func (b *textBuf) WriteByte(c byte) error {
+	*b = append(*b, c)
+	return nil
+}
 
 // VarNames names the variables when printing or parsing expressions. A
 // missing or empty name prints as the default d<i>, s<i> or rt<i>.
@@ -38,15 +50,15 @@ func (e *Expr) Format(names *VarNames) string {
 	if names == nil {
 		names = &VarNames{}
 	}
-	var b strings.Builder
+	var b textBuf
 	writeExpr(&b, e, names, false)
-	return b.String()
+	return string(b)
 }
 
 // writeExpr prints e. strong is set when e is an operand of a tightly binding
 // operator (*, floordiv, ceildiv, mod), where a compound expression needs
 // parentheses.
-func writeExpr(b *strings.Builder, e *Expr, names *VarNames, strong bool) {
+func writeExpr(b *textBuf, e *Expr, names *VarNames, strong bool) {
 	switch e.kind {
 	case KindConst:
 		b.WriteString(strconv.FormatInt(e.val, 10))
@@ -90,7 +102,7 @@ func writeExpr(b *strings.Builder, e *Expr, names *VarNames, strong bool) {
 
 // writeTerm prints one summand. Summands after the first with a negative
 // coefficient print as subtractions, as MLIR does.
-func writeTerm(b *strings.Builder, t Term, names *VarNames, first bool) {
+func writeTerm(b *textBuf, t Term, names *VarNames, first bool) {
 	switch {
 	case t.Coef == 1:
 		if !first {

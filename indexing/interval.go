@@ -2,7 +2,6 @@ package indexing
 
 import (
 	"math"
-	"strings"
 )
 
 // Interval is an inclusive range of integers [Lower, Upper]. An interval whose
@@ -16,9 +15,9 @@ func Point(v int64) Interval { return Interval{v, v} }
 
 // String prints the interval as XLA does, e.g. "[0, 9]".
 func (i Interval) String() string {
-	var b strings.Builder
+	var b textBuf
 	writeInterval(&b, i)
-	return b.String()
+	return string(b)
 }
 
 // IsPoint reports whether the interval holds exactly one value.

@@ -3,7 +3,6 @@ package indexing
 import (
 	"slices"
 	"strconv"
-	"strings"
 )
 
 // String prints the map on one line, as XLA's ToString(IndexingMap):
@@ -21,15 +20,19 @@ func (m *IndexingMap) String() string { return m.format(", ", " ") }
 func (m *IndexingMap) MultiLineString() string { return m.format(",\n", "\n") }
 
 func (m *IndexingMap) format(sep, afterDomain string) string {
+	return string(m.appendFormat(nil, sep, afterDomain))
+}
+
+// appendFormat appends the map's text, as format makes it, to dst.
+func (m *IndexingMap) appendFormat(dst []byte, sep, afterDomain string) []byte {
 	switch m.state {
 	case stateUndefined:
-		return "UNDEFINED"
+		return append(dst, "UNDEFINED"...)
 	case stateKnownEmpty:
-		return "KNOWN EMPTY"
+		return append(dst, "KNOWN EMPTY"...)
 	}
 	names := m.names()
-	var b strings.Builder
-	b.Grow(64 + 32*len(m.results) + 24*(len(m.dims)+len(m.ranges)+len(m.rts)))
+	b := textBuf(dst)
 	writeList := func(open, close byte, list []string) {
 		b.WriteByte(open)
 		for i, n := range list {
@@ -56,7 +59,7 @@ func (m *IndexingMap) format(sep, afterDomain string) string {
 	}
 	b.WriteString(")")
 	if len(m.dims)+len(m.ranges)+len(m.rts) == 0 && len(m.constraints) == 0 {
-		return b.String()
+		return b
 	}
 	b.WriteString(sep + "domain:" + afterDomain)
 	first := true
@@ -88,17 +91,16 @@ func (m *IndexingMap) format(sep, afterDomain string) string {
 			b.WriteString(c)
 		}
 	}
-	return b.String()
+	return b
 }
 
 // writeInterval writes i as Interval.String does.
-func writeInterval(b *strings.Builder, i Interval) {
-	var buf [48]byte
-	out := append(buf[:0], '[')
+func writeInterval(b *textBuf, i Interval) {
+	out := append(*b, '[')
 	out = strconv.AppendInt(out, i.Lower, 10)
 	out = append(out, ", "...)
 	out = strconv.AppendInt(out, i.Upper, 10)
-	b.Write(append(out, ']'))
+	*b = append(out, ']')
 }
 
 // names returns the printed names of all variables.

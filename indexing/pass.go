@@ -319,10 +319,12 @@ func (r *Result) WriteText(w io.Writer, m *hlo.Module) error {
 	texts := make([][]byte, len(pieces))
 	render := func(k int) {
 		p := pieces[k]
+		// About what an instruction's maps take: one growth at most.
+		b := make([]byte, 0, 384*(p.hi-p.lo)+64)
 		if p.lo == 0 {
-			texts[k] = append(append(append(texts[k], "computation "...), p.c.Name...), '\n')
+			b = append(append(append(b, "computation "...), p.c.Name...), '\n')
 		}
-		texts[k] = r.appendInstructions(texts[k], p.c.Instructions[p.lo:p.hi])
+		texts[k] = r.appendInstructions(b, p.c.Instructions[p.lo:p.hi])
 	}
 	if r.jobs <= 1 || len(pieces) < 2 {
 		for k := range pieces {
@@ -397,7 +399,7 @@ func appendSet(b []byte, maps []*IndexingMap) []byte {
 		if m.IsUndefined() {
 			b = append(b, "unknown indexing"...)
 		} else {
-			b = append(b, m.format(",\n"+indent, "\n"+indent)...)
+			b = m.appendFormat(b, ",\n"+indent, "\n"+indent)
 		}
 		b = append(b, '\n')
 	}

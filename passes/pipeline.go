@@ -336,11 +336,13 @@ func (r *run) callGraph() *graph.CallGraph {
 // the results of p's Requires in reqs.
 func (r *run) initUnit(u *Unit, ctx context.Context, p *Pass, c *hlo.Computation, reqs map[*Pass]any, parts ComputationResults, changed *atomic.Bool, local *any) {
 	log := r.pl.opts.Logger
-	// Child loggers cost allocations; skip them when nothing is logged.
+	// Child loggers cost allocations; skip them when nothing is logged,
+	// and encode the computation's name only if something is (WithLazy):
+	// most units log nothing.
 	if log.Core().Enabled(zapcore.ErrorLevel) {
 		log = log.Named(p.Name)
 		if c != nil {
-			log = log.With(zap.String("computation", c.Name))
+			log = log.WithLazy(zap.String("computation", c.Name))
 		}
 	}
 	*u = Unit{Pass: p, Module: r.mod, Computation: c, CallGraph: r.callGraph(), Logger: log,

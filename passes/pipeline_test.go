@@ -6,6 +6,7 @@ import (
 	"errors"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,7 +15,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/hlo-opt/hlo-opt/graph"
 	"github.com/hlo-opt/hlo-opt/hlo"
@@ -491,4 +495,32 @@ func TestUnitLocalIsKeptPerWorker(t *testing.T) {
 		assert.NotContains(t, locals, runLocal, "a Run unit gets a value of its own")
 		assert.Equal(t, len(locals)+2, made, "every Run unit's value is new")
 	}
+}
+
+func TestUnitLoggerNamesPassAndComputation(t *testing.T) {
+	core, logs := observer.New(zapcore.DebugLevel)
+	p := &Pass{Name: "talk", Doc: "log once per computation",
+		RunComputation: func(u *Unit) (any, error) {
+			u.Logger.Info("hello")
+			return nil, nil
+		}}
+	pl, err := NewPipeline([]*Pass{p}, Options{Jobs: 2, Logger: zap.New(core)})
+	require.NoError(t, err)
+	m := hlotest.CallsModule(3, 2)
+	_, err = pl.Run(context.Background(), m)
+	require.NoError(t, err)
+	var comps []string
+	for _, e := range logs.FilterMessage("hello").All() {
+		assert.Equal(t, "talk", e.LoggerName)
+		comps = append(comps, e.ContextMap()["computation"].(string))
+	}
+	slices.Sort(comps)
+	want, err := graph.NewCallGraph(m).NonFusionPostOrder()
+	require.NoError(t, err)
+	var names []string
+	for _, c := range want {
+		names = append(names, c.Name)
+	}
+	slices.Sort(names)
+	assert.Equal(t, names, comps)
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -20,21 +22,8 @@ import (
 // compare the ns/op of jobs=1 and jobs=2. The indexing caches stay warm
 // across iterations.
 func BenchmarkPipelineAllPasses(b *testing.B) {
-	var m *hlo.Module
-	name, best := "", 0
-	for _, cm := range hlotest.CorpusModules(b) {
-		comps, err := graph.NewCallGraph(cm.Module).NonFusionPostOrder()
-		if err != nil || len(comps) < 2 {
-			continue
-		}
-		if n := hlotest.CountInstructions(cm.Module); n > best {
-			m, name, best = cm.Module, filepath.Base(cm.Path), n
-		}
-	}
-	if m == nil {
-		b.Skip("no multi-computation module parsed")
-	}
-	b.Logf("module %s (%s): %d computations, %d instructions", m.Name, name, len(m.Computations), best)
+	m, path, best := largestMultiComputation(b)
+	b.Logf("module %s (%s): %d computations, %d instructions", m.Name, filepath.Base(path), len(m.Computations), best)
 	var ps []*passes.Pass
 	for _, p := range allPasses(defaultPassConfig()) {
 		if !p.Transform {
@@ -52,6 +41,55 @@ func BenchmarkPipelineAllPasses(b *testing.B) {
 			for b.Loop() {
 				if _, err := pl.Run(context.Background(), m); err != nil {
 					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(best)*float64(b.N)/b.Elapsed().Seconds(), "instructions/s")
+		})
+	}
+}
+
+// largestMultiComputation returns the corpus module with the most
+// instructions among those with several non-fusion computations, its path
+// and its instruction count, or skips when the corpus is absent.
+func largestMultiComputation(b *testing.B) (*hlo.Module, string, int) {
+	var m *hlo.Module
+	path, best := "", 0
+	for _, cm := range hlotest.CorpusModules(b) {
+		comps, err := graph.NewCallGraph(cm.Module).NonFusionPostOrder()
+		if err != nil || len(comps) < 2 {
+			continue
+		}
+		if n := hlotest.CountInstructions(cm.Module); n > best {
+			m, path, best = cm.Module, cm.Path, n
+		}
+	}
+	if m == nil {
+		b.Skip("no multi-computation module parsed")
+	}
+	return m, path, best
+}
+
+// BenchmarkCLI runs hlo-opt end to end (read, parse, every analysis, the
+// text report into memory) on the same module as
+// BenchmarkPipelineAllPasses, with 1 and 2 jobs: what a user waits for.
+// MB/s is of the module's text.
+func BenchmarkCLI(b *testing.B) {
+	_, path, best := largestMultiComputation(b)
+	src, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, jobs := range []int{1, 2} {
+		b.Run(fmt.Sprintf("jobs=%d", jobs), func(b *testing.B) {
+			args := []string{"--passes=verify,stats,indexing,coalescing,utilization,cost", "--emit=report",
+				fmt.Sprintf("--jobs=%d", jobs), path}
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			runtime.GC()
+			for b.Loop() {
+				env := &Env{Stdout: io.Discard, Stderr: io.Discard}
+				if code := Main(context.Background(), args, env); code != 0 {
+					b.Fatalf("exit %d", code)
 				}
 			}
 			b.ReportMetric(float64(best)*float64(b.N)/b.Elapsed().Seconds(), "instructions/s")

@@ -21,17 +21,16 @@ func readInput(env *Env, name string) ([]byte, error) {
 
 // writeOutput writes data to stdout for "-" and otherwise atomically to the
 // named file.
-func writeOutput(env *Env, name string, data []byte) error {
+func writeOutput(env *Env, name string, data *blocks) error {
 	if name == "" || name == "-" {
-		_, err := env.Stdout.Write(data)
-		return err
+		return data.writeTo(env.Stdout)
 	}
 	return writeFileAtomic(name, data)
 }
 
 // writeFileAtomic writes a temporary file next to path and renames it into
 // place, so that path is either complete or untouched.
-func writeFileAtomic(path string, data []byte) (err error) {
+func writeFileAtomic(path string, data *blocks) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
@@ -42,7 +41,7 @@ func writeFileAtomic(path string, data []byte) (err error) {
 			os.Remove(f.Name())
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
+	if err = data.writeTo(f); err != nil {
 		return err
 	}
 	if err = f.Chmod(0o644); err != nil {

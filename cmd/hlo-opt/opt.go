@@ -162,7 +162,7 @@ func Main(ctx context.Context, args []string, env *Env) int {
 		chunks = splitInput(src)
 	}
 	d := &driver{o: &o, env: env, passes: ps, logger: logger, filename: filename}
-	var outs [][]byte
+	var outs []*blocks
 	failed := false
 	for i, ch := range chunks {
 		out, err := d.runChunk(ctx, i, len(chunks), ch)
@@ -180,29 +180,34 @@ func Main(ctx context.Context, args []string, env *Env) int {
 	if failed {
 		return 1
 	}
-	var all []byte
+	// The outputs, joined: their blocks, without copies.
+	var all blocks
+	add := func(s string) { all.bs = append(all.bs, []byte(s)) }
+	for _, out := range outs {
+		out.trimNewlines()
+	}
 	if o.format == "json" && o.split {
-		all = append(all, "[\n"...)
+		add("[\n")
 		for i, out := range outs {
 			if i > 0 {
-				all = append(all, ",\n"...)
+				add(",\n")
 			}
-			all = append(all, bytes.TrimRight(out, "\n")...)
+			all.bs = append(all.bs, out.bs...)
 		}
-		all = append(all, "\n]\n"...)
+		add("\n]\n")
 	} else {
 		// Outputs are joined as XLA's hlo-opt joins them.
 		for i, out := range outs {
 			if i > 0 {
-				all = append(all, hlo.OutputSeparator...)
+				add(hlo.OutputSeparator)
 			}
-			all = append(all, bytes.TrimRight(out, "\n")...)
+			all.bs = append(all.bs, out.bs...)
 		}
-		if len(all) > 0 {
-			all = append(all, '\n')
+		if !all.empty() {
+			add("\n")
 		}
 	}
-	if err := writeOutput(env, o.output, all); err != nil {
+	if err := writeOutput(env, o.output, &all); err != nil {
 		fmt.Fprintf(env.Stderr, "hlo-opt: %v\n", err)
 		return 1
 	}
@@ -246,7 +251,7 @@ func (d *driver) moduleText(m *hlo.Module) (string, error) {
 	return b.String(), nil
 }
 
-func (d *driver) runChunk(ctx context.Context, idx, n int, ch chunk) ([]byte, error) {
+func (d *driver) runChunk(ctx context.Context, idx, n int, ch chunk) (*blocks, error) {
 	o := d.o
 	start := time.Now()
 	// Pad the chunk so that positions in errors are those of the file.
@@ -295,7 +300,7 @@ func (d *driver) runChunk(ctx context.Context, idx, n int, ch chunk) ([]byte, er
 			return nil, err
 		}
 	}
-	var out bytes.Buffer
+	var out blocks
 	switch o.format {
 	case "dot":
 		var b []byte
@@ -341,7 +346,7 @@ func (d *driver) runChunk(ctx context.Context, idx, n int, ch chunk) ([]byte, er
 	if o.timing {
 		fmt.Fprintf(d.env.Stderr, "hlo-opt: timing: total %s\n", time.Since(start).Round(time.Microsecond))
 	}
-	return out.Bytes(), nil
+	return &out, nil
 }
 
 func (d *driver) dump(path string, m *hlo.Module) error {
@@ -349,7 +354,7 @@ func (d *driver) dump(path string, m *hlo.Module) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, []byte(text))
+	return writeFileAtomic(path, &blocks{bs: [][]byte{[]byte(text)}})
 }
 
 func newLogger(w io.Writer, level zapcore.Level, format string) *zap.Logger {

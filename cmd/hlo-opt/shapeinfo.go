@@ -89,7 +89,7 @@ func runShapeInfo(_ context.Context, env *Env, args []string) int {
 			fmt.Fprintf(env.Stderr, "hlo-opt shape-info: %v\n", err)
 			return 1
 		}
-		if err := writeOutput(env, *svg, []byte(b.String())); err != nil {
+		if err := writeOutput(env, *svg, &blocks{bs: [][]byte{[]byte(b.String())}}); err != nil {
 			fmt.Fprintf(env.Stderr, "hlo-opt shape-info: %v\n", err)
 			return 1
 		}
