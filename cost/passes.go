@@ -3,8 +3,9 @@ package cost
 import (
 	"fmt"
 	"io"
+	"math"
 	"reflect"
-	"strings"
+	"strconv"
 
 	"golang.org/x/sync/errgroup"
 
@@ -301,20 +302,43 @@ func (r *CoalescingResult) ModuleReport() any {
 
 // WriteText lists every kernel's emitter and its operands' verdicts.
 func (r *CoalescingResult) WriteText(w io.Writer, _ *hlo.Module) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "coalescing (%s, %s): %d kernels\n", r.cfg.Mode, r.cfg.Device.Name, len(r.ks.list))
+	b := fmt.Appendf(nil, "coalescing (%s, %s): %d kernels\n", r.cfg.Mode, r.cfg.Device.Name, len(r.ks.list))
 	for _, k := range r.ks.list {
-		fmt.Fprintf(&b, "%s/%s (%s)\n", k.in.Parent.Name, k.in.Name, k.analysis.Emitter)
+		b = appendKernel(b, k)
+		b = append(b, '\n')
 		for _, o := range r.by[k.in] {
-			verdict := "coalesced"
+			verdict := ": coalesced: "
 			if !o.Coalesced {
-				verdict = "UNCOALESCED"
+				verdict = ": UNCOALESCED: "
 			}
-			fmt.Fprintf(&b, "  operand %d %s: %s: %s\n", o.Operand, k.in.Operands[o.Operand].Name, verdict, o.Reason)
+			b = appendOperand(b, o.Operand, k.in)
+			b = append(append(append(b, verdict...), o.Reason...), '\n')
 		}
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := w.Write(b)
 	return err
+}
+
+// appendKernel appends "computation/instruction (emitter)", the head of a
+// kernel's lines in the text reports. They append rather than print: the
+// reports of a large module run to hundreds of kilobytes.
+func appendKernel(b []byte, k *kernel) []byte {
+	b = append(append(append(b, k.in.Parent.Name...), '/'), k.in.Name...)
+	return append(append(append(b, " ("...), k.analysis.Emitter.String()...), ')')
+}
+
+// appendOperand appends "  operand J name".
+func appendOperand(b []byte, j int, in *hlo.Instruction) []byte {
+	b = strconv.AppendInt(append(b, "  operand "...), int64(j), 10)
+	return append(append(b, ' '), in.Operands[j].Name...)
+}
+
+// appendG appends f as %.6g prints it.
+func appendG(b []byte, f float64) []byte {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return fmt.Appendf(b, "%.6g", f)
+	}
+	return strconv.AppendFloat(b, f, 'g', 6, 64)
 }
 
 // UtilizationResult is the result of the utilization pass.
@@ -370,20 +394,24 @@ func (r *UtilizationResult) ModuleReport() any {
 // WriteText lists every kernel's flops, output bytes and per-operand
 // utilization and bytes.
 func (r *UtilizationResult) WriteText(w io.Writer, _ *hlo.Module) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "utilization: %d kernels\n", len(r.ks.list))
+	b := fmt.Appendf(nil, "utilization: %d kernels\n", len(r.ks.list))
 	for _, k := range r.ks.list {
 		c := k.cost
-		fmt.Fprintf(&b, "%s/%s (%s): flops %.6g, bytes %d (output %d", k.in.Parent.Name, k.in.Name, k.analysis.Emitter, c.Flops, c.BytesAccessed, c.OutputBytes)
+		b = append(appendKernel(b, k), ": flops "...)
+		b = append(appendG(b, c.Flops), ", bytes "...)
+		b = append(strconv.AppendInt(b, c.BytesAccessed, 10), " (output "...)
+		b = strconv.AppendInt(b, c.OutputBytes, 10)
 		if c.ConstantBytes > 0 {
-			fmt.Fprintf(&b, ", constants %d", c.ConstantBytes)
+			b = strconv.AppendInt(append(b, ", constants "...), c.ConstantBytes, 10)
 		}
-		b.WriteString(")\n")
+		b = append(b, ")\n"...)
 		for _, o := range c.Operands {
-			fmt.Fprintf(&b, "  operand %d %s: utilization %.6g, %d bytes\n", o.Operand, k.in.Operands[o.Operand].Name, o.Utilization, o.BytesAccessed)
+			b = append(appendOperand(b, o.Operand, k.in), ": utilization "...)
+			b = append(appendG(b, o.Utilization), ", "...)
+			b = append(strconv.AppendInt(b, o.BytesAccessed, 10), " bytes\n"...)
 		}
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := w.Write(b)
 	return err
 }
 
