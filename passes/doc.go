@@ -80,13 +80,16 @@
 // passes on its computation, as MLIR's nested pass pipelines do. On the
 // largest multi-computation corpus module (llama 70B, 342 computations,
 // three of them holding three quarters of the 4052 instructions)
-// verify+stats take about 0.50 ms with one job and 0.30-0.31 ms with two on
-// the 2-core development machine: 1.6-1.7x (BenchmarkPipeline, -count 10;
-// 60 KB in about 100 allocations per run). What is left serial is about
-// 75 us of each run: the call graph (~44 us; its scan is shared with the
-// helpers only from 64K instructions: below that the hand-offs cost what
-// the split saves), ordering the computations, and the module-level Run
-// functions. The rest is bounded by memory traffic and by the garbage
+// verify+stats take about 0.49-0.50 ms with one job and 0.29-0.31 ms with
+// two on the 2-core development machine: 1.6-1.7x (BenchmarkPipeline,
+// -count 8 with benchstat: 495.9 us ± 2% and 293.5 us ± 1%; 58 KiB in
+// about 100 allocations per run). Computations of fewer than 16
+// instructions are handed out 8 at a time: taking one is an atomic add on
+// a counter both CPUs write, which costs about what a unit on a small
+// reducer does. What is left serial is about 70 us of each run: the call
+// graph (~44 us; its scan is shared with the helpers only from 64K
+// instructions: below that the hand-offs cost what the split saves),
+// ordering the computations, and the module-level Run functions. The rest is bounded by memory traffic and by the garbage
 // collector, which runs free on the idle core with one job but takes
 // time from the workers with two: so a run allocates little. A worker
 // reuses one Unit, stats keep counts as lists (Counts) and share the

@@ -366,6 +366,13 @@ func (r *run) requiredResults(p *Pass) map[*Pass]any {
 // timed, to share the chain's wall time among its passes.
 const timedUnit = 64
 
+// smallUnit is the instruction count below which a fan-out hands out
+// computations smallBatch at a time.
+const (
+	smallUnit  = 16
+	smallBatch = 8
+)
+
 // fanned is what a pass's RunComputation calls produced in a fan-out.
 type fanned struct {
 	parts ComputationResults
@@ -596,18 +603,32 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 	// growth each time); with one job the caller does the work. In
 	// callees-first order a worker waits only for computations already
 	// taken by running workers, so the wait always ends.
+	//
+	// Small computations are taken a batch at a time: taking one is an
+	// atomic add on a counter the workers share, which costs about what
+	// a unit on a three-instruction reducer does. Callees-first order
+	// takes one at a time (a batch would hold back callers' callees).
 	var next atomic.Int64
 	work := func(spent []time.Duration, w *fanWorker) error {
 		for {
-			k := int(next.Add(1)) - 1
-			if k >= len(comps) {
+			lo := int(next.Load())
+			if lo >= len(comps) {
 				return nil
 			}
-			if err := gctx.Err(); err != nil {
-				return err
+			hi := lo + 1
+			if !calleesFirst && len(comps[lo].Instructions) < smallUnit {
+				hi = min(lo+smallBatch, len(comps))
 			}
-			if err := one(comps[k], spent, w); err != nil {
-				return err
+			if !next.CompareAndSwap(int64(lo), int64(hi)) {
+				continue
+			}
+			for _, c := range comps[lo:hi] {
+				if err := gctx.Err(); err != nil {
+					return err
+				}
+				if err := one(c, spent, w); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -663,7 +684,8 @@ type slotDiags struct {
 
 // fanOutOrder returns the non-fusion computations in the order their units
 // start, computed once per call graph. Callees-first passes take them in
-// post-order. Independent computations start largest first (longest
+// post-order (a cycle is an error). Independent computations start in
+// module order, the largest first (longest
 // processing time first), so that a big entry computation does not start
 // last and leave the other workers idle. Slots keep the output in module
 // order whatever the start order.
@@ -676,12 +698,21 @@ func (r *run) fanOutOrder(calleesFirst bool) ([]*hlo.Computation, error) {
 		return r.order[k], nil
 	}
 	cg := r.callGraph()
+	if !calleesFirst {
+		// Module order will do (no walk of the graph): a cycle is
+		// verify's to report.
+		comps := make([]*hlo.Computation, 0, len(r.mod.Computations))
+		for _, c := range r.mod.Computations {
+			if !cg.IsFusionComputation(c) {
+				comps = append(comps, c)
+			}
+		}
+		r.order[k] = largestFirst(cg, comps)
+		return r.order[k], nil
+	}
 	comps, err := cg.NonFusionPostOrder()
 	if err != nil {
 		return nil, err
-	}
-	if !calleesFirst {
-		comps = largestFirst(cg, comps)
 	}
 	r.order[k] = comps
 	return comps, nil
