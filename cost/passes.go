@@ -302,7 +302,7 @@ func (r *CoalescingResult) ModuleReport() any {
 
 // WriteText lists every kernel's emitter and its operands' verdicts.
 func (r *CoalescingResult) WriteText(w io.Writer, _ *hlo.Module) error {
-	b := fmt.Appendf(nil, "coalescing (%s, %s): %d kernels\n", r.cfg.Mode, r.cfg.Device.Name, len(r.ks.list))
+	b := fmt.Appendf(make([]byte, 0, flushAt+4<<10), "coalescing (%s, %s): %d kernels\n", r.cfg.Mode, r.cfg.Device.Name, len(r.ks.list))
 	for _, k := range r.ks.list {
 		b = appendKernel(b, k)
 		b = append(b, '\n')
@@ -314,9 +314,26 @@ func (r *CoalescingResult) WriteText(w io.Writer, _ *hlo.Module) error {
 			b = appendOperand(b, o.Operand, k.in)
 			b = append(append(append(b, verdict...), o.Reason...), '\n')
 		}
+		var err error
+		if b, err = flush(w, b); err != nil {
+			return err
+		}
 	}
 	_, err := w.Write(b)
 	return err
+}
+
+// flushAt is the text a report writer keeps before it writes it out.
+const flushAt = 32 << 10
+
+// flush writes b to w once it holds flushAt bytes and returns it emptied,
+// for reuse; otherwise it returns b.
+func flush(w io.Writer, b []byte) ([]byte, error) {
+	if len(b) < flushAt {
+		return b, nil
+	}
+	_, err := w.Write(b)
+	return b[:0], err
 }
 
 // appendKernel appends "computation/instruction (emitter)", the head of a
@@ -394,7 +411,7 @@ func (r *UtilizationResult) ModuleReport() any {
 // WriteText lists every kernel's flops, output bytes and per-operand
 // utilization and bytes.
 func (r *UtilizationResult) WriteText(w io.Writer, _ *hlo.Module) error {
-	b := fmt.Appendf(nil, "utilization: %d kernels\n", len(r.ks.list))
+	b := fmt.Appendf(make([]byte, 0, flushAt+4<<10), "utilization: %d kernels\n", len(r.ks.list))
 	for _, k := range r.ks.list {
 		c := k.cost
 		b = append(appendKernel(b, k), ": flops "...)
@@ -409,6 +426,10 @@ func (r *UtilizationResult) WriteText(w io.Writer, _ *hlo.Module) error {
 			b = append(appendOperand(b, o.Operand, k.in), ": utilization "...)
 			b = append(appendG(b, o.Utilization), ", "...)
 			b = append(strconv.AppendInt(b, o.BytesAccessed, 10), " bytes\n"...)
+		}
+		var err error
+		if b, err = flush(w, b); err != nil {
+			return err
 		}
 	}
 	_, err := w.Write(b)

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -132,6 +133,9 @@ type run struct {
 	order   [2][]*hlo.Computation
 	current *Pass         // the pass reqs belongs to
 	reqs    map[*Pass]any // results of current's Requires
+	// loggers are the logger named after each pass (see named).
+	loggersMu sync.Mutex
+	loggers   map[*Pass]*zap.Logger
 }
 
 // Run runs the pipeline on m. Each requested pass runs after the passes it
@@ -332,6 +336,22 @@ func (r *run) callGraph() *graph.CallGraph {
 	return r.cg
 }
 
+// named returns the pipeline's logger named after p, made once per run
+// (units of p share it).
+func (r *run) named(p *Pass) *zap.Logger {
+	r.loggersMu.Lock()
+	defer r.loggersMu.Unlock()
+	if l, ok := r.loggers[p]; ok {
+		return l
+	}
+	if r.loggers == nil {
+		r.loggers = map[*Pass]*zap.Logger{}
+	}
+	l := r.pl.opts.Logger.Named(p.Name)
+	r.loggers[p] = l
+	return l
+}
+
 // initUnit sets up u, a zero Unit, for running p on c (nil for Run) with
 // the results of p's Requires in reqs.
 func (r *run) initUnit(u *Unit, ctx context.Context, p *Pass, c *hlo.Computation, reqs map[*Pass]any, parts ComputationResults, changed *atomic.Bool, local *any) {
@@ -340,7 +360,7 @@ func (r *run) initUnit(u *Unit, ctx context.Context, p *Pass, c *hlo.Computation
 	// and encode the computation's name only if something is (WithLazy):
 	// most units log nothing.
 	if log.Core().Enabled(zapcore.ErrorLevel) {
-		log = log.Named(p.Name)
+		log = r.named(p)
 		if c != nil {
 			log = log.WithLazy(zap.String("computation", c.Name))
 		}
