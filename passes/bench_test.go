@@ -7,39 +7,15 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/hlo-opt/hlo-opt/graph"
-	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 	"github.com/hlo-opt/hlo-opt/passes"
 )
 
-// largestMultiComputationModule returns the corpus module with the most
-// instructions among those with several non-fusion computations, and its
-// file's name, or skips when the corpus is absent.
-func largestMultiComputationModule(b *testing.B) (*hlo.Module, string) {
-	var best *hlo.Module
-	bestName, bestN := "", 0
-	for _, cm := range hlotest.CorpusModules(b) {
-		comps, err := graph.NewCallGraph(cm.Module).NonFusionPostOrder()
-		if err != nil || len(comps) < 2 {
-			continue
-		}
-		if n := hlotest.CountInstructions(cm.Module); n > bestN {
-			best, bestName, bestN = cm.Module, filepath.Base(cm.Path), n
-		}
-	}
-	if best == nil {
-		b.Skip("no multi-computation module parsed")
-	}
-	return best, bestName
-}
-
 // BenchmarkPipeline runs verify and stats over the largest multi-computation
 // corpus module with 1 and 2 jobs; compare the ns/op of the two.
 func BenchmarkPipeline(b *testing.B) {
-	m, name := largestMultiComputationModule(b)
-	n := hlotest.CountInstructions(m)
-	b.Logf("module %s (%s): %d computations, %d instructions", m.Name, name, len(m.Computations), n)
+	m, path, n := hlotest.LargestMultiComputationModule(b)
+	b.Logf("module %s (%s): %d computations, %d instructions", m.Name, filepath.Base(path), len(m.Computations), n)
 	for _, jobs := range []int{1, 2} {
 		b.Run(fmt.Sprintf("jobs=%d", jobs), func(b *testing.B) {
 			pl, err := passes.NewPipeline([]*passes.Pass{passes.Verify, passes.Stats}, passes.Options{Jobs: jobs})

@@ -9,8 +9,6 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/hlo-opt/hlo-opt/graph"
-	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 	"github.com/hlo-opt/hlo-opt/passes"
 )
@@ -22,7 +20,7 @@ import (
 // compare the ns/op of jobs=1 and jobs=2. The indexing caches stay warm
 // across iterations.
 func BenchmarkPipelineAllPasses(b *testing.B) {
-	m, path, best := largestMultiComputation(b)
+	m, path, best := hlotest.LargestMultiComputationModule(b)
 	b.Logf("module %s (%s): %d computations, %d instructions", m.Name, filepath.Base(path), len(m.Computations), best)
 	var ps []*passes.Pass
 	for _, p := range allPasses(defaultPassConfig()) {
@@ -48,33 +46,12 @@ func BenchmarkPipelineAllPasses(b *testing.B) {
 	}
 }
 
-// largestMultiComputation returns the corpus module with the most
-// instructions among those with several non-fusion computations, its path
-// and its instruction count, or skips when the corpus is absent.
-func largestMultiComputation(b *testing.B) (*hlo.Module, string, int) {
-	var m *hlo.Module
-	path, best := "", 0
-	for _, cm := range hlotest.CorpusModules(b) {
-		comps, err := graph.NewCallGraph(cm.Module).NonFusionPostOrder()
-		if err != nil || len(comps) < 2 {
-			continue
-		}
-		if n := hlotest.CountInstructions(cm.Module); n > best {
-			m, path, best = cm.Module, cm.Path, n
-		}
-	}
-	if m == nil {
-		b.Skip("no multi-computation module parsed")
-	}
-	return m, path, best
-}
-
 // BenchmarkCLI runs hlo-opt end to end (read, parse, every analysis, the
 // text report into memory) on the same module as
 // BenchmarkPipelineAllPasses, with 1 and 2 jobs: what a user waits for.
 // MB/s is of the module's text.
 func BenchmarkCLI(b *testing.B) {
-	_, path, best := largestMultiComputation(b)
+	_, path, best := hlotest.LargestMultiComputationModule(b)
 	src, err := os.ReadFile(path)
 	if err != nil {
 		b.Fatal(err)

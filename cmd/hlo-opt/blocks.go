@@ -22,7 +22,13 @@ func (b *blocks) room() *[]byte {
 }
 
 // Write appends p.
-func (b *blocks) Write(p []byte) (int, error) {
+func (b *blocks) Write(p []byte) (int, error) { return appendBlocks(b, p), nil }
+
+// WriteString appends s.
+func (b *blocks) WriteString(s string) (int, error) { return appendBlocks(b, s), nil }
+
+// appendBlocks appends p to b's blocks and returns its length.
+func appendBlocks[T string | []byte](b *blocks, p T) int {
 	n := len(p)
 	for len(p) > 0 {
 		last := b.room()
@@ -30,19 +36,7 @@ func (b *blocks) Write(p []byte) (int, error) {
 		*last = append(*last, p[:k]...)
 		p = p[k:]
 	}
-	return n, nil
-}
-
-// WriteString appends s.
-func (b *blocks) WriteString(s string) (int, error) {
-	n := len(s)
-	for len(s) > 0 {
-		last := b.room()
-		k := min(len(s), cap(*last)-len(*last))
-		*last = append(*last, s[:k]...)
-		s = s[k:]
-	}
-	return n, nil
+	return n
 }
 
 // WriteByte appends c.

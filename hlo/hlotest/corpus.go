@@ -213,3 +213,36 @@ func CountInstructions(m *hlo.Module) int {
 	}
 	return n
 }
+
+// LargestMultiComputationModule returns the corpus module with the most
+// instructions among those with at least two computations that no fusion
+// calls (the work a pipeline fans out), with its path and instruction
+// count; it skips the test when the corpus is absent or has none. The
+// pipeline benchmarks measure their speed-up on it.
+func LargestMultiComputationModule(tb testing.TB) (*hlo.Module, string, int) {
+	tb.Helper()
+	var best CorpusModule
+	n := 0
+	for _, cm := range CorpusModules(tb) {
+		fused := map[*hlo.Computation]bool{}
+		for _, c := range cm.Module.Computations {
+			for _, in := range c.Instructions {
+				if in.Opcode == "fusion" {
+					for _, fc := range in.Called {
+						fused[fc] = true
+					}
+				}
+			}
+		}
+		if len(cm.Module.Computations)-len(fused) < 2 {
+			continue
+		}
+		if k := CountInstructions(cm.Module); k > n {
+			best, n = cm, k
+		}
+	}
+	if best.Module == nil {
+		tb.Skip("no corpus module with several non-fusion computations")
+	}
+	return best.Module, best.Path, n
+}
