@@ -280,6 +280,15 @@ func TestPassDeterministic(t *testing.T) {
 						assert.NotNil(t, r.Of(in), "%s/%s", c.Name, in.Name)
 					}
 				}
+				if jobs == 1 {
+					// A stale Index hint still finds the instruction's maps.
+					in := m.Entry.Instructions[len(m.Entry.Instructions)-1]
+					want, index := r.Of(in), in.Index
+					in.Index = 0
+					assert.Same(t, want, r.Of(in))
+					in.Index = index
+					assert.Nil(t, r.Of(&hlo.Instruction{Name: "stranger", Parent: m.Entry}))
+				}
 			}
 			assert.True(t, bytes.Equal(outs[0].Bytes(), outs[1].Bytes()), "%s: JSON differs between 1 and 4 jobs", name)
 		}

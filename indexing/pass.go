@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"slices"
 	"strconv"
 
 	"golang.org/x/sync/errgroup"
@@ -46,12 +47,30 @@ type InstructionMaps struct {
 
 // Result is the result of Pass: the maps of every instruction.
 type Result struct {
-	byInstr map[*hlo.Instruction]*InstructionMaps
-	jobs    int // the pipeline's job limit, for WriteText
+	// byComp holds the maps of each computation's instructions, by
+	// position: a map per computation rather than per instruction, which
+	// for a module of thousands of instructions costs most of a
+	// pipeline's serial time to fill.
+	byComp map[*hlo.Computation][]*InstructionMaps
+	jobs   int // the pipeline's job limit, for WriteText
 }
 
 // Of returns the maps of an instruction, or nil.
-func (r *Result) Of(in *hlo.Instruction) *InstructionMaps { return r.byInstr[in] }
+func (r *Result) Of(in *hlo.Instruction) *InstructionMaps {
+	c := in.Parent
+	if c == nil {
+		return nil
+	}
+	maps := r.byComp[c]
+	i := in.Index
+	if i < 0 || i >= len(c.Instructions) || c.Instructions[i] != in {
+		i = slices.Index(c.Instructions, in) // a stale Index hint
+	}
+	if i < 0 || i >= len(maps) {
+		return nil
+	}
+	return maps[i]
+}
 
 // definedOps are the opcodes besides the elementwise ones whose maps
 // depend on the result index.
@@ -143,25 +162,32 @@ func ComputeInstructionMaps(in *hlo.Instruction) (*InstructionMaps, error) {
 	return im, nil
 }
 
-// computationMaps computes the maps of every instruction of c.
-func computationMaps(c *hlo.Computation, into map[*hlo.Instruction]*InstructionMaps) error {
-	for _, in := range c.Instructions {
+// computationMaps computes the maps of every instruction of c, by
+// position; on error, those of the instructions before the failing one.
+func computationMaps(c *hlo.Computation) ([]*InstructionMaps, error) {
+	into := make([]*InstructionMaps, len(c.Instructions))
+	for i, in := range c.Instructions {
 		im, err := ComputeInstructionMaps(in)
 		if err != nil {
-			return err
+			return into[:i], err
 		}
-		into[in] = im
+		into[i] = im
 	}
-	return nil
+	return into, nil
 }
 
 // part is the per-computation result: the maps of its instructions and of
-// the fused computations it owns.
-type part map[*hlo.Instruction]*InstructionMaps
+// the fused computations it owns, one compMaps each.
+type part []compMaps
+
+// compMaps are the maps of a computation's instructions, by position.
+type compMaps struct {
+	c    *hlo.Computation
+	maps []*InstructionMaps
+}
 
 func runComputation(u *passes.Unit) (any, error) {
 	c := u.Computation
-	out := part{}
 	report := func(err error) {
 		var ie *InstructionError
 		if errors.As(err, &ie) {
@@ -170,7 +196,9 @@ func runComputation(u *passes.Unit) (any, error) {
 		}
 		u.Errorf(nil, "%v", err)
 	}
-	if err := computationMaps(c, out); err != nil {
+	own, err := computationMaps(c)
+	out := part{{c, own}}
+	if err != nil {
 		report(err)
 		return out, nil
 	}
@@ -199,14 +227,13 @@ func runComputation(u *passes.Unit) (any, error) {
 			}
 		}
 	}
-	parts := make([]part, len(owned))
+	parts := make([][]*InstructionMaps, len(owned))
 	errs := make([]error, len(owned))
 	one := func(i int) error {
 		if err := u.Context().Err(); err != nil {
 			return err
 		}
-		parts[i] = part{}
-		errs[i] = computationMaps(owned[i], parts[i])
+		parts[i], errs[i] = computationMaps(owned[i])
 		return nil
 	}
 	// At most the pipeline's jobs at once; with one job, in this goroutine.
@@ -230,19 +257,17 @@ func runComputation(u *passes.Unit) (any, error) {
 		if errs[i] != nil {
 			report(errs[i])
 		}
-		for in, im := range parts[i] {
-			out[in] = im
-		}
+		out = append(out, compMaps{owned[i], parts[i]})
 	}
 	return out, nil
 }
 
 func combine(u *passes.Unit) (any, error) {
-	r := &Result{byInstr: map[*hlo.Instruction]*InstructionMaps{}, jobs: u.Jobs()}
+	r := &Result{byComp: make(map[*hlo.Computation][]*InstructionMaps, len(u.Module.Computations)), jobs: u.Jobs()}
 	for _, c := range u.Module.Computations {
 		p, _ := u.Part(c).(part)
-		for in, im := range p {
-			r.byInstr[in] = im
+		for _, cm := range p {
+			r.byComp[cm.c] = cm.maps
 		}
 	}
 	return r, nil
@@ -277,7 +302,7 @@ func toJSON(sets []OperandMaps) []jsonMaps {
 // {"output_to_input": [{"output": K, "operand": J, "maps": [MAP, ...]}],
 // "input_to_output": [...]}, each map on one line.
 func (r *Result) InstructionReport(in *hlo.Instruction) any {
-	im := r.byInstr[in]
+	im := r.Of(in)
 	if im == nil {
 		return nil
 	}
@@ -324,7 +349,7 @@ func (r *Result) WriteText(w io.Writer, m *hlo.Module) error {
 		if p.lo == 0 {
 			b = append(append(append(b, "computation "...), p.c.Name...), '\n')
 		}
-		texts[k] = r.appendInstructions(b, p.c.Instructions[p.lo:p.hi])
+		texts[k] = r.appendInstructions(b, p.c, p.lo, p.hi)
 	}
 	if r.jobs <= 1 || len(pieces) < 2 {
 		for k := range pieces {
@@ -352,11 +377,15 @@ func (r *Result) WriteText(w io.Writer, m *hlo.Module) error {
 	return nil
 }
 
-// appendInstructions appends the text of the maps of ins (see WriteText)
-// to b.
-func (r *Result) appendInstructions(b []byte, ins []*hlo.Instruction) []byte {
-	for _, in := range ins {
-		im := r.byInstr[in]
+// appendInstructions appends the text of the maps of instructions [lo, hi)
+// of c (see WriteText) to b.
+func (r *Result) appendInstructions(b []byte, c *hlo.Computation, lo, hi int) []byte {
+	maps := r.byComp[c]
+	for i, in := range c.Instructions[lo:hi] {
+		var im *InstructionMaps
+		if lo+i < len(maps) {
+			im = maps[lo+i]
+		}
 		if im == nil || len(im.OutputToInput)+len(im.InputToOutput) == 0 {
 			continue
 		}
