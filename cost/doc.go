@@ -42,10 +42,12 @@
 //   - Elementwise flops use XLA's default of 3 per element; XLA refines
 //     them with measured per-GPU op profiles (hlo_op_profiles), which are
 //     data this package does not carry.
-//   - Coalescing: the thread-id maps of the concatenate, scatter,
-//     in-place dynamic-update-slice and input-slices emitters are not
-//     modelled; their fusions fall back to the heuristic (as XLA does for
-//     emitters without maps) and the reason says so. Multi-output loop
+//   - Coalescing: the scatter, in-place dynamic-update-slice and
+//     input-slices emitters have no thread-id map for some operand in XLA
+//     either, so their fusions fall back to the heuristic there too. The
+//     concatenate emitter does have one in XLA (the loop map over the
+//     largest operand, for every operand); it is not modelled here, and
+//     those fusions fall back as well. The reason says so in each case. Multi-output loop
 //     fusions whose roots differ in shape also fall back for the operands
 //     those roots read.
 //   - The transpose emitter is modelled with 32x32 tiles of 8 rows
