@@ -22,8 +22,9 @@ const linger = 500 * time.Microsecond
 // beside the goroutine that runs the pipeline. The errgroup's limit (jobs-1)
 // caps how many are alive; runs of the pipeline share them.
 type crew struct {
-	g   errgroup.Group
-	job atomic.Pointer[crewJob]
+	g     errgroup.Group
+	job   atomic.Pointer[crewJob]
+	alive atomic.Int32 // helpers started and not returned
 }
 
 func newCrew(helpers int) *crew {
@@ -69,11 +70,20 @@ func (j *crewJob) close() int {
 	}
 }
 
-// start makes sure up to n helpers are alive; those started now join the
-// current job, or the next, once their CPU runs them.
+// start makes sure n helpers are alive (fewer if the errgroup's limit is
+// lower); those started now join the current job, or the next, once their
+// CPU runs them.
 func (c *crew) start(n int) {
-	for range n {
+	for {
+		a := c.alive.Load()
+		if a >= int32(n) {
+			return
+		}
+		if !c.alive.CompareAndSwap(a, a+1) {
+			continue
+		}
 		if !c.g.TryGo(c.helper) {
+			c.alive.Add(-1)
 			return
 		}
 	}
@@ -147,6 +157,7 @@ func spin(deadline time.Time, done func() bool) bool {
 
 // helper joins the jobs offered to the crew until none came for linger.
 func (c *crew) helper() error {
+	defer c.alive.Add(-1)
 	var last *crewJob
 	for {
 		var j *crewJob

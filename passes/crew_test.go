@@ -104,3 +104,15 @@ func TestPipelineRunsConcurrently(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestCrewStartsNoMoreHelpersThanAsked(t *testing.T) {
+	c := newCrew(7) // the limit of Jobs: 8
+	for range 10 {
+		c.start(1) // one helper, as on a 2-CPU machine
+		assert.LessOrEqual(t, c.alive.Load(), int32(1))
+	}
+	c.run(1, func(int) {})
+	assert.LessOrEqual(t, c.alive.Load(), int32(1))
+	_ = c.g.Wait()
+	assert.Zero(t, c.alive.Load(), "helpers that returned are counted out")
+}
