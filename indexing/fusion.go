@@ -1,8 +1,6 @@
 package indexing
 
 import (
-	"sync"
-
 	"github.com/hlo-opt/hlo-opt/hlo"
 )
 
@@ -181,10 +179,8 @@ func composeSimplified(consumer, producer *IndexingMap) (*IndexingMap, error) {
 		return consumer, nil
 	}
 	key := mapPair{consumer, producer}
-	composed.RLock()
-	m := composed.m[key]
-	composed.RUnlock()
-	if m != nil {
+	shard := shardOfPair(key)
+	if m := composed.get(shard, key); m != nil {
 		return m, nil
 	}
 	m, err := Compose(consumer, producer)
@@ -192,12 +188,7 @@ func composeSimplified(consumer, producer *IndexingMap) (*IndexingMap, error) {
 		return nil, err
 	}
 	m, _ = m.Simplify().RemoveUnusedSymbols()
-	composed.Lock()
-	if composed.m == nil || len(composed.m) >= maxComposed {
-		composed.m = map[mapPair]*IndexingMap{}
-	}
-	composed.m[key] = m
-	composed.Unlock()
+	composed.put(shard, key, m)
 	return m, nil
 }
 
@@ -210,10 +201,7 @@ type mapPair struct{ consumer, producer *IndexingMap }
 // repeat (the layers of a model) compose each pair once. The entries keep
 // their maps alive, so a pointer is never reused while it is a key. It is
 // emptied when it reaches maxComposed entries.
-var composed struct {
-	sync.RWMutex
-	m map[mapPair]*IndexingMap
-}
+var composed = newMapStore[mapPair](maxComposed)
 
 const maxComposed = 1 << 14
 

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
-	"sync"
 )
 
 // Variable is a dimension, range or runtime variable of an indexing map: its
@@ -154,10 +153,7 @@ const (
 // immutable and modules repeat their shapes, so every caller shares one.
 // It is safe for concurrent use and is emptied when it reaches
 // maxCachedMaps entries.
-var mapCache struct {
-	sync.RWMutex
-	m map[string]*IndexingMap
-}
+var mapCache = newMapStore[string](maxCachedMaps)
 
 const maxCachedMaps = 1 << 12
 
@@ -183,33 +179,22 @@ func appendKey(key []byte, xs ...int64) []byte {
 // later calls rebuild what they need. Results do not depend on the caches.
 // Benchmarks call it to measure a run from scratch.
 func ResetCaches() {
-	mapCache.Lock()
-	mapCache.m = nil
-	mapCache.Unlock()
-	composed.Lock()
-	composed.m = nil
-	composed.Unlock()
+	mapCache.reset()
+	composed.reset()
 }
 
 // cachedMap returns the cached map for key, or builds it with build and
 // caches it (not when build fails).
 func cachedMap(key []byte, build func() (*IndexingMap, error)) (*IndexingMap, error) {
-	mapCache.RLock()
-	m := mapCache.m[string(key)]
-	mapCache.RUnlock()
-	if m != nil {
+	shard := shardOfBytes(key)
+	if m := mapCache.get(shard, string(key)); m != nil {
 		return m, nil
 	}
 	m, err := build()
 	if err != nil {
 		return nil, err
 	}
-	mapCache.Lock()
-	if mapCache.m == nil || len(mapCache.m) >= maxCachedMaps {
-		mapCache.m = map[string]*IndexingMap{}
-	}
-	mapCache.m[string(key)] = m
-	mapCache.Unlock()
+	mapCache.put(shard, string(key), m)
 	return m, nil
 }
 
