@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 )
@@ -72,22 +75,190 @@ type JSONOptions struct {
 	NoReports bool
 	// Indent indents the output with this string; "" writes one line.
 	Indent string
+	// Jobs bounds the goroutines that render computations at once; <= 0
+	// means runtime.GOMAXPROCS(0). The output does not depend on it.
+	Jobs int
 }
 
 // WriteJSON writes the module and the requested passes' results as one JSON
 // object followed by a newline. The schema is documented in the package
 // doc; keys keep a fixed order, so output is byte-identical across runs.
 func WriteJSON(w io.Writer, r *Results, opts JSONOptions) error {
+	ps, vals := reportValues(r, opts)
 	jw := jsonWriter{indent: opts.Indent, out: w, b: make([]byte, 0, 2*jsonFlushAt)}
-	if err := jw.value(JSONValue(r, opts), 0); err != nil {
+	top := moduleJSON(r.Module, ps, vals, opts)
+	// The top object's fields, then the computations, rendered in pieces
+	// in parallel and joined in order.
+	jw.b = append(jw.b, '{')
+	for i, f := range top {
+		if i > 0 {
+			jw.b = append(jw.b, ',')
+		}
+		jw.newline(1)
+		if err := jw.field(f, 1); err != nil {
+			return err
+		}
+	}
+	jw.b = append(jw.b, ',')
+	jw.newline(1)
+	jw.b = append(jw.b, `"computations":`...)
+	if jw.indent != "" {
+		jw.b = append(jw.b, ' ')
+	}
+	if err := computationsJSON(&jw, r.Module, ps, vals, opts); err != nil {
 		return err
 	}
+	jw.newline(0)
+	jw.b = append(jw.b, "}\n"...)
 	if jw.err != nil {
 		return jw.err
 	}
-	jw.b = append(jw.b, '\n')
 	_, err := w.Write(jw.b)
 	return err
+}
+
+// jsonPiece is how many items (a computation's head or an instruction)
+// one goroutine renders at a time.
+const jsonPiece = 128
+
+// jsonItem is one part of the "computations" list in document order: the
+// head of computation c (i < 0; the previous computation's end with it),
+// instruction i of c, or with c == nil the end of the list.
+type jsonItem struct {
+	c *hlo.Computation
+	i int
+}
+
+// computationsJSON writes the "computations" list (at depth 1) to jw. With
+// several jobs, pieces of jsonPiece items are rendered in parallel, each
+// into a writer of its own, and joined in order.
+func computationsJSON(jw *jsonWriter, m *hlo.Module, ps []*Pass, vals []any, opts JSONOptions) error {
+	if len(m.Computations) == 0 {
+		jw.b = append(jw.b, "[]"...)
+		return nil
+	}
+	var items []jsonItem
+	for _, c := range m.Computations {
+		items = append(items, jsonItem{c, -1})
+		for i := range c.Instructions {
+			items = append(items, jsonItem{c, i})
+		}
+	}
+	items = append(items, jsonItem{nil, -1})
+	// render writes items [lo, hi) to w.
+	render := func(w *jsonWriter, lo, hi int) error {
+		for k := lo; k < hi; k++ {
+			it := items[k]
+			if it.c != nil && it.i >= 0 {
+				if it.i > 0 {
+					w.b = append(w.b, ',')
+				}
+				w.newline(4)
+				if err := w.value(instructionJSON(it.c.Instructions[it.i], ps, vals), 4); err != nil {
+					return err
+				}
+				continue
+			}
+			if k == 0 {
+				w.b = append(w.b, '[')
+			} else {
+				if items[k-1].i >= 0 { // the previous computation's instructions
+					w.newline(3)
+					w.b = append(w.b, ']')
+				}
+				w.newline(2)
+				w.b = append(w.b, '}')
+			}
+			if it.c == nil {
+				w.newline(1)
+				w.b = append(w.b, ']')
+				continue
+			}
+			if k > 0 {
+				w.b = append(w.b, ',')
+			}
+			w.newline(2)
+			w.b = append(w.b, '{')
+			for i, f := range computationHeadJSON(it.c, ps, vals) {
+				if i > 0 {
+					w.b = append(w.b, ',')
+				}
+				w.newline(3)
+				if err := w.field(f, 3); err != nil {
+					return err
+				}
+			}
+			w.b = append(w.b, ',')
+			w.newline(3)
+			w.b = append(w.b, `"instructions":`...)
+			if w.indent != "" {
+				w.b = append(w.b, ' ')
+			}
+			if len(it.c.Instructions) == 0 {
+				w.b = append(w.b, "[]"...)
+			} else {
+				w.b = append(w.b, '[')
+			}
+		}
+		return nil
+	}
+	jobs := opts.Jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	pieces := (len(items) + jsonPiece - 1) / jsonPiece
+	if jobs == 1 || pieces == 1 {
+		return render(jw, 0, len(items))
+	}
+	texts := make([][]byte, pieces)
+	var g errgroup.Group
+	g.SetLimit(jobs)
+	for p := range pieces {
+		g.Go(func() error {
+			w := jsonWriter{indent: jw.indent}
+			err := render(&w, p*jsonPiece, min((p+1)*jsonPiece, len(items)))
+			texts[p] = w.b
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	jw.raw(texts...)
+	return nil
+}
+
+// field writes "key": value at depth d.
+func (w *jsonWriter) field(f Field, d int) error {
+	if err := w.value(f.Key, d); err != nil {
+		return err
+	}
+	w.b = append(w.b, ':')
+	if w.indent != "" {
+		w.b = append(w.b, ' ')
+	}
+	if err := w.value(f.Value, d); err != nil {
+		return fmt.Errorf("field %q: %w", f.Key, err)
+	}
+	return nil
+}
+
+// raw appends text pieces, handing out what the writer holds first when
+// it has an output.
+func (w *jsonWriter) raw(pieces ...[]byte) {
+	for _, p := range pieces {
+		if w.out != nil && len(w.b)+len(p) >= jsonFlushAt && w.err == nil {
+			if len(w.b) > 0 {
+				_, w.err = w.out.Write(w.b)
+				w.b = w.b[:0]
+			}
+			if len(p) >= jsonFlushAt && w.err == nil {
+				_, w.err = w.out.Write(p)
+				continue
+			}
+		}
+		w.b = append(w.b, p...)
+	}
 }
 
 // jsonFlushAt is the text a jsonWriter with an output keeps before it
@@ -139,15 +310,8 @@ func (w *jsonWriter) value(v any, d int) error {
 				w.b = append(w.b, ',')
 			}
 			w.newline(d + 1)
-			if err := w.value(f.Key, d+1); err != nil {
+			if err := w.field(f, d+1); err != nil {
 				return err
-			}
-			w.b = append(w.b, ':')
-			if w.indent != "" {
-				w.b = append(w.b, ' ')
-			}
-			if err := w.value(f.Value, d+1); err != nil {
-				return fmt.Errorf("field %q: %w", f.Key, err)
 			}
 		}
 		w.newline(d)
@@ -209,10 +373,26 @@ func plainJSONString(s string) bool {
 	return true
 }
 
-// JSONValue builds the value WriteJSON writes; it marshals with
-// encoding/json.
+// JSONValue builds the value WriteJSON writes, as an Object (encoding/json
+// marshals it; WriteJSON writes the same bytes faster, in parallel).
 func JSONValue(r *Results, opts JSONOptions) json.Marshaler {
+	ps, vals := reportValues(r, opts)
 	m := r.Module
+	comps := make([]Object, 0, len(m.Computations))
+	for _, c := range m.Computations {
+		co := computationHeadJSON(c, ps, vals)
+		ins := make([]Object, 0, len(c.Instructions))
+		for _, in := range c.Instructions {
+			ins = append(ins, instructionJSON(in, ps, vals))
+		}
+		comps = append(comps, append(co, Field{"instructions", ins}))
+	}
+	return append(moduleJSON(m, ps, vals, opts), Field{"computations", comps})
+}
+
+// reportValues returns the passes whose reports the JSON holds and their
+// results.
+func reportValues(r *Results, opts JSONOptions) ([]*Pass, []any) {
 	var ps []*Pass
 	if !opts.NoReports {
 		ps = requested(r)
@@ -221,6 +401,12 @@ func JSONValue(r *Results, opts JSONOptions) json.Marshaler {
 	for i, p := range ps {
 		vals[i], _ = r.Of(p)
 	}
+	return ps, vals
+}
+
+// moduleJSON is the module's fields of the JSON value: its name, text and
+// module reports.
+func moduleJSON(m *hlo.Module, ps []*Pass, vals []any, opts JSONOptions) Object {
 	top := Object{{"module", m.Name}}
 	if opts.ModuleText != "" {
 		top = append(top, Field{"hlo", opts.ModuleText})
@@ -232,32 +418,33 @@ func JSONValue(r *Results, opts JSONOptions) json.Marshaler {
 			}
 		}
 	}
-	comps := make([]Object, 0, len(m.Computations))
-	for _, c := range m.Computations {
-		co := Object{{"name", c.Name}}
-		for i, p := range ps {
-			if cr, ok := vals[i].(ComputationReporter); ok {
-				if x := cr.ComputationReport(c); x != nil {
-					co = append(co, Field{p.Name, x})
-				}
+	return top
+}
+
+// computationHeadJSON is a computation's fields before "instructions".
+func computationHeadJSON(c *hlo.Computation, ps []*Pass, vals []any) Object {
+	co := Object{{"name", c.Name}}
+	for i, p := range ps {
+		if cr, ok := vals[i].(ComputationReporter); ok {
+			if x := cr.ComputationReport(c); x != nil {
+				co = append(co, Field{p.Name, x})
 			}
 		}
-		ins := make([]Object, 0, len(c.Instructions))
-		for _, in := range c.Instructions {
-			io := Object{{"name", in.Name}, {"opcode", string(in.Opcode)}, {"shape", in.Shape.String()}}
-			for i, p := range ps {
-				if ir, ok := vals[i].(InstructionReporter); ok {
-					if x := ir.InstructionReport(in); x != nil {
-						io = append(io, Field{p.Name, x})
-					}
-				}
-			}
-			ins = append(ins, io)
-		}
-		co = append(co, Field{"instructions", ins})
-		comps = append(comps, co)
 	}
-	return append(top, Field{"computations", comps})
+	return co
+}
+
+// instructionJSON is an instruction's JSON object.
+func instructionJSON(in *hlo.Instruction, ps []*Pass, vals []any) Object {
+	io := Object{{"name", in.Name}, {"opcode", string(in.Opcode)}, {"shape", in.Shape.String()}}
+	for i, p := range ps {
+		if ir, ok := vals[i].(InstructionReporter); ok {
+			if x := ir.InstructionReport(in); x != nil {
+				io = append(io, Field{p.Name, x})
+			}
+		}
+	}
+	return io
 }
 
 // requested returns the requested passes without repeats.

@@ -2,11 +2,16 @@ package passes
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
 
 // TestJSONWriterMatchesEncodingJSON writes nested Objects, lists of them
@@ -97,4 +102,47 @@ func TestJSONWriterFlushesInOrder(t *testing.T) {
 	require.Greater(t, out.Len(), 0, "the writer handed text out on the way")
 	out.Write(flushed.b)
 	assert.Equal(t, string(whole.b), out.String())
+}
+
+// TestWriteJSONMatchesJSONValue runs stats over modules of
+// several shapes (computations without instructions, one with more than a
+// piece of instructions, none at all) and compares WriteJSON, rendered in
+// pieces by 1 and 4 goroutines, with the Object JSONValue returns,
+// marshalled and indented by encoding/json.
+func TestWriteJSONMatchesJSONValue(t *testing.T) {
+	big := hlotest.NewBuilder("big")
+	big.Computation("empty")
+	big.Entry("main")
+	prev := big.Param("p", 0, hlo.Shape{Type: hlo.F32})
+	for i := range 3*jsonPiece + 5 {
+		prev = big.Add(fmt.Sprintf("n%d", i), "negate", hlo.Shape{Type: hlo.F32}, prev)
+	}
+	big.Computation("empty_last")
+	modules := []*hlo.Module{big.Module(), hlotest.CallsModule(5, 2), {Name: "none"}}
+	for _, m := range modules {
+		res := &Results{Module: m}
+		if len(m.Computations) > 0 {
+			pl, err := NewPipeline([]*Pass{Stats}, Options{Jobs: 1})
+			require.NoError(t, err)
+			res, err = pl.Run(context.Background(), m)
+			require.NoError(t, err)
+		}
+		for _, indent := range []string{"", "  "} {
+			opts := JSONOptions{Indent: indent, ModuleText: "HloModule x"}
+			compact, err := json.Marshal(JSONValue(res, opts))
+			require.NoError(t, err)
+			want := compact
+			if indent != "" {
+				var b bytes.Buffer
+				require.NoError(t, json.Indent(&b, compact, "", indent))
+				want = b.Bytes()
+			}
+			for _, jobs := range []int{1, 4} {
+				opts.Jobs = jobs
+				var got bytes.Buffer
+				require.NoError(t, WriteJSON(&got, res, opts))
+				assert.Equal(t, string(want)+"\n", got.String(), "%s, indent %q, jobs %d", m.Name, indent, jobs)
+			}
+		}
+	}
 }

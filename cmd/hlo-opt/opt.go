@@ -319,7 +319,7 @@ func (d *driver) runChunk(ctx context.Context, idx, n int, ch chunk) (*blocks, e
 		out.Write(b)
 		out.WriteByte('\n')
 	case "json":
-		jo := passes.JSONOptions{Indent: "  ", NoReports: o.emit == "module"}
+		jo := passes.JSONOptions{Indent: "  ", NoReports: o.emit == "module", Jobs: o.jobs}
 		if o.emit != "report" {
 			if jo.ModuleText, err = d.moduleText(m); err != nil {
 				return nil, err
