@@ -82,3 +82,26 @@ func Example() {
 	// level 2: k y
 	// level 3: r
 }
+
+// ExampleCallGraphBuilder builds a call graph with the scan of the
+// module's instructions split into parts, as a driver with goroutines of
+// its own would (here the parts are scanned in turn).
+func ExampleCallGraphBuilder() {
+	m, err := hlo.ParseFile("loop.hlo", []byte(loop))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	b := graph.NewCallGraphBuilder(m, 3)
+	for k := range b.Parts() { // any order, or concurrently
+		b.Scan(k)
+	}
+	cg := b.Graph()
+	for _, s := range cg.Callers(m.Computation("fused")) {
+		fmt.Println(s.Caller.Name, s.Kind)
+	}
+	fmt.Println(cg.Acyclic())
+	// Output:
+	// y fusion
+	// <nil>
+}

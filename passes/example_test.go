@@ -78,3 +78,47 @@ func ExampleRegistry() {
 	// [verify stats] <nil>
 	// unknown pass "layuot" (known: stats, verify)
 }
+
+// ExampleUnit_Local keeps a scratch buffer per worker: every computation a
+// worker runs reuses it, instead of allocating its own.
+func ExampleUnit_Local() {
+	m, err := hlo.ParseFile("example.hlo", []byte(module))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	names := &passes.Pass{
+		Name: "opcodes",
+		Doc:  "list each computation's opcodes",
+		RunComputation: func(u *passes.Unit) (any, error) {
+			buf := u.Local(func() any { return new([]byte) }).(*[]byte)
+			*buf = (*buf)[:0] // reused: the results must not keep it
+			for i, in := range u.Computation.Instructions {
+				if i > 0 {
+					*buf = append(*buf, ' ')
+				}
+				*buf = append(*buf, in.Opcode...)
+			}
+			return string(*buf), nil
+		},
+	}
+	pl, err := passes.NewPipeline([]*passes.Pass{names}, passes.Options{Jobs: 2})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := pl.Run(context.Background(), m)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	parts, _ := passes.ResultOf[passes.ComputationResults](res, names)
+	for i, c := range m.Computations {
+		if parts[i] != nil {
+			fmt.Printf("%s: %s\n", c.Name, parts[i])
+		}
+	}
+	// Output:
+	// add: parameter parameter add
+	// main: parameter fusion constant reduce
+}
