@@ -116,6 +116,8 @@ func TestEmitTimingDumpAndDOT(t *testing.T) {
 	assert.Contains(t, both, "\nstats: module softmax:")
 	assert.Contains(t, errOut, "hlo-opt: timing: pass stats ")
 	assert.Contains(t, errOut, "hlo-opt: timing: parse ")
+	assert.Contains(t, errOut, "hlo-opt: timing: output ")
+	assert.Contains(t, errOut, "hlo-opt: timing: total ")
 
 	dir := t.TempDir()
 	_, errOut, code = hloOpt(t, "", "--passes=verify,stats", "--dump-dir", dir, example(t))

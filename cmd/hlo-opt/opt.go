@@ -51,7 +51,7 @@ func newFlagSet(env *Env, o *options) *flag.FlagSet {
 	fs.BoolVar(&o.listPasses, "list-passes", false, "print the name and doc of each pass and exit")
 	fs.StringVar(&o.format, "format", "text", "output `format`: text, json or dot")
 	fs.StringVar(&o.emit, "emit", "", "what to print: module, report or both (default: module without --passes, report with)")
-	fs.BoolVar(&o.timing, "timing", false, "print each pass's wall time on stderr")
+	fs.BoolVar(&o.timing, "timing", false, "print the wall time of the parse, each pass, the output and the whole on stderr")
 	fs.StringVar(&o.dumpDir, "dump-dir", "", "write the module after each pass as `dir`/NN-pass.hlo")
 	o.logLevel = zapcore.WarnLevel
 	fs.Var(&o.logLevel, "log-level", "log `level`: debug, info, warn, error")
@@ -301,6 +301,7 @@ func (d *driver) runChunk(ctx context.Context, idx, n int, ch chunk) (*blocks, e
 		}
 	}
 	var out blocks
+	rendering := time.Now()
 	switch o.format {
 	case "dot":
 		var b []byte
@@ -344,6 +345,7 @@ func (d *driver) runChunk(ctx context.Context, idx, n int, ch chunk) (*blocks, e
 		}
 	}
 	if o.timing {
+		fmt.Fprintf(d.env.Stderr, "hlo-opt: timing: output %s\n", time.Since(rendering).Round(time.Microsecond))
 		fmt.Fprintf(d.env.Stderr, "hlo-opt: timing: total %s\n", time.Since(start).Round(time.Microsecond))
 	}
 	return &out, nil
