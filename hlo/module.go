@@ -1,5 +1,7 @@
 package hlo
 
+import "slices"
+
 // Opcode is an HLO opcode as XLA spells it in text: "add", "fusion",
 // "get-tuple-element", "all-reduce-start".
 type Opcode string
@@ -67,6 +69,31 @@ func (m *Module) Computation(name string) *Computation {
 		}
 	}
 	return nil
+}
+
+// ComputationIndex returns c's position in m.Computations, or -1: c.Index
+// when the hint is right (as the parser and hlotest.Builder set it), else
+// a search.
+func (m *Module) ComputationIndex(c *Computation) int {
+	if c == nil {
+		return -1
+	}
+	if i := c.Index; i >= 0 && i < len(m.Computations) && m.Computations[i] == c {
+		return i
+	}
+	return slices.Index(m.Computations, c)
+}
+
+// InstructionIndex returns in's position in c.Instructions, or -1:
+// in.Index when the hint is right, else a search.
+func (c *Computation) InstructionIndex(in *Instruction) int {
+	if in == nil {
+		return -1
+	}
+	if i := in.Index; i >= 0 && i < len(c.Instructions) && c.Instructions[i] == in {
+		return i
+	}
+	return slices.Index(c.Instructions, in)
 }
 
 // Computation is a named list of instructions with one root.

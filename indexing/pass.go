@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"reflect"
-	"slices"
 	"strconv"
 
 	"golang.org/x/sync/errgroup"
@@ -62,10 +61,7 @@ func (r *Result) Of(in *hlo.Instruction) *InstructionMaps {
 		return nil
 	}
 	maps := r.byComp[c]
-	i := in.Index
-	if i < 0 || i >= len(c.Instructions) || c.Instructions[i] != in {
-		i = slices.Index(c.Instructions, in) // a stale Index hint
-	}
+	i := c.InstructionIndex(in)
 	if i < 0 || i >= len(maps) {
 		return nil
 	}

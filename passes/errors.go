@@ -37,7 +37,7 @@ func newError(m *hlo.Module, c *hlo.Computation, in *hlo.Instruction, msg string
 	if c != nil {
 		e.Computation, e.Pos = c.Name, c.Pos
 		if m != nil {
-			e.comp = slices.Index(m.Computations, c)
+			e.comp = m.ComputationIndex(c)
 		}
 	}
 	if in != nil {

@@ -101,10 +101,7 @@ func WriteJSON(w io.Writer, r *Results, opts JSONOptions) error {
 	}
 	jw.b = append(jw.b, ',')
 	jw.newline(1)
-	jw.b = append(jw.b, `"computations":`...)
-	if jw.indent != "" {
-		jw.b = append(jw.b, ' ')
-	}
+	jw.key("computations")
 	if err := computationsJSON(&jw, r.Module, ps, vals, opts); err != nil {
 		return err
 	}
@@ -190,10 +187,7 @@ func computationsJSON(jw *jsonWriter, m *hlo.Module, ps []*Pass, vals []any, opt
 			}
 			w.b = append(w.b, ',')
 			w.newline(3)
-			w.b = append(w.b, `"instructions":`...)
-			if w.indent != "" {
-				w.b = append(w.b, ' ')
-			}
+			w.key("instructions")
 			if len(it.c.Instructions) == 0 {
 				w.b = append(w.b, "[]"...)
 			} else {
@@ -228,15 +222,18 @@ func computationsJSON(jw *jsonWriter, m *hlo.Module, ps []*Pass, vals []any, opt
 	return nil
 }
 
-// field writes "key": value at depth d.
-func (w *jsonWriter) field(f Field, d int) error {
-	if err := w.value(f.Key, d); err != nil {
-		return err
-	}
+// key writes "k": (with a space when indenting).
+func (w *jsonWriter) key(k string) {
+	_ = w.value(k, 0) // a string never fails
 	w.b = append(w.b, ':')
 	if w.indent != "" {
 		w.b = append(w.b, ' ')
 	}
+}
+
+// field writes "key": value at depth d.
+func (w *jsonWriter) field(f Field, d int) error {
+	w.key(f.Key)
 	if err := w.value(f.Value, d); err != nil {
 		return fmt.Errorf("field %q: %w", f.Key, err)
 	}
@@ -244,20 +241,31 @@ func (w *jsonWriter) field(f Field, d int) error {
 }
 
 // raw appends text pieces, handing out what the writer holds first when
-// it has an output.
+// it has an output; a piece of jsonFlushAt bytes or more goes out as is.
 func (w *jsonWriter) raw(pieces ...[]byte) {
 	for _, p := range pieces {
-		if w.out != nil && len(w.b)+len(p) >= jsonFlushAt && w.err == nil {
-			if len(w.b) > 0 {
-				_, w.err = w.out.Write(w.b)
-				w.b = w.b[:0]
-			}
-			if len(p) >= jsonFlushAt && w.err == nil {
-				_, w.err = w.out.Write(p)
-				continue
-			}
+		w.flush(len(p))
+		if w.out != nil && len(p) >= jsonFlushAt {
+			w.write(p)
+			continue
 		}
 		w.b = append(w.b, p...)
+	}
+}
+
+// flush writes out what the writer holds when it has an output and that,
+// with more bytes to come, reaches jsonFlushAt.
+func (w *jsonWriter) flush(more int) {
+	if w.out != nil && len(w.b)+more >= jsonFlushAt && len(w.b) > 0 {
+		w.write(w.b)
+		w.b = w.b[:0]
+	}
+}
+
+// write writes p to the output, keeping the first error.
+func (w *jsonWriter) write(p []byte) {
+	if w.err == nil {
+		_, w.err = w.out.Write(p)
 	}
 }
 
@@ -283,10 +291,7 @@ type jsonWriter struct {
 // newline starts a line at depth d (nothing when not indenting), after
 // writing out what the writer holds once that is jsonFlushAt bytes.
 func (w *jsonWriter) newline(d int) {
-	if w.out != nil && len(w.b) >= jsonFlushAt && w.err == nil {
-		_, w.err = w.out.Write(w.b)
-		w.b = w.b[:0]
-	}
+	w.flush(0)
 	if w.indent == "" {
 		return
 	}

@@ -125,7 +125,7 @@ type StatsResult struct {
 
 // Of returns the stats of computation c, or nil.
 func (r *StatsResult) Of(c *hlo.Computation) *ComputationStats {
-	if i := slices.Index(r.mod.Computations, c); i >= 0 {
+	if i := r.mod.ComputationIndex(c); i >= 0 {
 		return r.Computations[i]
 	}
 	return nil
