@@ -3,7 +3,6 @@ package indexing
 import (
 	"hash/maphash"
 	"sync"
-	"unsafe"
 )
 
 // cacheShards is the number of independently locked parts of a mapStore.
@@ -66,10 +65,5 @@ var shardSeed = maphash.MakeSeed()
 // shardOfBytes is the shard of a byte-string key.
 func shardOfBytes(key []byte) uint64 { return maphash.Bytes(shardSeed, key) }
 
-// shardOfPair is the shard of a pair of maps: a mix of their addresses.
-func shardOfPair(p mapPair) uint64 {
-	a := uint64(uintptr(unsafe.Pointer(p.consumer)))
-	b := uint64(uintptr(unsafe.Pointer(p.producer)))
-	h := (a>>4)*0x9E3779B97F4A7C15 ^ (b >> 4)
-	return h ^ h>>29
-}
+// shardOfPair is the shard of a pair of maps (by their addresses).
+func shardOfPair(p mapPair) uint64 { return maphash.Comparable(shardSeed, p) }
