@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 )
@@ -26,6 +27,12 @@ type Device struct {
 	// PeakFlops is the dense bf16 matrix-unit throughput in flop/s; dots and
 	// convolutions are timed against it.
 	PeakFlops float64 `json:"peak_flops_per_s"`
+	// MatrixPeakFlops is the dense matrix throughput per operand class, in
+	// flop/s: "bf16" (and f16), "tf32" (f32 at default precision), "f32"
+	// (f32 at HIGHEST precision, which runs on the FP32 lanes), "f64",
+	// "s8" (8-bit and smaller integers) and "f8". A class it does not list
+	// runs at PeakFlops.
+	MatrixPeakFlops map[string]float64 `json:"matrix_peak_flops_per_s,omitempty"`
 	// ClockGHz is the boost clock used by the FPU compute-time formula and
 	// by the low-occupancy bandwidth cap.
 	ClockGHz float64 `json:"clock_ghz"`
@@ -87,6 +94,21 @@ const (
 	kib = 1 << 10
 )
 
+// hopperMatrixPeaks are the H100/H200 SXM dense matrix rates (the same
+// GH100 die and clocks): the datasheets' with-sparsity figures halved.
+var hopperMatrixPeaks = map[string]float64{
+	"bf16": 989.4 * tb, "tf32": 494.7 * tb, "f32": 66.9 * tb, "f64": 66.9 * tb, "s8": 1978.9 * tb, "f8": 1978.9 * tb,
+}
+
+// MatrixPeak is the matrix throughput for an operand class (see
+// MatrixPeakFlops), PeakFlops when the class is not listed.
+func (d *Device) MatrixPeak(class string) float64 {
+	if p := d.MatrixPeakFlops[class]; p > 0 {
+		return p
+	}
+	return d.PeakFlops
+}
+
 // The presets. Figures are the vendors' published ones; dense (not
 // sparse) bf16 matrix throughput.
 var presets = map[string]Device{
@@ -99,8 +121,10 @@ var presets = map[string]Device{
 		SharedMemoryPerBlock: 227 * kib, L2CacheBytes: 50 * mib, L1CachePerCore: 256 * kib,
 		DRAMToL2TransactionBytes: 64, MemoryTransactionBytesPerClock: 32,
 		KernelLaunchOverheadUS: 1,
+		MatrixPeakFlops: hopperMatrixPeaks,
 		Sources: []string{
 			"NVIDIA H100 Tensor Core GPU datasheet (H100 SXM: 3.35 TB/s HBM3, 80 GB, 989 TFLOPS bf16 dense = 1,979 with sparsity)",
+			"same datasheet, dense (half the with-sparsity figures): TF32 494.7 TFLOPS, FP32 66.9 TFLOPS, FP64 tensor 66.9 TFLOPS, FP8 and INT8 1,979 TFLOPS/TOPS",
 			"NVIDIA H100 Tensor Core GPU Architecture whitepaper (132 SMs, 128 FP32 cores/SM, 50 MB L2, 256 KB L1/shared per SM, 227 KB shared per block, 2048 threads/SM)",
 			"XLA gpu_performance_model_base.cc: one 32 B memory transaction per SM per clock",
 		},
@@ -114,6 +138,7 @@ var presets = map[string]Device{
 		SharedMemoryPerBlock: 227 * kib, L2CacheBytes: 50 * mib, L1CachePerCore: 256 * kib,
 		DRAMToL2TransactionBytes: 64, MemoryTransactionBytesPerClock: 32,
 		KernelLaunchOverheadUS: 1,
+		MatrixPeakFlops: hopperMatrixPeaks,
 		Sources: []string{
 			"NVIDIA H200 product page / datasheet (H200 SXM: 141 GB HBM3e, 4.8 TB/s, 989 TFLOPS bf16 dense)",
 			"same Hopper GH100 die as H100 SXM: 132 SMs, 50 MB L2 (H100 architecture whitepaper)",
@@ -128,8 +153,9 @@ var presets = map[string]Device{
 		SharedMemoryPerBlock: 163 * kib, L2CacheBytes: 40 * mib, L1CachePerCore: 192 * kib,
 		DRAMToL2TransactionBytes: 64, MemoryTransactionBytesPerClock: 32,
 		KernelLaunchOverheadUS: 1,
+		MatrixPeakFlops: map[string]float64{"bf16": 312 * tb, "tf32": 156 * tb, "f32": 19.5 * tb, "f64": 19.5 * tb, "s8": 624 * tb},
 		Sources: []string{
-			"NVIDIA A100 Tensor Core GPU datasheet (A100 80GB SXM: 2,039 GB/s, 312 TFLOPS bf16 dense)",
+			"NVIDIA A100 Tensor Core GPU datasheet (A100 80GB SXM: 2,039 GB/s, 312 TFLOPS bf16 dense; TF32 156, FP32 19.5, FP64 tensor 19.5 TFLOPS, INT8 624 TOPS dense)",
 			"NVIDIA A100 Tensor Core GPU Architecture whitepaper (108 SMs, 64 FP32 cores/SM, 1410 MHz boost, 40 MB L2, 192 KB L1/shared per SM, 163 KB shared per block)",
 		},
 	},
@@ -171,6 +197,7 @@ func Preset(name string) (Device, error) {
 		return Device{}, fmt.Errorf("unknown device %q: expected one of %v or a JSON device file", name, PresetNames())
 	}
 	d.Sources = slices.Clone(d.Sources)
+	d.MatrixPeakFlops = maps.Clone(d.MatrixPeakFlops)
 	return d, nil
 }
 
@@ -214,9 +241,8 @@ func ReadDevice(r io.Reader) (Device, error) {
 // LookupDevice returns the preset called name, or, when name is not a
 // preset, the device file at that path read with open.
 func LookupDevice(name string, open func(string) (io.ReadCloser, error)) (Device, error) {
-	if d, ok := presets[name]; ok {
-		d.Sources = slices.Clone(d.Sources)
-		return d, nil
+	if _, ok := presets[name]; ok {
+		return Preset(name)
 	}
 	if open == nil {
 		return Preset(name)
