@@ -121,7 +121,7 @@ var presets = map[string]Device{
 		SharedMemoryPerBlock: 227 * kib, L2CacheBytes: 50 * mib, L1CachePerCore: 256 * kib,
 		DRAMToL2TransactionBytes: 64, MemoryTransactionBytesPerClock: 32,
 		KernelLaunchOverheadUS: 1,
-		MatrixPeakFlops: hopperMatrixPeaks,
+		MatrixPeakFlops:        hopperMatrixPeaks,
 		Sources: []string{
 			"NVIDIA H100 Tensor Core GPU datasheet (H100 SXM: 3.35 TB/s HBM3, 80 GB, 989 TFLOPS bf16 dense = 1,979 with sparsity)",
 			"same datasheet, dense (half the with-sparsity figures): TF32 494.7 TFLOPS, FP32 66.9 TFLOPS, FP64 tensor 66.9 TFLOPS, FP8 and INT8 1,979 TFLOPS/TOPS",
@@ -138,7 +138,7 @@ var presets = map[string]Device{
 		SharedMemoryPerBlock: 227 * kib, L2CacheBytes: 50 * mib, L1CachePerCore: 256 * kib,
 		DRAMToL2TransactionBytes: 64, MemoryTransactionBytesPerClock: 32,
 		KernelLaunchOverheadUS: 1,
-		MatrixPeakFlops: hopperMatrixPeaks,
+		MatrixPeakFlops:        hopperMatrixPeaks,
 		Sources: []string{
 			"NVIDIA H200 product page / datasheet (H200 SXM: 141 GB HBM3e, 4.8 TB/s, 989 TFLOPS bf16 dense)",
 			"same Hopper GH100 die as H100 SXM: 132 SMs, 50 MB L2 (H100 architecture whitepaper)",
@@ -153,7 +153,7 @@ var presets = map[string]Device{
 		SharedMemoryPerBlock: 163 * kib, L2CacheBytes: 40 * mib, L1CachePerCore: 192 * kib,
 		DRAMToL2TransactionBytes: 64, MemoryTransactionBytesPerClock: 32,
 		KernelLaunchOverheadUS: 1,
-		MatrixPeakFlops: map[string]float64{"bf16": 312 * tb, "tf32": 156 * tb, "f32": 19.5 * tb, "f64": 19.5 * tb, "s8": 624 * tb},
+		MatrixPeakFlops:        map[string]float64{"bf16": 312 * tb, "tf32": 156 * tb, "f32": 19.5 * tb, "f64": 19.5 * tb, "s8": 624 * tb},
 		Sources: []string{
 			"NVIDIA A100 Tensor Core GPU datasheet (A100 80GB SXM: 2,039 GB/s, 312 TFLOPS bf16 dense; TF32 156, FP32 19.5, FP64 tensor 19.5 TFLOPS, INT8 624 TOPS dense)",
 			"NVIDIA A100 Tensor Core GPU Architecture whitepaper (108 SMs, 64 FP32 cores/SM, 1410 MHz boost, 40 MB L2, 192 KB L1/shared per SM, 163 KB shared per block)",

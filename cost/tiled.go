@@ -87,9 +87,9 @@ type tiledFusion struct {
 	// matrixFlops those of dots (on the matrix units); writes the bytes of
 	// the roots, each with its bandwidth utilization.
 	flops, matrixFlops float64
-	writes     []int64
-	writeRates []float64
-	maxTile    int64
+	writes             []int64
+	writeRates         []float64
+	maxTile            int64
 }
 
 func pow2Ceil(v int64) int64 {
