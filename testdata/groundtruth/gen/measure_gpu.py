@@ -16,6 +16,15 @@ Inputs are random (numpy, fixed seed), never zeros; index arguments are uniform
 below their bound. Arguments are not donated, so every run sees the same inputs
 (an in-place update then copies its operand first, and the dumped HLO says so).
 
+Nsight Compute was tried for launch dimensions and DRAM bytes (2026-11-24, ncu
+from CUDA 13 with jax 0.11.2's CUDA 13 plugin): it profiled no kernel of the JAX
+process, with or without a cuProfilerStart range, and the process crashed; the
+kernel times therefore come from CUPTI through jax.profiler only.
+
+The device run of 2026-11-24 (testdata/groundtruth/*/h100-measured/) was:
+  python3 measure_gpu.py --out /tmp/h100 --deadline 240 --autotune-cache /tmp/atc
+then, here: python3 import_measured.py h100.tgz (the tarball of /tmp/h100).
+
 Usage (on the GPU machine; nothing here runs in `make test`):
   python3 measure_gpu.py --out DIR [--programs a,b] [--sizes small,large]
          [--runs 30] [--warmup 5] [--deadline SECONDS]
@@ -49,9 +58,6 @@ def parse_args():
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--deadline", type=float, default=0, help="stop starting new programs after this many seconds")
     p.add_argument("--platform", default="cuda")
-    p.add_argument("--ncu-range", action="store_true",
-                   help="for Nsight Compute (ncu --profile-from-start off): run each program once inside "
-                        "cuProfilerStart/Stop instead of timing it under jax.profiler")
     p.add_argument("--autotune-cache", default="",
                    help="XLA's per-fusion autotuning cache directory: a second process reusing it picks the "
                         "same kernels as the first")
@@ -232,11 +238,7 @@ def measure(prog, size, rng, seen):
 
     for _ in range(ARGS.warmup):
         run_once()
-    if ARGS.ncu_range:
-        profiler_range(run_once)
-        info["timing"] = "one run inside cuProfilerStart/Stop for Nsight Compute"
-    else:
-        time_kernels(prog, run_once, info)
+    time_kernels(prog, run_once, info)
     with open(os.path.join(dest, "kernels.json"), "w") as f:
         json.dump(info, f, indent=1, sort_keys=True)
     return info
@@ -260,34 +262,10 @@ def time_kernels(prog, run_once, info):
     info["kernel_us_median_sum"] = sum(v["median_us"] for v in ops.values())
     info["ops"] = ops
     # The launches of the first run, in order (runs are sequential: the first
-    # len(events)/runs events): lets an Nsight Compute pass be matched to ops.
+    # len(events)/runs events): how often each op runs per run (a while
+    # body's ops once per iteration).
     first = events[:len(events) // ARGS.runs] if ARGS.runs else []
     info["sequence"] = [[kernel, op] for _, _, kernel, op, _ in first]
-
-
-_CUDA = None
-
-
-def profiler_range(fn):
-    """Runs fn with the CUDA profiler on (cuProfilerStart/Stop on XLA's primary context)."""
-    global _CUDA
-    import ctypes
-    if _CUDA is None:
-        cu = ctypes.CDLL("libcuda.so.1")
-        dev, ctx = ctypes.c_int(), ctypes.c_void_p()
-        for call in (lambda: cu.cuInit(0), lambda: cu.cuDeviceGet(ctypes.byref(dev), 0),
-                     lambda: cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev)):
-            if call() != 0:
-                raise RuntimeError("CUDA driver call failed")
-        _CUDA = (cu, ctx)
-    cu, ctx = _CUDA
-    cu.cuCtxSetCurrent(ctx)
-    if cu.cuProfilerStart() != 0:
-        raise RuntimeError("cuProfilerStart failed")
-    try:
-        fn()
-    finally:
-        cu.cuProfilerStop()
 
 
 def env_json():
