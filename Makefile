@@ -5,7 +5,7 @@ FUZZTIME ?= 60s
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
 
-.PHONY: all build test vet fmt-check lint bench fuzz golden clean
+.PHONY: all build test vet fmt-check lint bench fuzz golden clean corpus-today
 
 all: build
 
@@ -46,3 +46,18 @@ golden:
 
 clean:
 	rm -rf bin
+
+# corpus-today: recompile the programs of testdata/xla-today/gen/generate.py
+# with the pinned XLA (jax/jaxlib/libtpu/CUDA plugin) and rewrite the dumps in
+# testdata/xla-today. Not part of make test. Needs Python 3.12 (python3.12 on
+# PATH or under ~/.pyenv/versions/3.12*/bin); the first run makes a venv in
+# .venv-xla-today and installs the pins (about 4 GB). VENV=DIR reuses a venv
+# that already has them.
+XLA_TODAY_VENV = $(if $(VENV),$(VENV),.venv-xla-today)
+corpus-today:
+	@if [ ! -x "$(XLA_TODAY_VENV)/bin/python" ]; then \
+		py=$$(command -v python3.12 || ls $$HOME/.pyenv/versions/3.12*/bin/python3.12 2>/dev/null | tail -n 1); \
+		if [ -z "$$py" ]; then echo "corpus-today: python3.12 not found on PATH or under ~/.pyenv/versions/3.12*/bin" >&2; exit 1; fi; \
+		"$$py" -m venv "$(XLA_TODAY_VENV)" && "$(XLA_TODAY_VENV)/bin/pip" install -q -r testdata/xla-today/gen/requirements.txt; \
+	fi
+	"$(XLA_TODAY_VENV)/bin/python" testdata/xla-today/gen/generate.py testdata/xla-today
