@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -240,11 +239,8 @@ type span struct {
 }
 
 // prescan cuts the text after the header into computations without parsing
-// them: a computation runs from its name to the '}' matching its body's
-// '{' (the first '{' outside parentheses that does not follow ']' directly,
-// which would make it a layout), plus attributes after the '}' on the same
-// line. Strings and comments are skipped. The parser then reads each span
-// on its own, so spans can be parsed concurrently.
+// them (skipComputation). The parser then reads each span on its own, so
+// spans can be parsed concurrently.
 func prescan(s scanner) []span {
 	var spans []span
 	for {
@@ -253,18 +249,28 @@ func prescan(s scanner) []span {
 			return spans
 		}
 		sp := span{off: s.off, line: s.line, lineStart: s.lineStart}
-		s.scanToBody()
-		s.scanBody()
+		s.skipComputation()
 		sp.end = s.off
 		spans = append(spans, sp)
 	}
 }
 
-// scanToBody moves just past the '{' that opens a computation body.
-func (s *scanner) scanToBody() {
-	parens, braces := 0, 0
+// skipComputation moves past one computation without parsing it: from its
+// name to the '}' matching its body's '{', and past ", attr=value" on the
+// same line after it. The body's '{' is the first '{' outside parentheses
+// and braces that does not follow ']' directly (that would open a layout
+// in the signature). Strings and comments are skipped. Inside the body
+// only quotes, slashes, newlines and braces matter (the bytes of
+// bodySpecial), which keeps the scan of large bodies fast.
+func (s *scanner) skipComputation() {
+	special := &headSpecial
+	parens, braces, depth := 0, 0, 0 // depth counts the body's open braces
 	for s.off < s.end {
 		c := s.src[s.off]
+		if !special[c] {
+			s.off++
+			continue
+		}
 		switch c {
 		case '"':
 			s.skipString()
@@ -282,13 +288,23 @@ func (s *scanner) scanToBody() {
 		case ')':
 			parens--
 		case '{':
-			if parens <= 0 && braces == 0 && (s.off == 0 || s.src[s.off-1] != ']') {
-				s.off++
-				return
+			switch {
+			case depth > 0:
+				depth++
+			case parens <= 0 && braces == 0 && (s.off == 0 || s.src[s.off-1] != ']'):
+				depth, special = 1, &bodySpecial
+			default:
+				braces++
 			}
-			braces++
 		case '}':
-			if braces > 0 {
+			switch {
+			case depth > 1:
+				depth--
+			case depth == 1:
+				s.off++
+				s.skipComputationAttrs()
+				return
+			case braces > 0:
 				braces--
 			}
 		}
@@ -296,711 +312,23 @@ func (s *scanner) scanToBody() {
 	}
 }
 
-// scanBody moves past the '}' closing a body whose '{' was just passed,
-// and past ", attr=value" on the same line after it.
-func (s *scanner) scanBody() {
-	depth := 1
-	for s.off < s.end {
-		if !bodySpecial[s.src[s.off]] {
-			s.off++
-			continue
-		}
-		c := s.src[s.off]
-		switch c {
-		case '"':
+// skipComputationAttrs moves past ", execution_thread=..." after the '}'
+// that closes a body, up to the end of the line.
+func (s *scanner) skipComputationAttrs() {
+	i := s.off
+	for i < s.end && (s.src[i] == ' ' || s.src[i] == '\t') {
+		i++
+	}
+	if i >= s.end || s.src[i] != ',' {
+		return
+	}
+	for s.off < s.end && s.src[s.off] != '\n' {
+		if s.src[s.off] == '"' {
 			s.skipString()
 			continue
-		case '/':
-			if n := s.peekAt(1); n == '/' || n == '*' {
-				s.skipSpace()
-				continue
-			}
-		case '\n':
-			s.line++
-			s.lineStart = s.off + 1
-		case '{':
-			depth++
-		case '}':
-			depth--
-			if depth == 0 {
-				s.off++
-				// Attributes of the computation: "}, execution_thread=...".
-				i := s.off
-				for i < s.end && (s.src[i] == ' ' || s.src[i] == '\t') {
-					i++
-				}
-				if i < s.end && s.src[i] == ',' {
-					for s.off < s.end && s.src[s.off] != '\n' {
-						if s.src[s.off] == '"' {
-							s.skipString()
-							continue
-						}
-						s.off++
-					}
-				}
-				return
-			}
 		}
 		s.off++
 	}
-}
-
-type callRef struct {
-	inst *Instruction
-	name string
-	pos  Pos
-}
-
-type ctrlRef struct {
-	inst *Instruction
-	name string
-	pos  Pos
-}
-
-type chunkResult struct {
-	comps     []*Computation
-	calls     []callRef
-	err       *Error
-	truncated bool
-}
-
-// chunkParser parses computations; each worker owns one, with its arena.
-type chunkParser struct {
-	shapeParser
-	names    map[string]*Instruction
-	insts    []*Instruction
-	operands []*Instruction
-	attrs    []Attribute
-	calls    []callRef
-	ctrl     []ctrlRef
-	inline   int
-	opndAr   arena // operand shapes are checked, then dropped
-	comp     *Computation
-	rootSeen *Instruction
-	ctrlFor  *Instruction
-}
-
-// newChunkParser returns a parser for the computations of text; share is
-// about how much of the text it will parse, which sizes its string arena.
-func newChunkParser(file, text string, share int) *chunkParser {
-	cp := &chunkParser{names: make(map[string]*Instruction, 256)}
-	ar := &arena{}
-	cp.shapeParser = shapeParser{scanner: newScanner(file, text, 0, 0, 1, 0), ar: ar, keep: ar, cache: make(map[string]Shape, 64)}
-	cp.strs = newStrArena(share)
-	return cp
-}
-
-func (p *chunkParser) parseSpan(sp span) chunkResult {
-	p.off, p.end, p.line, p.lineStart, p.err = sp.off, sp.end, sp.line, sp.lineStart, nil
-	p.calls = nil
-	var r chunkResult
-	for {
-		p.skipSpace()
-		if p.atEOF() {
-			break
-		}
-		c, truncated := p.parseComputation()
-		if truncated {
-			r.truncated = true
-		}
-		if c == nil {
-			break
-		}
-		r.comps = append(r.comps, c)
-	}
-	r.calls = p.calls
-	r.err = p.err
-	return r
-}
-
-// parseComputation parses
-//
-//	[ENTRY] name [(p: shape, ...) -> shape] { instruction... } [, attr=value...]
-func (p *chunkParser) parseComputation() (*Computation, bool) {
-	c := &Computation{}
-	p.skipSpace()
-	if peekWord(&p.scanner) == "HloModule" {
-		p.errorAt(p.pos(), `expected a computation, found a second "HloModule" header (a file of several modules is split at its '// -----' lines: hlo.SplitInputFile, hlo-opt --split-input-file)`)
-		return nil, false
-	}
-	if w := peekWord(&p.scanner); w == "ENTRY" {
-		p.off += len(w)
-		c.IsEntry = true
-		p.skipSpace()
-	}
-	c.Pos = p.pos()
-	c.Name = p.keepStr(p.scanName())
-	if c.Name == "" {
-		p.expected("computation name")
-		return nil, false
-	}
-	p.skipSpace()
-	if p.peek() == '(' {
-		if !p.parseSignature() {
-			return nil, false
-		}
-	}
-	if !p.expect('{') {
-		return nil, false
-	}
-	clear(p.names)
-	p.insts = p.insts[:0]
-	p.ctrl = p.ctrl[:0]
-	p.comp = c
-	p.rootSeen = nil
-	p.inline = 0
-	truncated := false
-	for {
-		p.skipSpace()
-		if p.atEOF() {
-			truncated = true
-			break
-		}
-		if p.peek() == '}' {
-			if len(p.insts) == 0 {
-				p.expected("instruction")
-				return nil, false
-			}
-			p.off++
-			break
-		}
-		if !p.parseStatement() {
-			return nil, false
-		}
-	}
-	if len(p.insts) == 0 {
-		p.expected("instruction")
-		return nil, false
-	}
-	if !truncated {
-		for p.accept(',') {
-			p.skipSpace()
-			e := p.identEnd(p.off)
-			if e == p.off || !isLetter(p.src[p.off]) {
-				p.expected("computation attribute name")
-				return nil, false
-			}
-			name := p.src[p.off:e]
-			p.off = e
-			if !p.expect('=') {
-				return nil, false
-			}
-			v, ok := p.scanValue("attribute value")
-			if !ok {
-				return nil, false
-			}
-			c.Attrs = append(c.Attrs, Attribute{Name: p.keepStr(name), Value: p.keepStr(v)})
-		}
-	}
-	if truncated {
-		// The text ends inside this computation: it is dropped and the
-		// computations complete so far make the module.
-		return nil, true
-	}
-	if !p.finishComputation(c) {
-		return nil, false
-	}
-	return c, false
-}
-
-// parseSignature checks "(p: shape, ...) -> shape"; the printer rebuilds
-// it from the parameters and the root.
-func (p *chunkParser) parseSignature() bool {
-	p.off++ // '('
-	if !p.accept(')') {
-		for {
-			p.skipSpace()
-			if p.peek() == '%' {
-				p.off++
-			}
-			if e := p.identEnd(p.off); e > p.off {
-				p.off = e
-			} else {
-				p.expected("parameter name")
-				return false
-			}
-			if !p.expect(':') {
-				return false
-			}
-			if _, ok := p.parseShape(); !ok {
-				return false
-			}
-			if !p.accept(',') {
-				break
-			}
-		}
-		if !p.expect(')') {
-			return false
-		}
-	}
-	p.skipSpace()
-	if p.peek() != '-' || p.peekAt(1) != '>' {
-		p.expected("'->'")
-		return false
-	}
-	p.off += 2
-	_, ok := p.parseShape()
-	return ok
-}
-
-// parseStatement parses "[ROOT] name = shape opcode(operands), attrs".
-func (p *chunkParser) parseStatement() bool {
-	isRoot := false
-	if w := peekWord(&p.scanner); w == "ROOT" {
-		save := p.scanner
-		p.off += len(w)
-		p.skipSpace()
-		if p.peek() == '=' {
-			p.scanner = save // an instruction named ROOT
-		} else {
-			isRoot = true
-		}
-	}
-	p.skipSpace()
-	pos := p.pos()
-	name := p.scanName()
-	if name == "" {
-		p.expected("instruction name")
-		return false
-	}
-	if !p.expect('=') {
-		return false
-	}
-	var sh Shape
-	infer := !p.looksLikeShape()
-	if !infer {
-		var ok bool
-		if sh, ok = p.parseShape(); !ok {
-			return false
-		}
-	}
-	p.skipSpace()
-	// XLA also reads a layout separated from its dims by spaces here
-	// ("f32[3,6] {0,1} bitcast(p)"): an opcode, never a body, follows.
-	if !infer && sh.IsArray() && sh.Layout == nil && p.peek() == '{' {
-		l, ok := p.parseLayout(len(sh.Dims))
-		if !ok {
-			return false
-		}
-		sh.Layout = l
-		p.skipSpace()
-	}
-	opPos := p.pos()
-	opName := p.scanIdent()
-	if infer && (opName == "" || p.peek() == '[') {
-		p.off = p.lineStart + opPos.Col - 1
-		p.expected("shape")
-		return false
-	}
-	in := p.parseRest(name, pos, sh, opName, opPos, true)
-	if in == nil {
-		return false
-	}
-	if infer && !inferShape(in) {
-		p.errorAt(opPos, "expected shape, found "+strconv.Quote(opName)+" (its shape cannot be inferred)")
-		return false
-	}
-	if isRoot {
-		if p.rootSeen != nil {
-			p.errorAt(pos, "expected one ROOT instruction, found a second one "+strconv.Quote(name))
-			return false
-		}
-		p.rootSeen = in
-	}
-	return true
-}
-
-func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, opPos Pos, top bool) *Instruction {
-	op, ok := LookupOpcode(opName)
-	if !ok {
-		if opName == "" {
-			p.expected("opcode")
-		} else {
-			p.errorAt(opPos, "expected opcode, found "+strconv.Quote(opName))
-		}
-		return nil
-	}
-	if !p.expect('(') {
-		return nil
-	}
-	if len(op) == len(opName) && len(op) > 0 && unsafe.StringData(string(op)) == unsafe.StringData(opName) {
-		op = Opcode(p.keepStr(opName)) // async sugar, spelled as written
-	}
-	in := p.ar.inst()
-	in.Name = p.keepStr(name)
-	in.Pos = pos
-	in.Shape = sh
-	in.Opcode = op
-	in.Parent = p.comp
-	in.ParameterNumber = -1
-	in.Typed = sharedNoTyped
-	switch op {
-	case OpParameter:
-		n, ok := p.scanInt("parameter number")
-		if !ok {
-			return nil
-		}
-		if n < 0 || n > 1<<30 {
-			p.expected("parameter number in [0, 2^30]")
-			return nil
-		}
-		in.ParameterNumber = int(n)
-		if !p.expect(')') {
-			return nil
-		}
-	case OpConstant:
-		lit, ok := p.scanLiteral()
-		if !ok {
-			return nil
-		}
-		in.Literal = p.keepStr(lit)
-	default:
-		if !p.parseOperands(in) {
-			return nil
-		}
-	}
-	if top {
-		base := len(p.attrs)
-		for p.accept(',') {
-			if !p.parseAttr(in, base) {
-				return nil
-			}
-		}
-		in.Attrs = p.ar.attrList(p.attrs[base:])
-		p.attrs = p.attrs[:base]
-	}
-	if prev, dup := p.names[name]; dup {
-		p.errorAt(pos, "expected unique instruction name, found duplicate "+strconv.Quote(name)+" (first at "+strconv.Itoa(prev.Pos.Line)+":"+strconv.Itoa(prev.Pos.Col)+")")
-		return nil
-	}
-	p.names[name] = in
-	p.insts = append(p.insts, in)
-	return in
-}
-
-// scanLiteral returns the text inside constant(...), verbatim, and moves
-// past the closing ')'.
-func (p *chunkParser) scanLiteral() (string, bool) {
-	p.skipSpace()
-	start := p.off
-	depth := 0
-	for p.off < p.end {
-		c := p.src[p.off]
-		switch c {
-		case '"':
-			if !p.skipString() {
-				return "", false
-			}
-			continue
-		case '(', '{', '[':
-			depth++
-		case ')', '}', ']':
-			if depth == 0 {
-				if c != ')' {
-					p.expected("')'")
-					return "", false
-				}
-				lit := p.src[start:p.off]
-				if strings.Contains(lit, "/") {
-					lit = stripLiteralComments(lit)
-				}
-				lit = strings.TrimRight(lit, " \t\n")
-				if lit == "" {
-					p.expected("literal")
-					return "", false
-				}
-				p.off++
-				return lit, true
-			}
-			depth--
-		case '\n':
-			p.line++
-			p.lineStart = p.off + 1
-		case '/':
-			if n := p.peekAt(1); n == '/' || n == '*' {
-				p.skipSpace()
-				continue
-			}
-		}
-		p.off++
-	}
-	p.expected("')'")
-	return "", false
-}
-
-// parseOperands parses "[shape] name, ..." up to ')'. An operand written as
-// "shape opcode(...)" is an inline instruction and is hoisted.
-func (p *chunkParser) parseOperands(in *Instruction) bool {
-	base := len(p.operands)
-	defer func() { p.operands = p.operands[:base] }()
-	if !p.accept(')') {
-		for {
-			hasShape := p.looksLikeShape()
-			var sh Shape
-			if hasShape {
-				keep := p.ar
-				p.ar = &p.opndAr
-				p.operandShape = true
-				var ok bool
-				sh, ok = p.parseShape()
-				p.operandShape = false
-				p.ar = keep
-				if !ok {
-					return false
-				}
-			}
-			p.skipSpace()
-			pos := p.pos()
-			name := p.scanName()
-			if name == "" {
-				p.expected("operand name")
-				return false
-			}
-			var opnd *Instruction
-			if hasShape && p.peek() == '(' {
-				if p.depth >= maxShapeDepth {
-					p.expected("operands nested at most 64 deep")
-					return false
-				}
-				sh = sh.Clone()
-				p.opndAr.reset()
-				p.inline++
-				gen := name + ".inline" + strconv.Itoa(p.inline)
-				p.depth++
-				opnd = p.parseRest(gen, pos, sh, name, pos, false)
-				p.depth--
-				if opnd == nil {
-					return false
-				}
-			} else {
-				p.opndAr.reset()
-				opnd = p.names[name]
-				if opnd == nil {
-					p.errorAt(pos, "expected defined instruction, found "+strconv.Quote(name))
-					return false
-				}
-			}
-			p.operands = append(p.operands, opnd)
-			if !p.accept(',') {
-				break
-			}
-		}
-		if !p.expect(')') {
-			return false
-		}
-	}
-	in.Operands = p.ar.instPtrs(p.operands[base:])
-	return true
-}
-
-// parseAttr parses one "name=value" after an instruction's operands.
-func (p *chunkParser) parseAttr(in *Instruction, base int) bool {
-	p.skipSpace()
-	pos := p.pos()
-	e := p.identEnd(p.off)
-	if e == p.off || !isLetter(p.src[p.off]) {
-		p.expected("attribute name")
-		return false
-	}
-	kind, known := attrKinds[p.src[p.off:e]]
-	name := attrNames[p.src[p.off:e]] // not the text's copy
-	if !known {
-		name = p.src[p.off:e]
-		p.errorAt(pos, "expected attribute name, found unknown "+strconv.Quote(name))
-		return false
-	}
-	p.off = e
-	for _, a := range p.attrs[base:] {
-		if a.Name == name {
-			p.errorAt(pos, "expected unique attribute, found duplicate "+strconv.Quote(name))
-			return false
-		}
-	}
-	if !p.expect('=') {
-		return false
-	}
-	switch kind {
-	case attrCompRef:
-		v, ok := p.parseCompRefs(in)
-		if !ok {
-			return false
-		}
-		p.attrs = append(p.attrs, Attribute{Name: name, Value: p.keepStr(v)})
-		return true
-	case attrCtrl:
-		if p.ctrlFor == in {
-			p.errorAt(pos, "expected unique attribute, found duplicate "+strconv.Quote(name))
-			return false
-		}
-		p.ctrlFor = in
-		return p.parseCtrl(in)
-	}
-	p.skipSpace()
-	sub := p.scanner
-	v, ok := p.scanValue("attribute value")
-	if !ok {
-		return false
-	}
-	if name == "replica_groups" && len(v) > 4 && v[:5] == "mesh[" {
-		// replica_groups=mesh['x'=2,'y'=4] {'y'}: the group axes follow a blank.
-		i := p.off
-		for i < p.end && (p.src[i] == ' ' || p.src[i] == '\t') {
-			i++
-		}
-		if i < p.end && p.src[i] == '{' {
-			p.off = i
-			if _, ok := p.scanValue("mesh axes"); !ok {
-				return false
-			}
-			v = p.src[sub.off:p.off]
-		}
-		p.attrs = append(p.attrs, Attribute{Name: name, Value: p.keepStr(v)})
-		p.ownTyped(in).ReplicaGroups = meshReplicaGroups(v)
-		return true
-	}
-	if name == "literal" {
-		// literal=s32[] 1: a shape, a blank, then the literal.
-		i := p.off
-		for i < p.end && (p.src[i] == ' ' || p.src[i] == '\t') {
-			i++
-		}
-		if i < p.end && p.src[i] != ',' && p.src[i] != '\n' && p.src[i] != '/' && p.src[i] != '}' {
-			p.off = i
-			if _, ok := p.scanValue("literal"); !ok {
-				return false
-			}
-			v = p.src[sub.off:p.off]
-		}
-	}
-	p.attrs = append(p.attrs, Attribute{Name: name, Value: p.keepStr(v)})
-	if kind == attrTyped {
-		sub.end = p.off
-		p.ownTyped(in)
-		decodeTyped(&sub, in, name)
-		if sub.err != nil {
-			p.err = sub.err
-			return false
-		}
-	}
-	return true
-}
-
-// ownTyped gives in its own TypedAttrs (from the arena) in place of the
-// shared one, and returns it.
-func (p *chunkParser) ownTyped(in *Instruction) *TypedAttrs {
-	if in.Typed == sharedNoTyped {
-		in.Typed = p.ar.typed()
-	}
-	return in.Typed
-}
-
-// parseNameList parses "name" or "{name, name, ...}" and calls f for each.
-func (p *chunkParser) parseNameList(what string, f func(name string, pos Pos)) (braced bool, ok bool) {
-	p.skipSpace()
-	if p.peek() != '{' {
-		pos := p.pos()
-		n := p.scanName()
-		if n == "" {
-			p.expected(what)
-			return false, false
-		}
-		f(n, pos)
-		return false, true
-	}
-	p.off++
-	if p.accept('}') {
-		return true, true
-	}
-	for {
-		p.skipSpace()
-		pos := p.pos()
-		n := p.scanName()
-		if n == "" {
-			p.expected(what)
-			return true, false
-		}
-		f(n, pos)
-		if !p.accept(',') {
-			break
-		}
-	}
-	return true, p.expect('}')
-}
-
-// parseCompRefs parses the computation names of calls=, to_apply=, ...;
-// the value kept is the names without '%': "f" or "{f, g}".
-func (p *chunkParser) parseCompRefs(in *Instruction) (string, bool) {
-	var names []string
-	braced, ok := p.parseNameList("computation name", func(n string, pos Pos) {
-		names = append(names, n)
-		p.calls = append(p.calls, callRef{inst: in, name: n, pos: pos})
-	})
-	if !ok {
-		return "", false
-	}
-	if !braced {
-		return names[0], true
-	}
-	return "{" + strings.Join(names, ", ") + "}", true
-}
-
-func (p *chunkParser) parseCtrl(in *Instruction) bool {
-	_, ok := p.parseNameList("instruction name", func(n string, pos Pos) {
-		p.ctrl = append(p.ctrl, ctrlRef{inst: in, name: n, pos: pos})
-	})
-	return ok
-}
-
-// finishComputation sets the root, the parameters and the control
-// predecessors once all instructions are read.
-func (p *chunkParser) finishComputation(c *Computation) bool {
-	c.Instructions = p.ar.instPtrs(p.insts)
-	maxParam := -1
-	for i, in := range c.Instructions {
-		in.Index = i
-		if in.ParameterNumber > maxParam {
-			maxParam = in.ParameterNumber
-		}
-	}
-	c.Root = p.rootSeen
-	if c.Root == nil {
-		c.Root = c.Instructions[len(c.Instructions)-1]
-	}
-	if maxParam >= 0 {
-		if maxParam >= len(c.Instructions) {
-			for _, in := range c.Instructions {
-				if in.ParameterNumber == maxParam {
-					p.errorAt(in.Pos, "expected parameter numbers 0.."+strconv.Itoa(maxParam)+" without gaps, found parameter("+strconv.Itoa(maxParam)+")")
-				}
-			}
-			return false
-		}
-		c.Params = make([]*Instruction, maxParam+1)
-		for _, in := range c.Instructions {
-			if n := in.ParameterNumber; n >= 0 {
-				if c.Params[n] != nil {
-					p.errorAt(in.Pos, "expected unique parameter number, found duplicate parameter("+strconv.Itoa(n)+")")
-					return false
-				}
-				c.Params[n] = in
-			}
-		}
-		for n, in := range c.Params {
-			if in == nil {
-				p.errorAt(c.Pos, "expected parameter numbers 0.."+strconv.Itoa(maxParam)+" without gaps, found no parameter("+strconv.Itoa(n)+")")
-				return false
-			}
-		}
-	}
-	for _, r := range p.ctrl {
-		pred := p.names[r.name]
-		if pred == nil {
-			p.errorAt(r.pos, "expected defined instruction, found "+strconv.Quote(r.name))
-			return false
-		}
-		r.inst.ControlPredecessors = append(r.inst.ControlPredecessors, pred)
-	}
-	return true
 }
 
 // resolveModule links called computations, picks the entry and checks the
@@ -1055,34 +383,9 @@ func lastPos(text string, firstLine int) (line, lineStart int) {
 	return firstLine + strings.Count(text, "\n"), strings.LastIndexByte(text, '\n') + 1
 }
 
-// stripLiteralComments removes // and /* */ comments from a literal's text
-// (literals hold no strings), so that the literal prints on its own.
-func stripLiteralComments(lit string) string {
-	var b strings.Builder
-	for i := 0; i < len(lit); i++ {
-		if lit[i] == '/' && i+1 < len(lit) {
-			switch lit[i+1] {
-			case '/':
-				j := strings.IndexByte(lit[i:], '\n')
-				if j < 0 {
-					return b.String()
-				}
-				i += j - 1
-				continue
-			case '*':
-				j := strings.Index(lit[i+2:], "*/")
-				if j < 0 {
-					return b.String()
-				}
-				b.WriteByte(' ')
-				i += j + 3
-				continue
-			}
-		}
-		b.WriteByte(lit[i])
-	}
-	return b.String()
-}
-
-// bodySpecial marks the bytes scanBody must look at.
-var bodySpecial = [256]bool{'"': true, '/': true, '\n': true, '{': true, '}': true}
+// headSpecial marks the bytes skipComputation looks at before the body,
+// bodySpecial those it looks at inside it.
+var (
+	headSpecial = [256]bool{'"': true, '/': true, '\n': true, '{': true, '}': true, '(': true, ')': true}
+	bodySpecial = [256]bool{'"': true, '/': true, '\n': true, '{': true, '}': true}
+)
