@@ -53,13 +53,13 @@ var attrKinds = func() map[string]attrKind {
 	for _, n := range []string{
 		// generic
 		"metadata", "backend_config", "sharding", "frontend_attributes", "statistics",
-		"origin", "result_accuracy", "operand_side_metadata",
+		"origin", "original_value", "result_accuracy", "operand_side_metadata",
 		// collectives
 		"channel_id", "constrain_layout", "use_global_device_ids", "split_dimension",
-		"source_target_pairs", "is_host_transfer", "collective_device_list",
+		"source_target_pairs", "is_host_transfer", "collective_device_list", "mode",
 		// dot / convolution
 		"precision_config", "operand_precision", "algorithm", "sparsity",
-		"lhs_ragged_dims", "rhs_group_dims", "lhs_scale", "rhs_scale",
+		"lhs_ragged_dims", "rhs_group_dims", "lhs_scale", "rhs_scale", "conv_kind",
 		// fusion / custom call
 		"output_to_operand_aliasing", "custom_call_target", "operand_layout_constraints",
 		"custom_call_has_side_effect", "literal", "custom_call_schedule", "schedule",
@@ -71,7 +71,7 @@ var attrKinds = func() map[string]attrKind {
 		"fft_length", "domain", "cross_program_prefetch_index", "is_cross_program_prefetch",
 		"async_execution_thread", "async_group_id", "async_wrapped_opcode", "k", "largest",
 		"num_carries", "is_associative", "is_reverse", "reduction_kind", "deduplicated",
-		"rng_algorithm", "is_composite", "layout",
+		"rng_algorithm", "is_composite", "layout", "order", "inferred_dimension", "delta",
 	} {
 		m[n] = attrRaw
 	}

@@ -13,8 +13,8 @@ func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
 		{head + "  ROOT n = f32[4] negate(q)\n}\n", `t.hlo:3:26: expected defined instruction, found "q"`},
 		{head + "  ROOT c = f32[4] call(p), to_apply=nowhere\n}\n", `t.hlo:3:37: expected defined computation, found "nowhere"`},
-		{head + "  ROOT n = f32[4] negat(p)\n}\n", `t.hlo:3:19: expected opcode, found "negat"`},
-		{head + "  ROOT n = f32[4] negate(p), colour=red\n}\n", `t.hlo:3:30: expected attribute name, found unknown "colour"`},
+		{head + "  ROOT n = f32[4] negat(p)\n}\n", `t.hlo:3:19: expected opcode, found unknown "negat" (not in XLA's HLO text as of jaxlib 0.12.0.1: hlo-opt --version)`},
+		{head + "  ROOT n = f32[4] negate(p), colour=red\n}\n", `t.hlo:3:30: expected attribute name, found unknown "colour" (not in XLA's HLO text as of jaxlib 0.12.0.1: hlo-opt --version)`},
 		{head + "  p = f32[4] negate(p)\n}\n", `t.hlo:3:3: expected unique instruction name, found duplicate "p" (first at 2:3)`},
 		{"c {\n  ROOT p = f32[] parameter(0)\n}\nc {\n  ROOT p = f32[] parameter(0)\n}\n", `t.hlo:4:1: expected unique computation name, found duplicate "c" (first at 1:1)`},
 		{"HloModule a\nc {\n  ROOT p = f32[] parameter(0)\n}\n\nHloModule b\nd {\n  ROOT p = f32[] parameter(0)\n}\n",
@@ -87,6 +87,6 @@ func TestMultipleErrors(t *testing.T) {
 	var list ErrorList
 	require.True(t, errors.As(err, &list))
 	require.Len(t, list, 2)
-	assert.Equal(t, `m.hlo:2:18: expected opcode, found "bad"`, list[0].Error())
+	assert.Equal(t, `m.hlo:2:18: expected opcode, found unknown "bad" (not in XLA's HLO text as of jaxlib 0.12.0.1: hlo-opt --version)`, list[0].Error())
 	assert.Equal(t, `m.hlo:8:25: expected defined instruction, found "r"`, list[1].Error())
 }

@@ -30,7 +30,7 @@ func inferShape(in *Instruction) bool {
 		}
 		return true
 	case OpAbs, OpAcos, OpAcosh, OpAsin, OpAsinh, OpAtan, OpAtanh, OpCbrt, OpCeil, OpCopy,
-		OpCos, OpCosh, OpErf, OpExp, OpExpm1, OpFloor, OpLog, OpLog1p, OpLogistic, OpNegate,
+		OpCos, OpCosh, OpErf, OpExp, OpExp2, OpExpm1, OpFloor, OpLog, OpLog1p, OpLog2, OpLogistic, OpNegate,
 		OpNot, OpPopulationCount, OpRoundNearestAfz, OpRoundNearestEven, OpRsqrt, OpSign,
 		OpSin, OpSinh, OpSqrt, OpTan, OpTanh, OpClz,
 		OpAdd, OpAtan2, OpAnd, OpDivide, OpMaximum, OpMinimum, OpMulhi, OpMultiply, OpOr,

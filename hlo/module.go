@@ -35,7 +35,25 @@ type Module struct {
 	// closing '}'), as in truncated dumps; the instructions read so far were
 	// kept and the module prints complete.
 	Truncated bool
+	// Spelling is how the text spelled operands; the printer writes them
+	// the same way.
+	Spelling Spelling
 }
+
+// Spelling is how a module's text wrote what XLA has printed two ways over
+// time; the printer writes a module back the way it was read (see SYNTAX.md).
+type Spelling uint8
+
+const (
+	// SpellingClassic writes operands with their shapes,
+	// "add(f32[2]{0} %x, f32[2]{0} %y)", as XLA printed until 2025; it is
+	// also how hlo-opt prints hand-written text (names without '%') and
+	// modules built in memory.
+	SpellingClassic Spelling = iota
+	// SpellingToday writes operands by name only, "add(%x, %y)", as XLA
+	// has printed since 2025.
+	SpellingToday
+)
 
 // Table is one of the origin tables XLA prints after the module header,
 // such as "FileNames" followed by lines `1 "file.py"`.
@@ -137,6 +155,18 @@ type Instruction struct {
 	ControlPredecessors []*Instruction
 	// ParameterNumber is N of parameter(N); -1 for other opcodes.
 	ParameterNumber int
+	// Implicit marks a get-tuple-element the text did not write as an
+	// instruction: today's XLA writes element k of a tuple-shaped t as the
+	// operand "%t#k" ("%t#1#0" for nested tuples). The parser makes one
+	// such get-tuple-element per tuple and index in a computation, just
+	// before its first user, named "t_k" as XLA's parser names it ("t_k.1",
+	// ... when taken), with the tuple element's shape and no other
+	// attribute than index=k; so every analysis sees the graph the long
+	// spelling gives. The printer writes its uses as "%t#k" again and
+	// leaves the instruction out, unless PrintOptions.Classic asks for the
+	// long spelling or the instruction can no longer be spelled that way
+	// (it has no user, is the root, or its shape or attributes changed).
+	Implicit bool
 	// Literal is the text inside constant(...), verbatim.
 	Literal string
 	// Parent is the computation holding the instruction.

@@ -62,6 +62,7 @@ const (
 	OpDynamicUpdateSlice     Opcode = "dynamic-update-slice"
 	OpErf                    Opcode = "erf"
 	OpExp                    Opcode = "exponential"
+	OpExp2                   Opcode = "exp2"
 	OpExpm1                  Opcode = "exponential-minus-one"
 	OpFft                    Opcode = "fft"
 	OpFloor                  Opcode = "floor"
@@ -75,6 +76,7 @@ const (
 	OpIsFinite               Opcode = "is-finite"
 	OpLog                    Opcode = "log"
 	OpLog1p                  Opcode = "log-plus-one"
+	OpLog2                   Opcode = "log2"
 	OpLogistic               Opcode = "logistic"
 	OpMap                    Opcode = "map"
 	OpMaximum                Opcode = "maximum"
@@ -153,9 +155,9 @@ var Opcodes = []Opcode{
 	OpConcatenate, OpConditional, OpConstant, OpConvert, OpConvolution, OpCopy,
 	OpCopyDone, OpCopyStart, OpCos, OpCosh, OpCustomCall, OpDivide, OpDomain,
 	OpDot, OpDynamicReshape, OpDynamicSlice, OpDynamicUpdateSlice, OpErf, OpExp,
-	OpExpm1, OpFft, OpFloor, OpFusion, OpGather, OpGetDimensionSize,
+	OpExp2, OpExpm1, OpFft, OpFloor, OpFusion, OpGather, OpGetDimensionSize,
 	OpGetTupleElement, OpImag, OpInfeed, OpIota, OpIsFinite, OpLog, OpLog1p,
-	OpLogistic, OpMap, OpMaximum, OpMinimum, OpMulhi, OpMultiply, OpNegate,
+	OpLog2, OpLogistic, OpMap, OpMaximum, OpMinimum, OpMulhi, OpMultiply, OpNegate,
 	OpNot, OpOptimizationBarrier, OpOr, OpOutfeed, OpPad, OpParameter,
 	OpPartitionID, OpPopulationCount, OpPower, OpRaggedAllToAll, OpRaggedDot,
 	OpReal, OpRecv, OpRecvDone, OpReduce, OpReducePrecision, OpReduceScatter,

@@ -23,6 +23,7 @@ type chunkResult struct {
 	calls     []callRef
 	err       *Error
 	truncated bool
+	spelling  spellingCounts
 }
 
 // chunkParser parses computations; each worker owns one, with its arena.
@@ -39,12 +40,18 @@ type chunkParser struct {
 	comp     *Computation
 	rootSeen *Instruction
 	ctrlFor  *Instruction
+	// elems are the get-tuple-elements made for "%t#k" operands of the
+	// computation being parsed, by tuple and index; implicit lists them
+	// in the order they were made.
+	elems    map[elemKey]*Instruction
+	implicit []*Instruction
+	spelling spellingCounts
 }
 
 // newChunkParser returns a parser for the computations of text; share is
 // about how much of the text it will parse, which sizes its string arena.
 func newChunkParser(file, text string, share int) *chunkParser {
-	cp := &chunkParser{names: make(map[string]*Instruction, 256)}
+	cp := &chunkParser{names: make(map[string]*Instruction, 256), elems: map[elemKey]*Instruction{}}
 	ar := &arena{}
 	cp.shapeParser = shapeParser{scanner: newScanner(file, text, 0, 0, 1, 0), ar: ar, keep: ar, cache: make(map[string]Shape, 64)}
 	cp.strs = newStrArena(share)
@@ -54,6 +61,7 @@ func newChunkParser(file, text string, share int) *chunkParser {
 func (p *chunkParser) parseSpan(sp span) chunkResult {
 	p.off, p.end, p.line, p.lineStart, p.err = sp.off, sp.end, sp.line, sp.lineStart, nil
 	p.calls = nil
+	p.spelling = spellingCounts{}
 	var r chunkResult
 	for {
 		p.skipSpace()
@@ -71,6 +79,7 @@ func (p *chunkParser) parseSpan(sp span) chunkResult {
 	}
 	r.calls = p.calls
 	r.err = p.err
+	r.spelling = p.spelling
 	return r
 }
 
@@ -105,6 +114,8 @@ func (p *chunkParser) parseComputation() (*Computation, bool) {
 		return nil, false
 	}
 	clear(p.names)
+	clear(p.elems)
+	p.implicit = p.implicit[:0]
 	p.insts = p.insts[:0]
 	p.ctrl = p.ctrl[:0]
 	p.comp = c
@@ -219,6 +230,9 @@ func (p *chunkParser) parseStatement() bool {
 	}
 	p.skipSpace()
 	pos := p.pos()
+	if p.peek() == '%' {
+		p.spelling.percentNames++
+	}
 	name := p.scanName()
 	if name == "" {
 		p.expected("instruction name")
@@ -277,7 +291,7 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 		if opName == "" {
 			p.expected("opcode")
 		} else {
-			p.errorAt(opPos, "expected opcode, found "+strconv.Quote(opName))
+			p.errorAt(opPos, "expected opcode, found unknown "+strconv.Quote(opName)+newerXLA)
 		}
 		return nil
 	}
@@ -435,9 +449,13 @@ func (p *chunkParser) parseOperands(in *Instruction) bool {
 				}
 			} else {
 				p.opndAr.reset()
+				p.spelling.count(hasShape)
 				opnd = p.names[name]
 				if opnd == nil {
 					p.errorAt(pos, "expected defined instruction, found "+strconv.Quote(name))
+					return false
+				}
+				if opnd = p.tupleElements(opnd, pos); opnd == nil {
 					return false
 				}
 			}
@@ -467,7 +485,7 @@ func (p *chunkParser) parseAttr(in *Instruction, base int) bool {
 	name := attrNames[p.src[p.off:e]] // not the text's copy
 	if !known {
 		name = p.src[p.off:e]
-		p.errorAt(pos, "expected attribute name, found unknown "+strconv.Quote(name))
+		p.errorAt(pos, "expected attribute name, found unknown "+strconv.Quote(name)+newerXLA)
 		return false
 	}
 	p.off = e
@@ -661,6 +679,7 @@ func (p *chunkParser) finishComputation(c *Computation) bool {
 		}
 		r.inst.ControlPredecessors = append(r.inst.ControlPredecessors, pred)
 	}
+	p.nameImplicit()
 	return true
 }
 
@@ -692,4 +711,3 @@ func stripLiteralComments(lit string) string {
 	}
 	return b.String()
 }
-

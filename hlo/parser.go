@@ -109,8 +109,10 @@ func parseText(file, text string, firstLine int) (*Module, error) {
 		_ = g.Wait()
 	}
 	var calls []callRef
+	var spelling spellingCounts
 	for i := range results {
 		r := &results[i]
+		spelling.add(r.spelling)
 		for _, c := range r.comps {
 			c.Index = len(m.Computations)
 			m.Computations = append(m.Computations, c)
@@ -132,6 +134,7 @@ func parseText(file, text string, firstLine int) (*Module, error) {
 		errs.Sort()
 		return nil, errs
 	}
+	m.Spelling = spelling.spelling()
 	resolveModule(m, calls, headerPos, &errs)
 	if len(errs) > 0 {
 		errs.Sort()

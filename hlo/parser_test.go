@@ -370,7 +370,7 @@ func TestSplitInputFile(t *testing.T) {
 	}
 	_, err := ParseChunk("f.hlo", chunks[2])
 	require.Error(t, err)
-	assert.Equal(t, `f.hlo:12:18: expected opcode, found "bogus"`, err.Error(), "positions are lines of the whole file")
+	assert.Equal(t, `f.hlo:12:18: expected opcode, found unknown "bogus" (not in XLA's HLO text as of jaxlib 0.12.0.1: hlo-opt --version)`, err.Error(), "positions are lines of the whole file")
 	joined := JoinOutputs(outs)
 	assert.Equal(t, "HloModule a\n\nENTRY %e (p: f32[]) -> f32[] {\n  ROOT %p = f32[] parameter(0)\n}\n// -----\nHloModule b\n\nENTRY %e (p: f32[]) -> f32[] {\n  ROOT %p = f32[] parameter(0)\n}\n", joined)
 	assert.Len(t, SplitInputFile([]byte(src[:20])), 1)

@@ -3,6 +3,7 @@ package hlo
 import (
 	"io"
 	"runtime"
+	"slices"
 	"strconv"
 
 	"golang.org/x/sync/errgroup"
@@ -19,6 +20,12 @@ type PrintOptions struct {
 	// as "{...}", as XLA does by default. By default constants are printed
 	// in full, so that nothing is lost.
 	ElideLargeConstants bool
+	// Classic prints operands with their shapes and every implicit
+	// get-tuple-element as an instruction of its own (the long spelling of
+	// "%t#k", see Instruction.Implicit), as XLA printed until 2025,
+	// whatever the module's Spelling. Parsing that text gives the same
+	// graph with the same names.
+	Classic bool
 }
 
 // String prints the module in XLA's canonical text form (see Print).
@@ -27,7 +34,7 @@ func (m *Module) String() string {
 	for _, c := range m.Computations {
 		n += len(c.Instructions)
 	}
-	p := printer{buf: make([]byte, 0, 1024+200*n)}
+	p := newPrinter(m, PrintOptions{}, make([]byte, 0, 1024+200*n))
 	p.module(m)
 	return string(p.buf)
 }
@@ -45,7 +52,7 @@ func (m *Module) String() string {
 // buffers, each holding a run of consecutive computations, written in
 // order.
 func (m *Module) Print(w io.Writer, opts PrintOptions) error {
-	p := printer{opts: opts}
+	p := newPrinter(m, opts, nil)
 	p.header(m)
 	if _, err := w.Write(p.buf); err != nil {
 		return err
@@ -55,7 +62,7 @@ func (m *Module) Print(w io.Writer, opts PrintOptions) error {
 	if len(batches) < 2 || jobs < 2 {
 		buf := p.buf[:0]
 		for _, b := range batches {
-			p := printer{opts: opts, buf: sized(buf, m.Computations[b[0]:b[1]])}
+			p := newPrinter(m, opts, sized(buf, m.Computations[b[0]:b[1]]))
 			p.computations(m.Computations[b[0]:b[1]], b[0] > 0)
 			if _, err := w.Write(p.buf); err != nil {
 				return err
@@ -94,7 +101,7 @@ func (m *Module) Print(w io.Writer, opts PrintOptions) error {
 				return
 			}
 			g.Go(func() error {
-				p := printer{opts: opts, buf: sized(buf, m.Computations[b[0]:b[1]])}
+				p := newPrinter(m, opts, sized(buf, m.Computations[b[0]:b[1]]))
 				p.computations(m.Computations[b[0]:b[1]], b[0] > 0)
 				slots[i].buf = p.buf
 				close(slots[i].done)
@@ -160,17 +167,18 @@ func (p *printer) computations(cs []*Computation, sep bool) {
 	}
 }
 
-// String prints the computation as it appears in a module.
+// String prints the computation as it appears in a module, with operand
+// shapes.
 func (c *Computation) String() string {
-	var p printer
+	p := printer{operandShapes: true}
 	p.computation(c)
 	return string(p.buf)
 }
 
-// String prints the instruction as one line of XLA text without ROOT:
-// "%add.1 = f32[2]{0} add(f32[2]{0} %x, f32[2]{0} %y)".
+// String prints the instruction as one line of XLA text without ROOT,
+// with operand shapes: "%add.1 = f32[2]{0} add(f32[2]{0} %x, f32[2]{0} %y)".
 func (in *Instruction) String() string {
-	var p printer
+	p := printer{operandShapes: true}
 	p.instruction(in)
 	return string(p.buf)
 }
@@ -178,6 +186,25 @@ func (in *Instruction) String() string {
 type printer struct {
 	buf  []byte
 	opts PrintOptions
+	// operandShapes prints each operand's shape before its name.
+	operandShapes bool
+	// folded are the implicit get-tuple-elements of the computation being
+	// printed that are written as "%t#k" operands, not as instructions.
+	folded map[*Instruction]bool
+	// last is the computation after which XLA's text ends with a blank
+	// line (today's spelling), or nil.
+	last *Computation
+}
+
+// newPrinter returns a printer of m's text (its spelling and opts) that
+// appends to buf.
+func newPrinter(m *Module, opts PrintOptions, buf []byte) printer {
+	p := printer{buf: buf, opts: opts}
+	p.operandShapes = !opts.Short && (opts.Classic || m.Spelling == SpellingClassic)
+	if m.Spelling == SpellingToday && !opts.Classic && !opts.Short && len(m.Computations) > 0 {
+		p.last = m.Computations[len(m.Computations)-1]
+	}
+	return p
 }
 
 func (p *printer) str(s string) { p.buf = append(p.buf, s...) }
@@ -263,7 +290,11 @@ func (p *printer) computation(c *Computation) {
 		}
 	}
 	p.str(" {\n")
+	p.foldTupleElements(c)
 	for _, in := range c.Instructions {
+		if p.folded[in] {
+			continue
+		}
 		p.str("  ")
 		if in == c.Root {
 			p.str("ROOT ")
@@ -279,6 +310,9 @@ func (p *printer) computation(c *Computation) {
 		p.str(a.Value)
 	}
 	p.byte('\n')
+	if c == p.last {
+		p.byte('\n')
+	}
 }
 
 func (p *printer) instruction(in *Instruction) {
@@ -307,11 +341,11 @@ func (p *printer) instruction(in *Instruction) {
 					p.str("*/")
 				}
 			}
-			if !p.opts.Short {
+			if p.operandShapes {
 				p.shape(&o.Shape, true)
 				p.byte(' ')
 			}
-			p.name(o.Name)
+			p.operand(o)
 		}
 	}
 	p.byte(')')
@@ -333,7 +367,7 @@ const (
 
 var attrRanks = map[string]int{
 	"sharding": rankSharding, "frontend_attributes": rankFrontend,
-	"statistics": rankStatistics, "origin": rankOrigin, "metadata": rankMetadata,
+	"statistics": rankStatistics, "origin": rankOrigin, "original_value": rankOrigin, "metadata": rankMetadata,
 	"backend_config": rankBackend,
 }
 
@@ -602,4 +636,52 @@ func (p *printer) layout(l *Layout) {
 		p.byte(')')
 	}
 	p.byte('}')
+}
+
+// foldTupleElements finds the implicit get-tuple-elements of c to print as
+// "%t#k" operands: those with a user that can still be spelled that way.
+func (p *printer) foldTupleElements(c *Computation) {
+	clear(p.folded)
+	if p.opts.Classic || !slices.ContainsFunc(c.Instructions, func(in *Instruction) bool { return in.Implicit }) {
+		return
+	}
+	if p.folded == nil {
+		p.folded = map[*Instruction]bool{}
+	}
+	for _, in := range c.Instructions {
+		for _, o := range in.Operands {
+			if o.Implicit && o != c.Root && !p.folded[o] && spelledAsElement(o, c) {
+				p.folded[o] = true
+			}
+		}
+	}
+}
+
+// spelledAsElement reports whether gte, an implicit get-tuple-element of
+// c, is still exactly what "%t#k" reads back as: element k of a tuple of c,
+// with that element's shape and layout and nothing but index=k.
+func spelledAsElement(gte *Instruction, c *Computation) bool {
+	if gte.Parent != c || len(gte.Operands) != 1 || len(gte.Called) != 0 || len(gte.ControlPredecessors) != 0 {
+		return false
+	}
+	t, k := gte.Operands[0], gte.Typed.TupleIndex
+	if t.Parent != c || !t.Shape.IsTuple() || k < 0 || k >= int64(len(t.Shape.Tuple)) {
+		return false
+	}
+	if len(gte.Attrs) != 1 || gte.Attrs[0].Name != "index" || gte.Attrs[0].Value != strconv.FormatInt(k, 10) {
+		return false
+	}
+	return gte.Shape.Equal(t.Shape.Tuple[k])
+}
+
+// operand prints a reference to o: its name, or "t#k" when o is a folded
+// get-tuple-element.
+func (p *printer) operand(o *Instruction) {
+	if !p.folded[o] {
+		p.name(o.Name)
+		return
+	}
+	p.operand(o.Operands[0])
+	p.byte('#')
+	p.int(o.Typed.TupleIndex)
 }

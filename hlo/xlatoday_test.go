@@ -1,0 +1,74 @@
+package hlo_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+// xlaTodayFiles returns the dumps of today's XLA in testdata/xla-today.
+func xlaTodayFiles(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "xla-today", "*", "*.hlo"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files, "testdata/xla-today is empty")
+	return files
+}
+
+// TestXLATodayRoundTrip parses every module today's XLA printed for the
+// programs of testdata/xla-today/gen and prints it back byte for byte; the
+// long spelling (PrintOptions.Classic) parses to the same graph and prints
+// stably.
+func TestXLATodayRoundTrip(t *testing.T) {
+	for _, f := range xlaTodayFiles(t) {
+		name, _ := filepath.Rel(filepath.Join("..", "testdata", "xla-today"), f)
+		t.Run(name, func(t *testing.T) {
+			src, err := os.ReadFile(f)
+			require.NoError(t, err)
+			m, err := hlo.ParseFile(name, src)
+			require.NoError(t, err)
+			assert.Equal(t, hlo.SpellingToday, m.Spelling)
+			assert.Equal(t, string(src), m.String(), "today's spelling does not print back byte for byte")
+
+			var b strings.Builder
+			require.NoError(t, m.Print(&b, hlo.PrintOptions{Classic: true}))
+			long := b.String()
+			m2, err := hlo.ParseString(long)
+			require.NoError(t, err)
+			assert.Equal(t, hlo.SpellingClassic, m2.Spelling)
+			assert.Equal(t, long, m2.String(), "the long spelling does not print back")
+			assertSameGraph(t, m, m2)
+		})
+	}
+}
+
+// assertSameGraph checks that a and b have the same computations, and in
+// them the same instructions (names, opcodes, shapes, operands by name) in
+// the same order.
+func assertSameGraph(t *testing.T, a, b *hlo.Module) {
+	t.Helper()
+	require.Len(t, b.Computations, len(a.Computations))
+	for i, ca := range a.Computations {
+		cb := b.Computations[i]
+		require.Equal(t, ca.Name, cb.Name)
+		require.Len(t, cb.Instructions, len(ca.Instructions), "computation %s", ca.Name)
+		for j, ia := range ca.Instructions {
+			ib := cb.Instructions[j]
+			assert.Equal(t, ia.Name, ib.Name)
+			assert.Equal(t, ia.Opcode, ib.Opcode, ia.Name)
+			assert.Equal(t, ia.Shape.String(), ib.Shape.String(), ia.Name)
+			require.Len(t, ib.Operands, len(ia.Operands), ia.Name)
+			for k, o := range ia.Operands {
+				assert.Equal(t, o.Name, ib.Operands[k].Name, "%s operand %d", ia.Name, k)
+			}
+			assert.Equal(t, ia.Typed.TupleIndex, ib.Typed.TupleIndex, ia.Name)
+		}
+		assert.Equal(t, ca.Root.Name, cb.Root.Name)
+	}
+}
