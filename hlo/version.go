@@ -10,5 +10,11 @@ package hlo
 // a positioned error that mentions this version.
 const XLAVersion = "jaxlib 0.12.0.1 / libtpu 0.0.52 / jax-cuda13-plugin 0.12.0.1"
 
+// XLASurveyCommit is the openxla/xla commit whose HLO parser, lexer and
+// printer hlo/SYNTAX.md surveys. The XLA inside jaxlib 0.12.0.1 is newer
+// (it prints "%t#k" and order=, which that commit does not know); its
+// additions were found in its dumps and by parsing with it.
+const XLASurveyCommit = "02f6793e8730963492d3ef0ba6ea7fe28a97e69b"
+
 // newerXLA is the note errors about unknown opcodes and attributes carry.
 const newerXLA = " (not in XLA's HLO text as of jaxlib 0.12.0.1: hlo-opt --version)"

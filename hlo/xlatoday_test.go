@@ -3,6 +3,8 @@ package hlo_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -70,5 +72,62 @@ func assertSameGraph(t *testing.T, a, b *hlo.Module) {
 			assert.Equal(t, ia.Typed.TupleIndex, ib.Typed.TupleIndex, ia.Name)
 		}
 		assert.Equal(t, ca.Root.Name, cb.Root.Name)
+	}
+}
+
+// TestXLATodayTupleElementsAsXLA checks the implicit get-tuple-elements
+// made for "%t#k" against the ones XLA's own parser makes for the same
+// dumps (testdata/xla-today/xla-get-tuple-elements.tsv, written by the
+// generator with the pinned jaxlib): same computation, name, tuple and
+// index, and in scheduled modules the same place (the instruction after
+// it). Together with the round trip this checks that both spellings give
+// XLA's graph.
+func TestXLATodayTupleElementsAsXLA(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "xla-today")
+	tsv, err := os.ReadFile(filepath.Join(dir, "xla-get-tuple-elements.tsv"))
+	require.NoError(t, err)
+	modules := map[string]*hlo.Module{}
+	want := map[string]int{} // implicit get-tuple-elements per file
+	for _, line := range strings.Split(strings.TrimSpace(string(tsv)), "\n") {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		require.Len(t, f, 6, line)
+		m := modules[f[0]]
+		if m == nil {
+			src, err := os.ReadFile(filepath.Join(dir, f[0]))
+			require.NoError(t, err)
+			m, err = hlo.ParseFile(f[0], src)
+			require.NoError(t, err)
+			modules[f[0]] = m
+		}
+		want[f[0]]++
+		c := m.Computation(f[1])
+		require.NotNil(t, c, line)
+		i := slices.IndexFunc(c.Instructions, func(in *hlo.Instruction) bool { return in.Name == f[2] })
+		require.GreaterOrEqual(t, i, 0, "no instruction %s: %s", f[2], line)
+		gte := c.Instructions[i]
+		assert.True(t, gte.Implicit, line)
+		assert.Equal(t, hlo.OpGetTupleElement, gte.Opcode, line)
+		require.Len(t, gte.Operands, 1, line)
+		assert.Equal(t, f[3], gte.Operands[0].Name, line)
+		assert.Equal(t, f[4], strconv.FormatInt(gte.Typed.TupleIndex, 10), line)
+		if f[5] != "-" {
+			require.Less(t, i+1, len(c.Instructions), line)
+			assert.Equal(t, f[5], c.Instructions[i+1].Name, "instruction after %s", line)
+		}
+	}
+	require.NotEmpty(t, want)
+	for file, n := range want {
+		got := 0
+		for _, c := range modules[file].Computations {
+			for _, in := range c.Instructions {
+				if in.Implicit {
+					got++
+				}
+			}
+		}
+		assert.Equal(t, n, got, "%s: implicit get-tuple-elements", file)
 	}
 }

@@ -23,6 +23,7 @@ import (
 type options struct {
 	passes       string
 	listPasses   bool
+	version      bool
 	format       string
 	emit         string
 	timing       bool
@@ -49,6 +50,7 @@ func newFlagSet(env *Env, o *options) *flag.FlagSet {
 	fs.SetOutput(env.Stderr)
 	fs.StringVar(&o.passes, "passes", "", "comma-separated `list` of passes to run, in order (see --list-passes)")
 	fs.BoolVar(&o.listPasses, "list-passes", false, "print the name and doc of each pass and exit")
+	fs.BoolVar(&o.version, "version", false, "print the version and the XLA whose HLO text hlo-opt follows, and exit")
 	fs.StringVar(&o.format, "format", "text", "output `format`: text, json or dot")
 	fs.StringVar(&o.emit, "emit", "", "what to print: module, report or both (default: module without --passes, report with)")
 	fs.BoolVar(&o.timing, "timing", false, "print the wall time of the parse, each pass, the output and the whole on stderr")
@@ -60,7 +62,7 @@ func newFlagSet(env *Env, o *options) *flag.FlagSet {
 	fs.BoolVar(&o.verify, "verify", true, "verify the module after each pass that changed it")
 	fs.StringVar(&o.output, "o", "-", "write output to `file` (atomically; - is stdout)")
 	fs.BoolVar(&o.split, "split-input-file", false, "handle each '// -----' chunk of the input as its own module")
-	fs.StringVar(&o.print, "print", "full", "module text form: full or short")
+	fs.StringVar(&o.print, "print", "full", "module text form: full (spelled as the input was), classic (operand shapes, a get-tuple-element for each %t#k) or short")
 	fs.BoolVar(&o.elide, "elide-large-constants", false, "print constants of more than 10 elements as {...}")
 	fs.StringVar(&o.computation, "computation", "", "with --format=dot: draw this computation's instruction graph (fusions as clusters)")
 	fs.BoolVar(&o.progress, "progress", true, "show a progress line on stderr when it is a terminal")
@@ -100,6 +102,10 @@ func Main(ctx context.Context, args []string, env *Env) int {
 		fmt.Fprintf(env.Stderr, "hlo-opt: %v\n", err)
 		return 2
 	}
+	if o.version {
+		printVersion(env.Stdout)
+		return 0
+	}
 	if o.listPasses {
 		for _, p := range reg.Passes() {
 			fmt.Fprintf(env.Stdout, "%-12s %s\n", p.Name, p.Doc)
@@ -118,8 +124,8 @@ func Main(ctx context.Context, args []string, env *Env) int {
 		return usage("--format=%s: want text, json or dot", o.format)
 	case o.emit != "" && o.emit != "module" && o.emit != "report" && o.emit != "both":
 		return usage("--emit=%s: want module, report or both", o.emit)
-	case o.print != "full" && o.print != "short":
-		return usage("--print=%s: want full or short", o.print)
+	case o.print != "full" && o.print != "short" && o.print != "classic":
+		return usage("--print=%s: want full, classic or short", o.print)
 	case o.logFormat != "console" && o.logFormat != "json":
 		return usage("--log-format=%s: want console or json", o.logFormat)
 	case o.computation != "" && o.format != "dot":
@@ -240,7 +246,7 @@ type driver struct {
 }
 
 func (d *driver) printOpts() hlo.PrintOptions {
-	return hlo.PrintOptions{Short: d.o.print == "short", ElideLargeConstants: d.o.elide}
+	return hlo.PrintOptions{Short: d.o.print == "short", Classic: d.o.print == "classic", ElideLargeConstants: d.o.elide}
 }
 
 func (d *driver) moduleText(m *hlo.Module) (string, error) {

@@ -260,6 +260,45 @@ def collect(backend: str, dump: str, out: str) -> int:
     return n
 
 
+def xla_tuple_elements(out: str) -> None:
+    """Write xla-get-tuple-elements.tsv: the get-tuple-element instructions
+    XLA's own parser makes for the "%t#k" operands of every dump (parsed and
+    printed back by the pinned jaxlib), so that hlo-opt's tests can check
+    its implicit ones against them: computation, name, tuple operand, index,
+    and in scheduled modules the instruction XLA puts after it ("-" in
+    others, where XLA prints in post order)."""
+    from jaxlib import _hlo
+
+    rows = ["# file\tcomputation\tname\toperand\tindex\tnext"]
+    comp_re = re.compile(r"^(?:ENTRY )?%(\S+) .*\{$")
+    inst_re = re.compile(r"^\s+(?:ROOT )?%(\S+) = ")
+    gte_re = re.compile(r"^\s+(?:ROOT )?%(\S+) = .* get-tuple-element\((?:.* )?%([^ ,)]+)\), index=(\d+)$")
+    for path in sorted(glob.glob(os.path.join(out, "*", "*.hlo"))):
+        with open(path) as f:
+            text = f.read()
+        if "#" not in text:
+            continue
+        scheduled = "is_scheduled=true" in text.split("\n", 1)[0]
+        lines = _hlo.hlo_module_from_text(text).to_string().split("\n")
+        name = os.path.relpath(path, out)
+        comp = None
+        for i, line in enumerate(lines):
+            m = comp_re.match(line)
+            if m:
+                comp = m.group(1)
+                continue
+            m = gte_re.match(line)
+            if not m:
+                continue
+            nxt = "-"
+            if scheduled:
+                n = inst_re.match(lines[i + 1])
+                nxt = n.group(1) if n else "-"
+            rows.append("\t".join((name, comp, m.group(1), m.group(2), m.group(3), nxt)))
+    with open(os.path.join(out, "xla-get-tuple-elements.tsv"), "w") as f:
+        f.write("\n".join(rows) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out")
@@ -284,6 +323,7 @@ def main() -> None:
         n = collect(backend, dump, a.out)
         shutil.rmtree(dump)
         print(f"{backend}: {n} modules", flush=True)
+    xla_tuple_elements(a.out)
 
 
 if __name__ == "__main__":
