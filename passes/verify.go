@@ -400,13 +400,17 @@ func (v *verifier) shape(in *hlo.Instruction, info opInfo) {
 			idx = in.Typed.TupleIndex
 		}
 		sub, ok := op.Subshape([]int64{idx})
+		elem := "" // the text's "%t#k" of an implicit get-tuple-element
+		if in.Implicit {
+			elem = "tuple element %" + in.RefName() + ": "
+		}
 		switch {
 		case !op.IsTuple():
-			v.errorf(in, c, "operand %s is not a tuple", op.StringNoLayout())
+			v.errorf(in, c, "%soperand %s is not a tuple", elem, op.StringNoLayout())
 		case !ok:
-			v.errorf(in, c, "index %d out of range for a %d-tuple", idx, len(op.Tuple))
+			v.errorf(in, c, "%sindex %d out of range for a %d-tuple", elem, idx, len(op.Tuple))
 		case !sub.EqualIgnoringLayout(*out):
-			v.errorf(in, c, "shape %s, want tuple element %d: %s", out.StringNoLayout(), idx, sub.StringNoLayout())
+			v.errorf(in, c, "%sshape %s, want tuple element %d: %s", elem, out.StringNoLayout(), idx, sub.StringNoLayout())
 		}
 	case "tuple":
 		ok := out.IsTuple() && len(out.Tuple) == len(in.Operands)
