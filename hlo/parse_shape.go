@@ -202,7 +202,7 @@ func (p *shapeParser) looksLikeShape() bool {
 		return false
 	}
 	c := p.src[p.off]
-	if c == '(' {
+	if c == '(' || c == 'b' && p.peekAt(1) == '(' {
 		return true
 	}
 	if !isLetter(c) {
@@ -219,9 +219,13 @@ func (p *shapeParser) looksLikeShape() bool {
 	return ok
 }
 
-// parseShape parses "f32[2,<=3,?]{1,0:T(8,128)}" or a tuple "(s32[], f32[2])".
+// parseShape parses "f32[2,<=3,?]{1,0:T(8,128)}", a tuple "(s32[], f32[2])"
+// or a buffer "b(f32[2]{0})".
 func (p *shapeParser) parseShape() (Shape, bool) {
 	p.skipSpace()
+	if p.peek() == 'b' && p.peekAt(1) == '(' {
+		return p.parseBufferShape()
+	}
 	if p.peek() == '(' {
 		if p.cache != nil && p.operandShape {
 			if e := tupleTextEnd(p.src, p.off, p.end); e > 0 {
@@ -358,6 +362,25 @@ func markDynamic(d []bool, i int) []bool {
 		d = append(d, false)
 	}
 	return append(d, true)
+}
+
+// parseBufferShape parses "b(f32[8]{0})", the buffer shape of an array.
+func (p *shapeParser) parseBufferShape() (Shape, bool) {
+	p.off += 2 // "b("
+	pos := p.pos()
+	sh, ok := p.parseShape()
+	if !ok {
+		return Shape{}, false
+	}
+	if !sh.IsArray() || sh.Buffer {
+		p.errorAt(pos, "expected an array shape inside b(...), found "+sh.StringNoLayout())
+		return Shape{}, false
+	}
+	if !p.expect(')') {
+		return Shape{}, false
+	}
+	sh.Buffer = true
+	return sh, true
 }
 
 func (p *shapeParser) parseTupleShape() (Shape, bool) {

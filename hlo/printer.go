@@ -503,6 +503,14 @@ func (p *printer) calledNames(v string) {
 // shape appends a shape exactly as Shape.String (withLayout) or
 // Shape.StringNoLayout prints it.
 func (p *printer) shape(s *Shape, withLayout bool) {
+	if s.Buffer {
+		a := *s
+		a.Buffer = false
+		p.str("b(")
+		p.shape(&a, withLayout)
+		p.byte(')')
+		return
+	}
 	if s.IsTuple() {
 		p.byte('(')
 		for i := range s.Tuple {

@@ -24,6 +24,10 @@ type Shape struct {
 	Layout *Layout
 	// Tuple holds the element shapes when Type is TUPLE.
 	Tuple []Shape
+	// Buffer marks XLA's buffer shape of an array, printed "b(f32[8]{0})"
+	// (the result of custom calls that pin a buffer); the other fields
+	// describe the array. Analyses treat it as the array.
+	Buffer bool
 }
 
 // MakeShape returns an array shape with the default (absent) layout.
@@ -152,7 +156,7 @@ func (s Shape) Equal(o Shape) bool { return s.String() == o.String() }
 // EqualIgnoringLayout reports whether two shapes have the same types and
 // dimensions, whatever their layouts.
 func (s Shape) EqualIgnoringLayout(o Shape) bool {
-	if s.Type != o.Type || len(s.Tuple) != len(o.Tuple) || !slices.Equal(s.Dims, o.Dims) {
+	if s.Type != o.Type || s.Buffer != o.Buffer || len(s.Tuple) != len(o.Tuple) || !slices.Equal(s.Dims, o.Dims) {
 		return false
 	}
 	for i := range s.Dims {
