@@ -39,6 +39,8 @@ const (
 	F8E3M4
 	F8E8M0FNU
 	F4E2M1FN
+	F6E2M3FN
+	F6E3M2FN
 	TUPLE
 	TOKEN
 	OPAQUE
@@ -82,6 +84,8 @@ var typeInfos = [numPrimitiveTypes]typeInfo{
 	F8E3M4:        {"f8e3m4", 8},
 	F8E8M0FNU:     {"f8e8m0fnu", 8},
 	F4E2M1FN:      {"f4e2m1fn", 4},
+	F6E2M3FN:      {"f6e2m3fn", 6},
+	F6E3M2FN:      {"f6e3m2fn", 6},
 	TUPLE:         {"tuple", 0},
 	TOKEN:         {"token", 0},
 	OPAQUE:        {"opaque", 0},
@@ -117,7 +121,7 @@ func (t PrimitiveType) BitWidth() int {
 func (t PrimitiveType) IsArray() bool { return t > Invalid && t < TUPLE }
 
 // IsFloat reports whether t is a real floating-point type.
-func (t PrimitiveType) IsFloat() bool { return t >= F16 && t <= F64 || t >= F8E5M2 && t <= F4E2M1FN }
+func (t PrimitiveType) IsFloat() bool { return t >= F16 && t <= F64 || t >= F8E5M2 && t <= F6E3M2FN }
 
 // IsComplex reports whether t is c64 or c128.
 func (t PrimitiveType) IsComplex() bool { return t == C64 || t == C128 }
