@@ -57,9 +57,11 @@ var attrKinds = func() map[string]attrKind {
 		// collectives
 		"channel_id", "constrain_layout", "use_global_device_ids", "split_dimension",
 		"source_target_pairs", "is_host_transfer", "collective_device_list", "mode",
+		"has_dynamic_root", "shifts",
 		// dot / convolution
 		"precision_config", "operand_precision", "algorithm", "sparsity",
 		"lhs_ragged_dims", "rhs_group_dims", "lhs_scale", "rhs_scale", "conv_kind",
+		"convolution_kind", "sparsity_config", "block_scaling_config",
 		// fusion / custom call
 		"output_to_operand_aliasing", "custom_call_target", "operand_layout_constraints",
 		"custom_call_has_side_effect", "literal", "custom_call_schedule", "schedule",

@@ -609,6 +609,11 @@ func (p *chunkParser) parseNameList(what string, f func(name string, pos Pos)) (
 // parseCompRefs parses the computation names of calls=, to_apply=, ...;
 // the value kept is the names without '%': "f" or "{f, g}".
 func (p *chunkParser) parseCompRefs(in *Instruction) (string, bool) {
+	if p.inlineComputation() {
+		p.expected("computation name")
+		p.err.Msg += " (a computation written inline, which XLA reads but never prints: make it a computation of its own)"
+		return "", false
+	}
 	var names []string
 	braced, ok := p.parseNameList("computation name", func(n string, pos Pos) {
 		names = append(names, n)
@@ -621,6 +626,19 @@ func (p *chunkParser) parseCompRefs(in *Instruction) (string, bool) {
 		return names[0], true
 	}
 	return "{" + strings.Join(names, ", ") + "}", true
+}
+
+// inlineComputation reports whether the text at the current offset is
+// "{ name = ...", a computation body where computation names belong.
+func (p *chunkParser) inlineComputation() bool {
+	save := p.scanner
+	defer func() { p.scanner = save }()
+	if !p.accept('{') {
+		return false
+	}
+	p.skipSpace()
+	p.accept('%')
+	return p.scanName() != "" && p.accept('=')
 }
 
 func (p *chunkParser) parseCtrl(in *Instruction) bool {

@@ -95,6 +95,8 @@ func (p *chunkParser) nameImplicit() {
 // the module's Spelling follows.
 type spellingCounts struct {
 	shapedOperands, bareOperands, percentNames int
+	// blankEnd: the text ends with a blank line, as XLA's dumps do.
+	blankEnd bool
 }
 
 func (c *spellingCounts) count(shaped bool) {
@@ -111,12 +113,13 @@ func (c *spellingCounts) add(d spellingCounts) {
 	c.percentNames += d.percentNames
 }
 
-// spelling is the Spelling of a module whose text had the counts c:
-// operands without shapes when no operand has one and names carry '%' (as
-// XLA's dumps have printed since 2025); hand-written text without '%' is
-// printed as before, with operand shapes.
+// spelling is the Spelling of a module whose text had the counts c: today's
+// when names carry '%' and no operand has a shape, as XLA has printed since
+// 2025 (a module without operands is today's when its text ends with a
+// blank line, as XLA's text does). Hand-written text without '%' is printed
+// as before, with operand shapes.
 func (c spellingCounts) spelling() Spelling {
-	if c.shapedOperands == 0 && c.bareOperands > 0 && c.percentNames > 0 {
+	if c.shapedOperands == 0 && c.percentNames > 0 && (c.bareOperands > 0 || c.blankEnd) {
 		return SpellingToday
 	}
 	return SpellingClassic

@@ -134,6 +134,7 @@ func parseText(file, text string, firstLine int) (*Module, error) {
 		errs.Sort()
 		return nil, errs
 	}
+	spelling.blankEnd = strings.HasSuffix(strings.TrimRight(text, " \t"), "\n\n")
 	m.Spelling = spelling.spelling()
 	resolveModule(m, calls, headerPos, &errs)
 	if len(errs) > 0 {

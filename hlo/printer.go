@@ -356,6 +356,7 @@ func (p *printer) instruction(in *Instruction) {
 const (
 	rankOpcode = iota
 	rankCalls
+	rankComposite // is_composite: XLA prints it after to_apply
 	rankSharding
 	rankFrontend
 	rankControl
@@ -367,7 +368,7 @@ const (
 
 var attrRanks = map[string]int{
 	"sharding": rankSharding, "frontend_attributes": rankFrontend,
-	"statistics": rankStatistics, "origin": rankOrigin, "original_value": rankOrigin, "metadata": rankMetadata,
+	"is_composite": rankComposite, "statistics": rankStatistics, "origin": rankOrigin, "original_value": rankOrigin, "metadata": rankMetadata,
 	"backend_config": rankBackend,
 }
 

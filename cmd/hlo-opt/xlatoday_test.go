@@ -22,6 +22,9 @@ func TestXLATodaySpellings(t *testing.T) {
 	require.NotEmpty(t, files)
 	for _, f := range files {
 		backend := filepath.Base(filepath.Dir(f))
+		if backend == "gen" || backend == "syntax" {
+			continue // not dumps of the programs
+		}
 		t.Run(backend+"/"+filepath.Base(f), func(t *testing.T) {
 			src, err := os.ReadFile(f)
 			require.NoError(t, err)

@@ -7,6 +7,10 @@ text, and copies each program's before- and after-optimization modules to
 OUT/<backend>/<program>.{before,after}.hlo. The generating script's own file
 paths are stripped from the FileNames table (only the base name is kept).
 
+It also writes OUT/xla-get-tuple-elements.tsv (the get-tuple-elements XLA's
+own parser makes for "%t#k" operands) and OUT/syntax/syntax.hlo (syntax.py: the
+modules of syntax_in.hlo as XLA prints them).
+
 Usage: python generate.py OUT [--backends tpu-v5e,tpu-v6e,tpu-v4,gpu-h100,cpu]
 (`make corpus-today` runs it in a pinned venv). Each backend is compiled in a
 child process of its own, since XLA reads XLA_FLAGS once per process.
@@ -273,7 +277,8 @@ def xla_tuple_elements(out: str) -> None:
     comp_re = re.compile(r"^(?:ENTRY )?%(\S+) .*\{$")
     inst_re = re.compile(r"^\s+(?:ROOT )?%(\S+) = ")
     gte_re = re.compile(r"^\s+(?:ROOT )?%(\S+) = .* get-tuple-element\((?:.* )?%([^ ,)]+)\), index=(\d+)$")
-    for path in sorted(glob.glob(os.path.join(out, "*", "*.hlo"))):
+    paths = [p for b in BACKENDS for p in sorted(glob.glob(os.path.join(out, b, "*.hlo")))]
+    for path in paths:
         with open(path) as f:
             text = f.read()
         if "#" not in text:
@@ -324,6 +329,10 @@ def main() -> None:
         shutil.rmtree(dump)
         print(f"{backend}: {n} modules", flush=True)
     xla_tuple_elements(a.out)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import syntax
+
+    syntax.main(a.out)
 
 
 if __name__ == "__main__":
