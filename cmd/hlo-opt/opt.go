@@ -189,8 +189,13 @@ func Main(ctx context.Context, args []string, env *Env) int {
 	// The outputs, joined: their blocks, without copies.
 	var all blocks
 	add := func(s string) { all.bs = append(all.bs, []byte(s)) }
+	// A module printed alone keeps its last newlines (today's XLA ends its
+	// text with a blank line): hlo-opt FILE reproduces FILE.
+	keepEnd := len(outs) == 1 && !o.split && o.format == "text" && o.emit == "module"
 	for _, out := range outs {
-		out.trimNewlines()
+		if !keepEnd {
+			out.trimNewlines()
+		}
 	}
 	if o.format == "json" && o.split {
 		add("[\n")
@@ -209,7 +214,7 @@ func Main(ctx context.Context, args []string, env *Env) int {
 			}
 			all.bs = append(all.bs, out.bs...)
 		}
-		if !all.empty() {
+		if !all.empty() && !keepEnd {
 			add("\n")
 		}
 	}

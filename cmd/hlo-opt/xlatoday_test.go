@@ -10,8 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestXLATodaySpellings runs every pass over each module today's XLA
-// printed (testdata/xla-today) as it was printed, with "%t#k" operands,
+// TestXLATodaySpellings prints each module today's XLA printed
+// (testdata/xla-today) back byte for byte, and runs every pass over it as
+// it was printed, with "%t#k" operands,
 // and in the long spelling (--print=classic: a get-tuple-element
 // instruction for each, operands with shapes): the reports must be
 // byte-identical, text and JSON, verify must pass, and --jobs=1 and
@@ -28,6 +29,9 @@ func TestXLATodaySpellings(t *testing.T) {
 		t.Run(backend+"/"+filepath.Base(f), func(t *testing.T) {
 			src, err := os.ReadFile(f)
 			require.NoError(t, err)
+			same, errOut, code := hloOpt(t, string(src), "-")
+			require.Equal(t, 0, code, errOut)
+			assert.True(t, same == string(src), "hlo-opt does not print the dump back byte for byte")
 			long, errOut, code := hloOpt(t, string(src), "--print=classic", "-")
 			require.Equal(t, 0, code, errOut)
 			if strings.Contains(string(src), "#") {
