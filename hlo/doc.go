@@ -28,5 +28,19 @@
 // form, or its short parsable form; printing the parse of printed text gives
 // the same bytes.
 //
+// Today's XLA spells two things differently from the XLA of before 2025,
+// and a module prints back the way it was read (Module.Spelling): operands
+// by name only ("add(%x, %y)") instead of with their shapes, and element k
+// of a tuple-shaped instruction t as the operand "%t#k" instead of a
+// get-tuple-element instruction. The IR holds "%t#k" as an ordinary
+// get-tuple-element marked Implicit: one per tuple and index in a
+// computation, just before its first user, named "t_k" as XLA's own parser
+// names it, so every analysis sees the graph the long spelling gives and
+// needs to know nothing about the short one. The printer writes it back as
+// "%t#k"; PrintOptions.Classic prints the long spelling. SYNTAX.md lists
+// every construct of XLA's text and what the parser does with it;
+// XLAVersion names the XLA followed, and an opcode or attribute newer than
+// that is refused with an error that says so.
+//
 // The package imports no other package of this project.
 package hlo
