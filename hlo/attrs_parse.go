@@ -1,7 +1,9 @@
 package hlo
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 )
 
 type attrKind uint8
@@ -432,56 +434,56 @@ func (s *scanner) convDims() *ConvDims {
 		s.off++
 	}
 	labels := s.src[start:s.off]
-	bad := func() *ConvDims {
+	in, ker, out, ok := splitDimLabels(labels)
+	if !ok {
 		s.errorAt(p, "expected dim_labels like b01f_01io->b01f, found "+strconv.Quote(labels))
 		return nil
 	}
-	var in, ker, out string
-	us, arrow := -1, -1
-	for i := 0; i < len(labels); i++ {
-		if labels[i] == '_' && us < 0 {
-			us = i
-		}
-		if labels[i] == '-' && i+1 < len(labels) && labels[i+1] == '>' {
-			arrow = i
-		}
-	}
-	if us < 0 || arrow < us {
-		return bad()
-	}
-	in, ker, out = labels[:us], labels[us+1:arrow], labels[arrow+2:]
 	nsp := len(in) - 2
-	if nsp < 0 || len(ker) != nsp+2 || len(out) != nsp+2 {
-		return bad()
-	}
 	c := &ConvDims{Labels: s.keepStr(labels), InputBatch: -1, InputFeature: -1, KernelInputFeature: -1,
 		KernelOutputFeature: -1, OutputBatch: -1, OutputFeature: -1,
 		InputSpatial: make([]int64, nsp), KernelSpatial: make([]int64, nsp), OutputSpatial: make([]int64, nsp)}
-	decode := func(str string, a, b byte, pa, pb *int64, spatial []int64) bool {
-		for i := range spatial {
-			spatial[i] = -1
-		}
-		for i := 0; i < len(str); i++ {
-			ch := str[i]
-			switch {
-			case ch == a && *pa < 0:
-				*pa = int64(i)
-			case ch == b && *pb < 0:
-				*pb = int64(i)
-			case isDigit(ch) && int(ch-'0') < len(spatial) && spatial[ch-'0'] < 0:
-				spatial[ch-'0'] = int64(i)
-			default:
-				return false
-			}
-		}
-		return true
-	}
-	if !decode(in, 'b', 'f', &c.InputBatch, &c.InputFeature, c.InputSpatial) ||
-		!decode(ker, 'i', 'o', &c.KernelInputFeature, &c.KernelOutputFeature, c.KernelSpatial) ||
-		!decode(out, 'b', 'f', &c.OutputBatch, &c.OutputFeature, c.OutputSpatial) {
-		return bad()
+	if !decodeDimLabels(in, 'b', 'f', &c.InputBatch, &c.InputFeature, c.InputSpatial) ||
+		!decodeDimLabels(ker, 'i', 'o', &c.KernelInputFeature, &c.KernelOutputFeature, c.KernelSpatial) ||
+		!decodeDimLabels(out, 'b', 'f', &c.OutputBatch, &c.OutputFeature, c.OutputSpatial) {
+		s.errorAt(p, "expected dim_labels like b01f_01io->b01f, found "+strconv.Quote(labels))
+		return nil
 	}
 	return c
+}
+
+// splitDimLabels cuts "b01f_01io->b01f" into its input, kernel and output
+// labels, which must have as many spatial dimensions each.
+func splitDimLabels(labels string) (in, ker, out string, ok bool) {
+	us, arrow := strings.IndexByte(labels, '_'), strings.LastIndex(labels, "->")
+	if us < 0 || arrow < us {
+		return "", "", "", false
+	}
+	in, ker, out = labels[:us], labels[us+1:arrow], labels[arrow+2:]
+	nsp := len(in) - 2
+	return in, ker, out, nsp >= 0 && len(ker) == nsp+2 && len(out) == nsp+2
+}
+
+// decodeDimLabels sets the positions of the labels a and b and of the
+// spatial digits in str; false when a label is unknown or repeated.
+func decodeDimLabels(str string, a, b byte, pa, pb *int64, spatial []int64) bool {
+	for i := range spatial {
+		spatial[i] = -1
+	}
+	for i := 0; i < len(str); i++ {
+		ch := str[i]
+		switch {
+		case ch == a && *pa < 0:
+			*pa = int64(i)
+		case ch == b && *pb < 0:
+			*pb = int64(i)
+		case isDigit(ch) && int(ch-'0') < len(spatial) && spatial[ch-'0'] < 0:
+			spatial[ch-'0'] = int64(i)
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // replicaGroups parses "{{0,1},{2,3}}", "{}" or the iota form
@@ -541,58 +543,16 @@ func (s *scanner) bracketInts(what string) []int64 {
 
 func (s *scanner) iotaReplicaGroups() [][]int64 {
 	p := s.pos()
-	groupDims := s.bracketInts("replica group dimension")
+	groupDims, reshape, perm := s.iotaGroupsText()
 	if s.err != nil {
 		return nil
 	}
-	s.skipSpace()
-	if s.peek() != '<' || s.peekAt(1) != '=' {
-		s.expected("'<='")
+	total, ok := product(reshape)
+	if !ok {
+		s.errorAt(p, "expected at most 2^20 devices in replica_groups, found more")
 		return nil
 	}
-	s.off += 2
-	reshape := s.bracketInts("iota dimension")
-	if s.err != nil {
-		return nil
-	}
-	var perm []int64
-	s.skipSpace()
-	if s.peek() == 'T' {
-		s.off++
-		if !s.expect('(') {
-			return nil
-		}
-		for {
-			v, ok := s.scanInt("transpose dimension")
-			if !ok {
-				return nil
-			}
-			perm = append(perm, v)
-			if !s.accept(',') {
-				break
-			}
-		}
-		if !s.expect(')') {
-			return nil
-		}
-	}
-	total := int64(1)
-	for _, d := range reshape {
-		if d != 0 && total > (1<<20)/d {
-			s.errorAt(p, "expected at most 2^20 devices in replica_groups, found more")
-			return nil
-		}
-		total *= d
-	}
-	gtotal := int64(1)
-	for _, d := range groupDims {
-		if d != 0 && gtotal > (1<<20)/d {
-			gtotal = -1
-			break
-		}
-		gtotal *= d
-	}
-	if len(groupDims) != 2 || gtotal != total {
+	if gtotal, ok := product(groupDims); len(groupDims) != 2 || !ok || gtotal != total {
 		s.errorAt(p, "expected [groups,size]<=[dims] with as many devices on both sides, found "+strconv.Quote(s.src[p.Col-1+s.lineStart:s.off]))
 		return nil
 	}
@@ -613,21 +573,75 @@ func (s *scanner) iotaReplicaGroups() [][]int64 {
 		}
 		seen |= 1 << uint(d)
 	}
-	// Element at transposed index j is iota at index perm-mapped back.
-	rank := len(reshape)
+	return cutGroups(transposedIota(reshape, perm), groupDims[1])
+}
+
+// iotaGroupsText reads "[groups,size]<=[dims]" and an optional "T(perm)".
+func (s *scanner) iotaGroupsText() (groupDims, reshape, perm []int64) {
+	groupDims = s.bracketInts("replica group dimension")
+	if s.err != nil {
+		return nil, nil, nil
+	}
+	s.skipSpace()
+	if s.peek() != '<' || s.peekAt(1) != '=' {
+		s.expected("'<='")
+		return nil, nil, nil
+	}
+	s.off += 2
+	reshape = s.bracketInts("iota dimension")
+	if s.err != nil {
+		return nil, nil, nil
+	}
+	s.skipSpace()
+	if s.peek() != 'T' {
+		return groupDims, reshape, nil
+	}
+	s.off++
+	if !s.expect('(') {
+		return nil, nil, nil
+	}
+	for {
+		v, ok := s.scanInt("transpose dimension")
+		if !ok {
+			return nil, nil, nil
+		}
+		perm = append(perm, v)
+		if !s.accept(',') {
+			break
+		}
+	}
+	if !s.expect(')') {
+		return nil, nil, nil
+	}
+	return groupDims, reshape, perm
+}
+
+// product multiplies dims; false when the product passes 2^20 devices.
+func product(dims []int64) (int64, bool) {
+	n := int64(1)
+	for _, d := range dims {
+		if d != 0 && n > (1<<20)/d {
+			return 0, false
+		}
+		n *= d
+	}
+	return n, true
+}
+
+// transposedIota lists 0..prod(dims)-1 laid out row-major in dims, read in
+// the order of the axes perm: the devices of an iota device list reshaped
+// to dims and transposed by perm.
+func transposedIota(dims, perm []int64) []int64 {
+	rank := len(dims)
 	strides := make([]int64, rank)
 	st := int64(1)
 	for i := rank - 1; i >= 0; i-- {
 		strides[i] = st
-		st *= reshape[i]
+		st *= dims[i]
 	}
-	tdims := make([]int64, rank)
-	for i, d := range perm {
-		tdims[i] = reshape[d]
-	}
-	flat := make([]int64, 0, total)
+	flat := make([]int64, 0, st)
 	idx := make([]int64, rank)
-	for k := int64(0); k < total; k++ {
+	for k := int64(0); k < st; k++ {
 		v := int64(0)
 		for i := range idx {
 			v += idx[i] * strides[perm[i]]
@@ -635,15 +649,23 @@ func (s *scanner) iotaReplicaGroups() [][]int64 {
 		flat = append(flat, v)
 		for i := rank - 1; i >= 0; i-- {
 			idx[i]++
-			if idx[i] < tdims[i] {
+			if idx[i] < dims[perm[i]] {
 				break
 			}
 			idx[i] = 0
 		}
 	}
-	out := make([][]int64, groupDims[0])
-	for g := range out {
-		out[g] = flat[int64(g)*groupDims[1] : int64(g+1)*groupDims[1] : int64(g+1)*groupDims[1]]
+	return flat
+}
+
+// cutGroups cuts flat into consecutive groups of size n.
+func cutGroups(flat []int64, n int64) [][]int64 {
+	if n <= 0 {
+		return nil
+	}
+	out := make([][]int64, 0, int64(len(flat))/n)
+	for i := int64(0); i+n <= int64(len(flat)); i += n {
+		out = append(out, flat[i:i+n:i+n])
 	}
 	return out
 }
@@ -653,112 +675,81 @@ func (s *scanner) iotaReplicaGroups() [][]int64 {
 // only along the listed axes, the first listed axis major. It returns nil
 // for forms it does not know (the verbatim value is kept).
 func meshReplicaGroups(v string) [][]int64 {
+	names, sizes, groupAxes, ok := meshText(v)
+	if !ok {
+		return nil
+	}
+	if _, ok := product(sizes); !ok {
+		return nil
+	}
+	// Enumerate the axes outside the groups first, then the group's axes.
+	inGroup := make([]bool, len(names))
+	for _, a := range groupAxes {
+		inGroup[a] = true
+	}
+	var order []int64
+	for i := range names {
+		if !inGroup[i] {
+			order = append(order, int64(i))
+		}
+	}
+	groupSize := int64(1)
+	for _, a := range groupAxes {
+		order = append(order, int64(a))
+		groupSize *= sizes[a]
+	}
+	return cutGroups(transposedIota(sizes, order), groupSize)
+}
+
+// meshText reads "mesh['x'=2,'y'=4] {'y'}": the axis names and sizes and
+// the indices of the grouped axes.
+func meshText(v string) (names []string, sizes []int64, groupAxes []int, ok bool) {
 	s := newScanner("", v, 0, len(v), 1, 0)
 	s.off = len("mesh")
 	if !s.accept('[') {
-		return nil
-	}
-	var names []string
-	var sizes []int64
-	quoted := func() string {
-		s.skipSpace()
-		if s.peek() != '\'' {
-			return ""
-		}
-		i := s.off + 1
-		for i < s.end && s.src[i] != '\'' {
-			i++
-		}
-		if i >= s.end {
-			return ""
-		}
-		n := s.src[s.off+1 : i]
-		s.off = i + 1
-		return n
+		return nil, nil, nil, false
 	}
 	for !s.accept(']') {
-		n := quoted()
+		n := s.quotedName()
 		if n == "" || !s.accept('=') {
-			return nil
+			return nil, nil, nil, false
 		}
 		sz, ok := s.scanInt("mesh axis size")
 		if !ok || sz < 1 || sz > 1<<20 {
-			return nil
+			return nil, nil, nil, false
 		}
 		names = append(names, n)
 		sizes = append(sizes, sz)
 		s.accept(',')
 	}
-	total := int64(1)
-	for _, sz := range sizes {
-		total *= sz
-		if total > 1<<20 {
-			return nil
-		}
-	}
-	var groupAxes []int
 	if s.accept('{') {
 		for !s.accept('}') {
-			n := quoted()
-			idx := -1
-			for i, m := range names {
-				if m == n {
-					idx = i
-				}
-			}
+			idx := slices.Index(names, s.quotedName())
 			if idx < 0 {
-				return nil
+				return nil, nil, nil, false
 			}
 			groupAxes = append(groupAxes, idx)
 			s.accept(',')
 		}
 	}
 	s.skipSpace()
-	if !s.atEOF() || s.err != nil {
-		return nil
+	return names, sizes, groupAxes, s.atEOF() && s.err == nil
+}
+
+// quotedName reads a 'name' in single quotes, or returns "".
+func (s *scanner) quotedName() string {
+	s.skipSpace()
+	if s.peek() != '\'' {
+		return ""
 	}
-	inGroup := make([]bool, len(names))
-	for _, a := range groupAxes {
-		inGroup[a] = true
+	i := s.off + 1
+	for i < s.end && s.src[i] != '\'' {
+		i++
 	}
-	var outer []int
-	for i := range names {
-		if !inGroup[i] {
-			outer = append(outer, i)
-		}
+	if i >= s.end {
+		return ""
 	}
-	strides := make([]int64, len(sizes))
-	st := int64(1)
-	for i := len(sizes) - 1; i >= 0; i-- {
-		strides[i] = st
-		st *= sizes[i]
-	}
-	// Enumerate the axes in order "outer then group" and cut into groups.
-	order := append(append([]int{}, outer...), groupAxes...)
-	idx := make([]int64, len(order))
-	groupSize := int64(1)
-	for _, a := range groupAxes {
-		groupSize *= sizes[a]
-	}
-	var out [][]int64
-	var cur []int64
-	for k := int64(0); k < total; k++ {
-		d := int64(0)
-		for i, a := range order {
-			d += idx[i] * strides[a]
-		}
-		cur = append(cur, d)
-		if int64(len(cur)) == groupSize {
-			out = append(out, cur)
-			cur = nil
-		}
-		for i := len(order) - 1; i >= 0; i-- {
-			idx[i]++
-			if idx[i] < sizes[order[i]] {
-				break
-			}
-			idx[i] = 0
-		}
-	}
-	return out
+	n := s.src[s.off+1 : i]
+	s.off = i + 1
+	return n
 }

@@ -476,26 +476,8 @@ func (p *chunkParser) parseOperands(in *Instruction) bool {
 func (p *chunkParser) parseAttr(in *Instruction, base int) bool {
 	p.skipSpace()
 	pos := p.pos()
-	e := p.identEnd(p.off)
-	if e == p.off || !isLetter(p.src[p.off]) {
-		p.expected("attribute name")
-		return false
-	}
-	kind, known := attrKinds[p.src[p.off:e]]
-	name := attrNames[p.src[p.off:e]] // not the text's copy
-	if !known {
-		name = p.src[p.off:e]
-		p.errorAt(pos, "expected attribute name, found unknown "+strconv.Quote(name)+newerXLA)
-		return false
-	}
-	p.off = e
-	for _, a := range p.attrs[base:] {
-		if a.Name == name {
-			p.errorAt(pos, "expected unique attribute, found duplicate "+strconv.Quote(name))
-			return false
-		}
-	}
-	if !p.expect('=') {
+	name, kind, ok := p.attrName(base)
+	if !ok || !p.expect('=') {
 		return false
 	}
 	switch kind {
@@ -514,45 +496,58 @@ func (p *chunkParser) parseAttr(in *Instruction, base int) bool {
 		p.ctrlFor = in
 		return p.parseCtrl(in)
 	}
+	return p.parseAttrValue(in, name, kind)
+}
+
+// attrName reads a known attribute name not among the attributes from
+// base on, and returns the package's copy of it.
+func (p *chunkParser) attrName(base int) (string, attrKind, bool) {
+	pos := p.pos()
+	e := p.identEnd(p.off)
+	if e == p.off || !isLetter(p.src[p.off]) {
+		p.expected("attribute name")
+		return "", 0, false
+	}
+	kind, known := attrKinds[p.src[p.off:e]]
+	if !known {
+		p.errorAt(pos, "expected attribute name, found unknown "+strconv.Quote(p.src[p.off:e])+newerXLA)
+		return "", 0, false
+	}
+	name := attrNames[p.src[p.off:e]] // not the text's copy
+	p.off = e
+	for _, a := range p.attrs[base:] {
+		if a.Name == name {
+			p.errorAt(pos, "expected unique attribute, found duplicate "+strconv.Quote(name))
+			return "", 0, false
+		}
+	}
+	return name, kind, true
+}
+
+// parseAttrValue reads the value of attribute name, keeps it, and decodes
+// it when analyses read it.
+func (p *chunkParser) parseAttrValue(in *Instruction, name string, kind attrKind) bool {
 	p.skipSpace()
 	sub := p.scanner
 	v, ok := p.scanValue("attribute value")
 	if !ok {
 		return false
 	}
-	if name == "replica_groups" && len(v) > 4 && v[:5] == "mesh[" {
-		// replica_groups=mesh['x'=2,'y'=4] {'y'}: the group axes follow a blank.
-		i := p.off
-		for i < p.end && (p.src[i] == ' ' || p.src[i] == '\t') {
-			i++
-		}
-		if i < p.end && p.src[i] == '{' {
-			p.off = i
-			if _, ok := p.scanValue("mesh axes"); !ok {
-				return false
-			}
-			v = p.src[sub.off:p.off]
-		}
-		p.attrs = append(p.attrs, Attribute{Name: name, Value: p.keepStr(v)})
-		p.ownTyped(in).ReplicaGroups = meshReplicaGroups(v)
-		return true
+	mesh := name == "replica_groups" && strings.HasPrefix(v, "mesh[")
+	switch {
+	case mesh: // mesh['x'=2,'y'=4] {'y'}: the group axes follow a blank
+		v, ok = p.valueAfterBlank(sub.off, v, "mesh axes", func(c byte) bool { return c == '{' })
+	case name == "literal": // s32[] 1: a shape, a blank, then the literal
+		v, ok = p.valueAfterBlank(sub.off, v, "literal", func(c byte) bool { return c != ',' && c != '\n' && c != '/' && c != '}' })
 	}
-	if name == "literal" {
-		// literal=s32[] 1: a shape, a blank, then the literal.
-		i := p.off
-		for i < p.end && (p.src[i] == ' ' || p.src[i] == '\t') {
-			i++
-		}
-		if i < p.end && p.src[i] != ',' && p.src[i] != '\n' && p.src[i] != '/' && p.src[i] != '}' {
-			p.off = i
-			if _, ok := p.scanValue("literal"); !ok {
-				return false
-			}
-			v = p.src[sub.off:p.off]
-		}
+	if !ok {
+		return false
 	}
 	p.attrs = append(p.attrs, Attribute{Name: name, Value: p.keepStr(v)})
-	if kind == attrTyped {
+	switch {
+	case mesh:
+		p.ownTyped(in).ReplicaGroups = meshReplicaGroups(v)
+	case kind == attrTyped:
 		sub.end = p.off
 		p.ownTyped(in)
 		decodeTyped(&sub, in, name)
@@ -562,6 +557,23 @@ func (p *chunkParser) parseAttr(in *Instruction, base int) bool {
 		}
 	}
 	return true
+}
+
+// valueAfterBlank extends value v, which started at start, by a second
+// part that follows blanks when its first byte satisfies next.
+func (p *chunkParser) valueAfterBlank(start int, v, what string, next func(byte) bool) (string, bool) {
+	i := p.off
+	for i < p.end && (p.src[i] == ' ' || p.src[i] == '\t') {
+		i++
+	}
+	if i >= p.end || !next(p.src[i]) {
+		return v, true
+	}
+	p.off = i
+	if _, ok := p.scanValue(what); !ok {
+		return "", false
+	}
+	return p.src[start:p.off], true
 }
 
 // ownTyped gives in its own TypedAttrs (from the arena) in place of the

@@ -470,115 +470,133 @@ func (p *shapeParser) parseLayout(rank int) (*Layout, bool) {
 func (p *shapeParser) parseLayoutItems(l *Layout) bool {
 	for {
 		p.skipSpace()
-		c := p.peek()
-		switch c {
-		case '}':
+		ok := true
+		switch c := p.peek(); {
+		case c == '}':
 			return true
-		case 'D':
+		case c == 'D':
 			p.off++
-			raw, ok := p.parenRaw()
-			if !ok {
-				return false
+			var raw string
+			if raw, ok = p.parenRaw(); ok {
+				l.DimLevelTypes = p.keepStr(raw)
 			}
-			l.DimLevelTypes = p.keepStr(raw)
-		case 'T':
-			p.off++
-			if p.peek() != '(' {
-				p.expected("'(' of a tile")
-				return false
-			}
-			base := len(p.tileBuf)
-			for p.peek() == '(' {
-				t, ok := p.parseTile()
-				if !ok {
-					p.tileBuf = p.tileBuf[:base]
-					return false
-				}
-				p.tileBuf = append(p.tileBuf, t)
-			}
-			l.Tiles = p.ar.tileList(p.tileBuf[base:])
-			p.tileBuf = p.tileBuf[:base]
-		case 'L', 'E', 'M':
-			p.off++
-			if !p.expect('(') {
-				return false
-			}
-			v, ok := p.scanInt("integer")
-			if !ok || !p.expect(')') {
-				return false
-			}
-			switch c {
-			case 'L':
-				l.TailPaddingAlignment = v
-			case 'E':
-				l.ElementSizeBits = v
-			default:
-				l.DynamicShapeMetadataPrefixBytes = v
-			}
-		case 'S':
-			if p.peekAt(1) == 'C' {
-				start := p.off
-				p.off += 2
-				if _, ok := p.parenRaw(); !ok {
-					return false
-				}
+		case c == 'T':
+			ok = p.parseTiles(l)
+		case c == 'S' && p.peekAt(1) == 'C':
+			start := p.off
+			p.off += 2
+			if _, ok = p.parenRaw(); ok {
 				l.SplitConfigs += p.keepStr(p.src[start:p.off])
-				continue
 			}
-			p.off++
-			if !p.expect('(') {
-				return false
-			}
-			v, ok := p.scanInt("memory space")
-			if !ok || !p.expect(')') {
-				return false
-			}
-			l.MemorySpace = v
-		case '#', '*':
-			p.off++
-			if !p.expect('(') {
-				return false
-			}
-			p.skipSpace()
-			e := p.off
-			for e < p.end && (isLetter(p.src[e]) || isDigit(p.src[e])) {
-				e++
-			}
-			t, ok := LookupPrimitiveType(p.src[p.off:e])
-			if !ok {
-				p.expected("primitive type")
-				return false
-			}
-			p.off = e
-			if !p.expect(')') {
-				return false
-			}
-			if c == '#' {
-				l.IndexType = t
-			} else {
-				l.PointerType = t
-			}
-		case 'P':
-			p.off++
-			if !p.expect('(') {
-				return false
-			}
-			if p.depth >= maxShapeDepth {
-				p.expected("shape nested at most 64 deep")
-				return false
-			}
-			p.depth++
-			sh, ok := p.parseShape()
-			p.depth--
-			if !ok || !p.expect(')') {
-				return false
-			}
-			l.PhysicalShape = &sh
+		case c == 'L' || c == 'E' || c == 'M' || c == 'S':
+			ok = p.parseLayoutInt(c, l)
+		case c == '#' || c == '*':
+			ok = p.parseLayoutType(c, l)
+		case c == 'P':
+			ok = p.parsePhysicalShape(l)
 		default:
 			p.expected("layout attribute (T, S, E, L, D, P, M, SC, # or *)")
 			return false
 		}
+		if !ok {
+			return false
+		}
 	}
+}
+
+// parseTiles parses "T(8,128)(2,1)" into l.Tiles.
+func (p *shapeParser) parseTiles(l *Layout) bool {
+	p.off++ // 'T'
+	if p.peek() != '(' {
+		p.expected("'(' of a tile")
+		return false
+	}
+	base := len(p.tileBuf)
+	defer func() { p.tileBuf = p.tileBuf[:base] }()
+	for p.peek() == '(' {
+		t, ok := p.parseTile()
+		if !ok {
+			return false
+		}
+		p.tileBuf = append(p.tileBuf, t)
+	}
+	l.Tiles = p.ar.tileList(p.tileBuf[base:])
+	return true
+}
+
+// parseLayoutInt parses "L(n)", "E(n)", "M(n)" or "S(n)".
+func (p *shapeParser) parseLayoutInt(c byte, l *Layout) bool {
+	p.off++
+	if !p.expect('(') {
+		return false
+	}
+	what := "integer"
+	if c == 'S' {
+		what = "memory space"
+	}
+	v, ok := p.scanInt(what)
+	if !ok || !p.expect(')') {
+		return false
+	}
+	switch c {
+	case 'L':
+		l.TailPaddingAlignment = v
+	case 'E':
+		l.ElementSizeBits = v
+	case 'M':
+		l.DynamicShapeMetadataPrefixBytes = v
+	default:
+		l.MemorySpace = v
+	}
+	return true
+}
+
+// parseLayoutType parses the index type "#(u16)" or pointer type "*(u32)".
+func (p *shapeParser) parseLayoutType(c byte, l *Layout) bool {
+	p.off++
+	if !p.expect('(') {
+		return false
+	}
+	p.skipSpace()
+	e := p.off
+	for e < p.end && (isLetter(p.src[e]) || isDigit(p.src[e])) {
+		e++
+	}
+	t, ok := LookupPrimitiveType(p.src[p.off:e])
+	if !ok {
+		p.expected("primitive type")
+		return false
+	}
+	p.off = e
+	if !p.expect(')') {
+		return false
+	}
+	if c == '#' {
+		l.IndexType = t
+	} else {
+		l.PointerType = t
+	}
+	return true
+}
+
+// parsePhysicalShape parses "P(shape)".
+func (p *shapeParser) parsePhysicalShape(l *Layout) bool {
+	p.off++
+	if !p.expect('(') {
+		return false
+	}
+	if p.depth >= maxShapeDepth {
+		p.expected("shape nested at most 64 deep")
+		return false
+	}
+	p.depth++
+	sh, ok := p.parseShape()
+	p.depth--
+	if !ok || !p.expect(')') {
+		return false
+	}
+	l.PhysicalShape = &sh
+	return true
 }
 
 // parenRaw returns the text inside a "(...)" group at the current offset.
