@@ -19,6 +19,8 @@ func FuzzParse(f *testing.F) {
 		"ENTRY e {\n  p = f32[8,8] parameter(0)\n  ROOT c = f32[8,8] convolution(p, p), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f\n}\n",
 		"ENTRY e {\n  c = c64[2] constant({(1, 2), (3, 4)})\n  ROOT t = (c64[2], f32[]) tuple(c, f32[] constant(nan))\n}\n",
 		"ENTRY e {\n  p = f32[4] parameter(0)\n  ROOT a = f32[4] all-reduce(p), replica_groups=[2,2]<=[4], to_apply=e\n}\n",
+		"HloModule m\n\nENTRY %e (p: ((f32[4], s32[]), f32[4])) -> f32[4] {\n  %p = ((f32[4]{0}, s32[]), f32[4]{0}) parameter(0)\n  %c = pred[4]{0} compare(%p#0#0, %p#1), direction=LT, order=TOTAL\n  ROOT %s = f32[4]{0} select(%c, %p#1, %p#0#0)\n}\n\n",
+		"HloModule m\n\nFileNames\n1 \"a.py\"\n\nFunctionNames\n1 \"f\"\n\nFileLocations\n1 {file_name_id=1 function_name_id=1 line=3 end_line=3 column=4 end_column=9}\n\nStackFrames\n1 {file_location_id=1 parent_frame_id=1}\n\n\nENTRY %e (p: f32[4]) -> b(f32[4]) {\n  %p = f32[4]{0} parameter(0)\n  ROOT %b = b(f32[4]{0}) custom-call(%p), custom_call_target=\"Pin\", metadata={op_name=\"b\" stack_frame_id=1}\n}\n\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -39,7 +41,7 @@ func FuzzParse(f *testing.F) {
 				}
 				continue
 			}
-			for _, opts := range []hlo.PrintOptions{{}, {Short: true}} {
+			for _, opts := range []hlo.PrintOptions{{}, {Short: true}, {Classic: true}} {
 				var b strings.Builder
 				if err := m.Print(&b, opts); err != nil {
 					t.Fatal(err)
