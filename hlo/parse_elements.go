@@ -128,7 +128,7 @@ func (c spellingCounts) spelling() Spelling {
 // RefName is how an operand names in: its name, or "t#k" for an implicit
 // get-tuple-element of element k of t (see Instruction.Implicit).
 func (in *Instruction) RefName() string {
-	if !in.Implicit || len(in.Operands) != 1 {
+	if !in.Implicit || in.Opcode != OpGetTupleElement || len(in.Operands) != 1 {
 		return in.Name
 	}
 	return in.Operands[0].RefName() + "#" + strconv.FormatInt(in.Typed.TupleIndex, 10)

@@ -670,7 +670,7 @@ func (p *printer) foldTupleElements(c *Computation) {
 // c, is still exactly what "%t#k" reads back as: element k of a tuple of c,
 // with that element's shape and layout and nothing but index=k.
 func spelledAsElement(gte *Instruction, c *Computation) bool {
-	if gte.Parent != c || len(gte.Operands) != 1 || len(gte.Called) != 0 || len(gte.ControlPredecessors) != 0 {
+	if gte.Opcode != OpGetTupleElement || gte.Parent != c || len(gte.Operands) != 1 || len(gte.Called) != 0 || len(gte.ControlPredecessors) != 0 {
 		return false
 	}
 	t, k := gte.Operands[0], gte.Typed.TupleIndex
