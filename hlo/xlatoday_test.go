@@ -137,3 +137,46 @@ func TestXLATodayTupleElementsAsXLA(t *testing.T) {
 		assert.Equal(t, n, got, "%s: implicit get-tuple-elements", file)
 	}
 }
+
+// TestImplicitTupleElementUnfolds checks that an implicit get-tuple-element
+// a pass changed (its layout, its users) prints as an instruction, and that
+// the text then parses back to the same graph.
+func TestImplicitTupleElementUnfolds(t *testing.T) {
+	src := `HloModule m
+
+ENTRY %e (p: (f32[4,8], f32[4])) -> (f32[4,8], f32[4,8]) {
+  %p = (f32[4,8]{1,0}, f32[4]{0}) parameter(0)
+  %n = f32[4,8]{1,0} negate(%p#0)
+  %a = f32[4]{0} abs(%p#1)
+  ROOT %t = (f32[4,8]{1,0}, f32[4,8]{1,0}) tuple(%n, %p#0)
+}
+
+`
+	m, err := hlo.ParseString(src)
+	require.NoError(t, err)
+	require.Equal(t, src, m.String())
+	e := m.Entry
+	gte0, gte1 := e.Instructions[1], e.Instructions[3]
+	require.True(t, gte0.Implicit && gte1.Implicit)
+	assert.Equal(t, []string{"p", "p_0", "n", "p_1", "a", "t"}, names(e))
+
+	gte0.Shape = hlo.MakeShapeWithLayout(hlo.F32, []int64{4, 8}, []int64{0, 1}) // a layout pass changed it
+	e.Instructions[4].Operands[0] = e.Params[0]                                  // and %a no longer uses %p#1
+	e.Instructions[4].Opcode, e.Instructions[4].Shape = hlo.OpCopy, e.Params[0].Shape
+	out := m.String()
+	assert.Contains(t, out, "  %p_0 = f32[4,8]{0,1} get-tuple-element(%p), index=0\n")
+	assert.Contains(t, out, "  %p_1 = f32[4]{0} get-tuple-element(%p), index=1\n", "an implicit element without users stays")
+	assert.Contains(t, out, "tuple(%n, %p_0)")
+	m2, err := hlo.ParseString(out)
+	require.NoError(t, err)
+	assert.Equal(t, out, m2.String())
+	assertSameGraph(t, m, m2)
+}
+
+func names(c *hlo.Computation) []string {
+	var out []string
+	for _, in := range c.Instructions {
+		out = append(out, in.Name)
+	}
+	return out
+}
