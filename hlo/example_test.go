@@ -2,6 +2,7 @@ package hlo_test
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 )
@@ -51,4 +52,44 @@ func ExampleParseFile_error() {
 	fmt.Println(err)
 	// Output:
 	// bad.hlo:3:26: expected defined instruction, found "q"
+}
+
+// Today's XLA writes element k of a tuple as the operand "%t#k". The parser
+// makes a get-tuple-element for it, marked Implicit, which the printer
+// writes back as "%t#k", or as an instruction with PrintOptions.Classic.
+func ExampleInstruction_implicit() {
+	m, err := hlo.ParseString(`HloModule m
+
+ENTRY %main (p: (f32[4], s32[])) -> f32[4] {
+  %p = (f32[4]{0}, s32[]) parameter(0)
+  ROOT %n = f32[4]{0} negate(%p#0)
+}
+
+`)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	gte := m.Entry.Root.Operands[0]
+	fmt.Println(gte.Name, gte.Opcode, gte.Typed.TupleIndex, gte.Implicit, gte.RefName())
+	fmt.Print(m.String())
+	var b strings.Builder
+	_ = m.Print(&b, hlo.PrintOptions{Classic: true})
+	fmt.Print(b.String())
+	// Output:
+	// p_0 get-tuple-element 0 true p#0
+	// HloModule m
+	//
+	// ENTRY %main (p: (f32[4], s32[])) -> f32[4] {
+	//   %p = (f32[4]{0}, s32[]) parameter(0)
+	//   ROOT %n = f32[4]{0} negate(%p#0)
+	// }
+	//
+	// HloModule m
+	//
+	// ENTRY %main (p: (f32[4], s32[])) -> f32[4] {
+	//   %p = (f32[4]{0}, s32[]) parameter(0)
+	//   %p_0 = f32[4]{0} get-tuple-element((f32[4]{0}, s32[]) %p), index=0
+	//   ROOT %n = f32[4]{0} negate(f32[4]{0} %p_0)
+	// }
 }
