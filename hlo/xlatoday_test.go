@@ -161,7 +161,7 @@ ENTRY %e (p: (f32[4,8], f32[4])) -> (f32[4,8], f32[4,8]) {
 	assert.Equal(t, []string{"p", "p_0", "n", "p_1", "a", "t"}, names(e))
 
 	gte0.Shape = hlo.MakeShapeWithLayout(hlo.F32, []int64{4, 8}, []int64{0, 1}) // a layout pass changed it
-	e.Instructions[4].Operands[0] = e.Params[0]                                  // and %a no longer uses %p#1
+	e.Instructions[4].Operands[0] = e.Params[0]                                 // and %a no longer uses %p#1
 	e.Instructions[4].Opcode, e.Instructions[4].Shape = hlo.OpCopy, e.Params[0].Shape
 	out := m.String()
 	assert.Contains(t, out, "  %p_0 = f32[4,8]{0,1} get-tuple-element(%p), index=0\n")
