@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -232,6 +233,9 @@ func (p *printer) header(m *Module) {
 		p.str(a.Name)
 		p.byte('=')
 		p.str(a.Value)
+		if a.Name == "origin_recovery_table" && strings.Contains(a.Value, "\n") {
+			p.byte('\n') // XLA ends its one-entry-per-line table with a newline
+		}
 	}
 	p.str("\n\n")
 	for _, t := range m.Tables {
