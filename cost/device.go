@@ -22,7 +22,8 @@ type Device struct {
 	Kind string `json:"kind"`
 	// MemoryBandwidth is the DRAM (HBM) bandwidth in bytes per second.
 	MemoryBandwidth float64 `json:"memory_bandwidth_bytes_per_s"`
-	// MemoryBytes is the DRAM capacity.
+	// MemoryBytes is the DRAM (HBM) capacity of one device, as a program
+	// sees it; the memory report checks its peak against it.
 	MemoryBytes int64 `json:"memory_bytes"`
 	// PeakFlops is the dense bf16 matrix-unit throughput in flop/s; dots and
 	// convolutions are timed against it.
@@ -90,6 +91,7 @@ func (d *Device) Validate() error {
 const (
 	tb  = 1e12
 	gb  = 1e9
+	gib = 1 << 30
 	mib = 1 << 20
 	kib = 1 << 10
 )
@@ -114,7 +116,7 @@ func (d *Device) MatrixPeak(class string) float64 {
 var presets = map[string]Device{
 	"h100": {
 		Name: "h100", Kind: "gpu",
-		MemoryBandwidth: 3.35 * tb, MemoryBytes: 80 * gb,
+		MemoryBandwidth: 3.35 * tb, MemoryBytes: 81559 * mib,
 		PeakFlops: 989.4 * tb, ClockGHz: 1.98,
 		Cores: 132, FPUsPerCore: 128, WarpSize: 32,
 		ThreadsPerBlockLimit: 1024, ThreadsPerCoreLimit: 2048, BlockDimLimitX: 1<<31 - 1,
@@ -124,6 +126,7 @@ var presets = map[string]Device{
 		MatrixPeakFlops:        hopperMatrixPeaks,
 		Sources: []string{
 			"NVIDIA H100 Tensor Core GPU datasheet (H100 SXM: 3.35 TB/s HBM3, 80 GB, 989 TFLOPS bf16 dense = 1,979 with sparsity)",
+			"memory: nvidia-smi memory.total of the H100 80GB HBM3 the ground truth ran on, 81559 MiB (testdata/groundtruth/h100-measured-env.json)",
 			"same datasheet, dense (half the with-sparsity figures): TF32 494.7 TFLOPS, FP32 66.9 TFLOPS, FP64 tensor 66.9 TFLOPS, FP8 and INT8 1,979 TFLOPS/TOPS",
 			"NVIDIA H100 Tensor Core GPU Architecture whitepaper (132 SMs, 128 FP32 cores/SM, 50 MB L2, 256 KB L1/shared per SM, 227 KB shared per block, 2048 threads/SM)",
 			"XLA gpu_performance_model_base.cc: one 32 B memory transaction per SM per clock",
@@ -159,22 +162,38 @@ var presets = map[string]Device{
 			"NVIDIA A100 Tensor Core GPU Architecture whitepaper (108 SMs, 64 FP32 cores/SM, 1410 MHz boost, 40 MB L2, 192 KB L1/shared per SM, 163 KB shared per block)",
 		},
 	},
+	"tpu-v4": {
+		Name: "tpu-v4", Kind: "tpu",
+		MemoryBandwidth: 1200 * gb, MemoryBytes: 32 * gib,
+		PeakFlops: 275 * tb, Cores: 2,
+		Sources: []string{
+			"Google Cloud TPU documentation, TPU v4: 275 TFLOPS bf16 per chip, HBM2 capacity and bandwidth 32 GiB, 1200 GBps, two TensorCores per chip (one JAX device in megacore mode)",
+		},
+	},
 	"tpu-v5e": {
 		Name: "tpu-v5e", Kind: "tpu",
-		MemoryBandwidth: 819 * gb, MemoryBytes: 16 * gb,
+		MemoryBandwidth: 819 * gb, MemoryBytes: 16 * gib,
 		PeakFlops: 197 * tb, Cores: 1,
 		KernelLaunchOverheadUS: 0,
 		Sources: []string{
-			"Google Cloud TPU documentation, TPU v5e: 197 TFLOPS bf16, 16 GiB HBM2, 819 GBps HBM bandwidth per chip",
+			"Google Cloud TPU documentation, TPU v5e: 197 TFLOPS bf16, 16 GiB HBM2, 819 GBps HBM bandwidth per chip (the page writes \"16 GB\"; HBM is sized in binary units)",
 		},
 	},
 	"tpu-v5p": {
 		Name: "tpu-v5p", Kind: "tpu",
-		MemoryBandwidth: 2765 * gb, MemoryBytes: 95 * gb,
+		MemoryBandwidth: 2765 * gb, MemoryBytes: 95 * gib,
 		PeakFlops: 459 * tb, Cores: 2,
 		KernelLaunchOverheadUS: 0,
 		Sources: []string{
 			"Google Cloud TPU documentation, TPU v5p: 459 TFLOPS bf16, 95 GiB HBM2e, 2,765 GBps HBM bandwidth per chip, 2 TensorCores",
+		},
+	},
+	"tpu-v6e": {
+		Name: "tpu-v6e", Kind: "tpu",
+		MemoryBandwidth: 1638 * gb, MemoryBytes: 32 * gib,
+		PeakFlops: 918 * tb, Cores: 1,
+		Sources: []string{
+			"Google Cloud TPU documentation, TPU v6e (Trillium): 918 TFLOPs bf16 peak per chip, HBM capacity per chip 32 GB (binary units, as v4's 32 GiB), HBM bandwidth 1638 GBps, one TensorCore per chip",
 		},
 	},
 }
@@ -190,7 +209,7 @@ func PresetNames() []string {
 }
 
 // Preset returns a copy of the named device model ("h100", "h200", "a100",
-// "tpu-v5e", "tpu-v5p").
+// "tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e").
 func Preset(name string) (Device, error) {
 	d, ok := presets[name]
 	if !ok {

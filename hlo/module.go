@@ -1,6 +1,9 @@
 package hlo
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+)
 
 // Opcode is an HLO opcode as XLA spells it in text: "add", "fusion",
 // "get-tuple-element", "all-reduce-start".
@@ -31,13 +34,41 @@ type Module struct {
 	// Tables are the stack-frame tables XLA prints after the header
 	// (FileNames, FunctionNames, FileLocations, StackFrames), verbatim.
 	Tables []Table
-	// Truncated reports that the text ended inside the last computation (no
-	// closing '}'), as in truncated dumps; the instructions read so far were
-	// kept and the module prints complete.
-	Truncated bool
+	// Truncated, when not nil, says that the text ended inside a
+	// computation (a truncated dump, parsed with
+	// ParseOptions.AllowTruncated): that computation was dropped and the
+	// complete ones make the module.
+	Truncated *Truncation
+	// ImpliedEntry reports that no computation was marked ENTRY: Entry is
+	// the last computation, as XLA reads such a text.
+	ImpliedEntry bool
 	// Spelling is how the text spelled operands; the printer writes them
 	// the same way.
 	Spelling Spelling
+}
+
+// Truncation is what a truncated text lost: the computation it ends in.
+type Truncation struct {
+	// Computation is the dropped computation's name ("" when the text ends
+	// before it).
+	Computation string
+	// Pos is where the text ends.
+	Pos Pos
+	// Entry reports that the dropped computation is the entry: it was
+	// marked ENTRY, or none of the complete ones is, and by XLA's rule the
+	// last computation, the dropped one, is the entry. Module.Entry is nil
+	// then.
+	Entry bool
+}
+
+// String describes the truncation in one line:
+// `text ends at 2001:1 inside computation "X" (the entry computation), which was dropped`.
+func (t *Truncation) String() string {
+	s := fmt.Sprintf("text ends at %d:%d inside computation %q", t.Pos.Line, t.Pos.Col, t.Computation)
+	if t.Entry {
+		s += " (the entry computation)"
+	}
+	return s + ", which was dropped"
 }
 
 // Spelling is how a module's text wrote what XLA has printed two ways over
@@ -86,6 +117,21 @@ func (m *Module) Computation(name string) *Computation {
 			return c
 		}
 	}
+	return nil
+}
+
+// SetEntry makes the computation called name the entry, as hlo-opt
+// --entry does: it is marked ENTRY and the previous entry no longer is. It
+// fails when the module has no such computation.
+func (m *Module) SetEntry(name string) error {
+	c := m.Computation(name)
+	if c == nil {
+		return fmt.Errorf("module %s has no computation %q", m.Name, name)
+	}
+	if m.Entry != nil {
+		m.Entry.IsEntry = false
+	}
+	m.Entry, c.IsEntry, m.ImpliedEntry = c, true, false
 	return nil
 }
 

@@ -22,7 +22,7 @@ type chunkResult struct {
 	comps     []*Computation
 	calls     []callRef
 	err       *Error
-	truncated bool
+	truncated *Truncation
 	spelling  spellingCounts
 }
 
@@ -69,8 +69,8 @@ func (p *chunkParser) parseSpan(sp span) chunkResult {
 			break
 		}
 		c, truncated := p.parseComputation()
-		if truncated {
-			r.truncated = true
+		if truncated != nil {
+			r.truncated = truncated
 		}
 		if c == nil {
 			break
@@ -86,12 +86,15 @@ func (p *chunkParser) parseSpan(sp span) chunkResult {
 // parseComputation parses
 //
 //	[ENTRY] name [(p: shape, ...) -> shape] { instruction... } [, attr=value...]
-func (p *chunkParser) parseComputation() (*Computation, bool) {
+//
+// When the whole text ends inside the computation (a truncated dump), it
+// returns no computation and what was truncated, and records no error.
+func (p *chunkParser) parseComputation() (*Computation, *Truncation) {
 	c := &Computation{}
 	p.skipSpace()
 	if peekWord(&p.scanner) == "HloModule" {
 		p.errorAt(p.pos(), `expected a computation, found a second "HloModule" header (a file of several modules is split at its '// -----' lines: hlo.SplitInputFile, hlo-opt --split-input-file)`)
-		return nil, false
+		return nil, nil
 	}
 	if w := peekWord(&p.scanner); w == "ENTRY" {
 		p.off += len(w)
@@ -102,16 +105,16 @@ func (p *chunkParser) parseComputation() (*Computation, bool) {
 	c.Name = p.keepStr(p.scanName())
 	if c.Name == "" {
 		p.expected("computation name")
-		return nil, false
+		return p.failed(c)
 	}
 	p.skipSpace()
 	if p.peek() == '(' {
 		if !p.parseSignature() {
-			return nil, false
+			return p.failed(c)
 		}
 	}
 	if !p.expect('{') {
-		return nil, false
+		return p.failed(c)
 	}
 	clear(p.names)
 	clear(p.elems)
@@ -121,58 +124,74 @@ func (p *chunkParser) parseComputation() (*Computation, bool) {
 	p.comp = c
 	p.rootSeen = nil
 	p.inline = 0
-	truncated := false
 	for {
 		p.skipSpace()
 		if p.atEOF() {
-			truncated = true
-			break
+			// The text ends inside this computation: it is dropped and
+			// the computations complete so far make the module.
+			p.expected("'}'")
+			return p.failed(c)
 		}
 		if p.peek() == '}' {
 			if len(p.insts) == 0 {
 				p.expected("instruction")
-				return nil, false
+				return nil, nil
 			}
 			p.off++
 			break
 		}
 		if !p.parseStatement() {
-			return nil, false
+			return p.failed(c)
 		}
 	}
-	if len(p.insts) == 0 {
-		p.expected("instruction")
-		return nil, false
-	}
-	if !truncated {
-		for p.accept(',') {
-			p.skipSpace()
-			e := p.identEnd(p.off)
-			if e == p.off || !isLetter(p.src[p.off]) {
-				p.expected("computation attribute name")
-				return nil, false
-			}
-			name := p.src[p.off:e]
-			p.off = e
-			if !p.expect('=') {
-				return nil, false
-			}
-			v, ok := p.scanValue("attribute value")
-			if !ok {
-				return nil, false
-			}
-			c.Attrs = append(c.Attrs, Attribute{Name: p.keepStr(name), Value: p.keepStr(v)})
+	for p.accept(',') {
+		p.skipSpace()
+		e := p.identEnd(p.off)
+		if e == p.off || !isLetter(p.src[p.off]) {
+			p.expected("computation attribute name")
+			return p.failed(c)
 		}
-	}
-	if truncated {
-		// The text ends inside this computation: it is dropped and the
-		// computations complete so far make the module.
-		return nil, true
+		name := p.src[p.off:e]
+		p.off = e
+		if !p.expect('=') {
+			return p.failed(c)
+		}
+		v, ok := p.scanValue("attribute value")
+		if !ok {
+			return p.failed(c)
+		}
+		c.Attrs = append(c.Attrs, Attribute{Name: p.keepStr(name), Value: p.keepStr(v)})
 	}
 	if !p.finishComputation(c) {
-		return nil, false
+		return nil, nil
 	}
-	return c, false
+	return c, nil
+}
+
+// failed ends computation c after an error. An error at the end of the
+// whole text ("found end of file") means the text was cut inside c: that
+// is a truncation, returned instead of the error.
+func (p *chunkParser) failed(c *Computation) (*Computation, *Truncation) {
+	if p.err == nil || p.end != len(p.src) || !strings.HasSuffix(p.err.Msg, "found end of file") {
+		return nil, nil
+	}
+	errAt := p.err.Pos
+	p.advanceTo(p.end)
+	p.off = p.end
+	end := p.pos()
+	if strings.HasPrefix(p.err.Msg, "expected closing '\"'") {
+		// A string cut by the end of the text is a truncation; one that
+		// runs on over line ends is a missing quote.
+		last := end.Line
+		if strings.HasSuffix(p.src, "\n") {
+			last--
+		}
+		if errAt.Line != last {
+			return nil, nil
+		}
+	}
+	p.err = nil
+	return nil, &Truncation{Computation: c.Name, Pos: end, Entry: c.IsEntry}
 }
 
 // parseSignature checks "(p: shape, ...) -> shape"; the printer rebuilds

@@ -17,16 +17,34 @@ import (
 // without '%', operands with or without shapes, comments anywhere, callees
 // after callers, no HloModule line (the module is then named after its
 // entry), no ENTRY (the last computation is the entry), no ROOT (the last
-// instruction is the root), CRLF line ends. A text that ends inside its
-// last computation is accepted with the instructions read so far and
-// Module.Truncated set. Operands must be defined before their use.
+// instruction is the root), CRLF line ends. A text that ends inside a
+// computation (a truncated dump, cut at a line end or mid-token) is the
+// error "FILE:LINE:COL: file ends inside computation "X"; is the dump
+// truncated?"; ParseOptions.AllowTruncated accepts it instead. Operands
+// must be defined before their use.
 // Inline operands such as "exp(f32[] parameter(0))" are hoisted into
 // instructions of their own, named "<opcode>.inline<N>".
 //
 // The parser reads src in place and copies the strings the module keeps;
 // src must not change during the call, and may change afterwards.
 func ParseFile(filename string, src []byte) (*Module, error) {
-	return parseText(filename, normalizeText(src), 1)
+	return ParseOptions{}.ParseFile(filename, src)
+}
+
+// ParseOptions change what the parser accepts; the zero value is what
+// ParseFile does.
+type ParseOptions struct {
+	// AllowTruncated accepts a text that ends inside a computation: that
+	// computation is dropped, the complete ones make the module, and
+	// Module.Truncated says what was dropped. When the dropped computation
+	// is the entry (marked ENTRY, or the last one when none is marked),
+	// Module.Entry is nil.
+	AllowTruncated bool
+}
+
+// ParseFile is ParseFile with these options.
+func (o ParseOptions) ParseFile(filename string, src []byte) (*Module, error) {
+	return parseText(filename, normalizeText(src), 1, o)
 }
 
 // Parse parses one HLO module from src, without a file name.
@@ -49,7 +67,7 @@ func normalizeText(src []byte) string {
 // concurrently.
 const parallelThreshold = 256 << 10
 
-func parseText(file, text string, firstLine int) (*Module, error) {
+func parseText(file, text string, firstLine int, opts ParseOptions) (*Module, error) {
 	s := newScanner(file, text, 0, len(text), firstLine, 0)
 	s.strs = newStrArena(0) // the header's strings
 	m := &Module{Source: file}
@@ -121,9 +139,12 @@ func parseText(file, text string, firstLine int) (*Module, error) {
 		if r.err != nil {
 			errs = append(errs, r.err)
 		}
-		if r.truncated {
-			m.Truncated = true
+		if r.truncated != nil {
+			m.Truncated = r.truncated
 		}
+	}
+	if t := m.Truncated; t != nil && (!opts.AllowTruncated || len(m.Computations) == 0) {
+		errs.Add(file, t.Pos, "file ends inside computation "+strconv.Quote(t.Computation)+"; is the dump truncated?")
 	}
 	if len(errs) == 0 && len(m.Computations) == 0 {
 		end := newScanner(file, text, len(text), len(text), 0, 0)
@@ -363,11 +384,21 @@ func resolveModule(m *Module, calls []callRef, hp headerPositions, errs *ErrorLi
 			m.Entry = c
 		}
 	}
-	if m.Entry == nil {
+	switch t := m.Truncated; {
+	case t != nil && (t.Entry || m.Entry == nil):
+		// The dropped computation is the entry: marked so, or, when no
+		// complete computation is marked, the last one.
+		t.Entry = true
+		m.Entry = nil
+		if m.Name == "" {
+			m.Name = t.Computation
+		}
+	case m.Entry == nil:
 		m.Entry = m.Computations[len(m.Computations)-1]
 		m.Entry.IsEntry = true
+		m.ImpliedEntry = true
 	}
-	if m.Name == "" {
+	if m.Name == "" && m.Entry != nil {
 		m.Name = m.Entry.Name
 	}
 	if sub, ok := hp["entry_computation_layout"]; ok {

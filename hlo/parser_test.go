@@ -1,6 +1,7 @@
 package hlo
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -324,7 +325,7 @@ func TestAttributeOrder(t *testing.T) {
 }
 
 func TestTruncatedModule(t *testing.T) {
-	m := mustParse(t, `HloModule t
+	const src = `HloModule t
 c1 {
   p = f32[] parameter(0)
   ROOT n = f32[] negate(p)
@@ -332,10 +333,63 @@ c1 {
 c2 (p0: f32[], p1: f32[]) -> f32[] {
   p0 = f32[] parameter(0)
   n = f32[] negate(p0)
-`)
-	assert.True(t, m.Truncated)
+`
+	_, err := ParseFile("dump.hlo", []byte(src))
+	require.Error(t, err, "a truncated text is an error by default")
+	assert.Equal(t, `dump.hlo:9:1: file ends inside computation "c2"; is the dump truncated?`, err.Error())
+
+	m, err := ParseOptions{AllowTruncated: true}.ParseFile("dump.hlo", []byte(src))
+	require.NoError(t, err)
+	require.NotNil(t, m.Truncated)
 	require.Len(t, m.Computations, 1, "the unterminated computation is dropped")
-	assert.Equal(t, "c1", m.Entry.Name)
+	assert.Equal(t, "c2", m.Truncated.Computation)
+	assert.True(t, m.Truncated.Entry, "no complete computation is marked ENTRY: the dropped last one was the entry")
+	assert.Nil(t, m.Entry)
+	assert.Equal(t, `text ends at 9:1 inside computation "c2" (the entry computation), which was dropped`, m.Truncated.String())
+}
+
+// TestTruncatedMidToken checks texts cut in the middle of a token, of a
+// string, of a signature and after the computation's name: each is the
+// truncation error at the end of the text, and with AllowTruncated the
+// complete ENTRY computation stays the entry.
+func TestTruncatedMidToken(t *testing.T) {
+	const head = "HloModule t\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n"
+	for _, tail := range []string{
+		"c {\n  p = f32[2,3]{1,",
+		"c {\n  p = f32[] parameter(0), metadata={op_name=\"ab",
+		"c (p: f32[",
+		"c",
+		"c {\n  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p",
+	} {
+		src := head + tail
+		_, err := ParseFile("x.hlo", []byte(src))
+		require.Error(t, err, "%q", tail)
+		lines := strings.Count(src, "\n")
+		col := len(src) - strings.LastIndexByte(src, '\n')
+		assert.Equal(t, fmt.Sprintf(`x.hlo:%d:%d: file ends inside computation "c"; is the dump truncated?`, lines+1, col), err.Error(), "%q", tail)
+
+		m, err := ParseOptions{AllowTruncated: true}.ParseFile("x.hlo", []byte(src))
+		require.NoError(t, err, "%q", tail)
+		require.NotNil(t, m.Truncated)
+		assert.False(t, m.Truncated.Entry)
+		require.NotNil(t, m.Entry)
+		assert.Equal(t, "e", m.Entry.Name)
+	}
+	// A syntax error that is not at the end stays that error.
+	_, err := ParseOptions{AllowTruncated: true}.ParseFile("x.hlo", []byte(head+"c {\n  p = f32[] parameter(0)\n  q = f32[] bogus(p) (\n"))
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "truncated")
+}
+
+// TestImpliedEntry checks XLA's rule for a text without ENTRY: the last
+// computation is the entry, and the module says it was implied.
+func TestImpliedEntry(t *testing.T) {
+	m := mustParse(t, "a {\n  ROOT p = f32[] parameter(0)\n}\nb {\n  ROOT q = f32[] parameter(0)\n}\n")
+	assert.Equal(t, "b", m.Entry.Name)
+	assert.True(t, m.ImpliedEntry)
+	m = mustParse(t, "ENTRY a {\n  ROOT p = f32[] parameter(0)\n}\nb {\n  ROOT q = f32[] parameter(0)\n}\n")
+	assert.Equal(t, "a", m.Entry.Name)
+	assert.False(t, m.ImpliedEntry)
 }
 
 func TestOperandIndexComments(t *testing.T) {

@@ -48,11 +48,16 @@ func SplitInputFile(src []byte) []Chunk {
 // ParseChunk parses the module of one chunk of SplitInputFile; error
 // positions are lines of the whole file.
 func ParseChunk(filename string, c Chunk) (*Module, error) {
+	return ParseOptions{}.ParseChunk(filename, c)
+}
+
+// ParseChunk is ParseChunk with these options.
+func (o ParseOptions) ParseChunk(filename string, c Chunk) (*Module, error) {
 	line := c.Line
 	if line < 1 {
 		line = 1
 	}
-	return parseText(filename, normalizeText(c.Src), line)
+	return parseText(filename, normalizeText(c.Src), line, o)
 }
 
 // JoinOutputs joins the printed outputs of split modules with

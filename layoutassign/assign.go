@@ -15,8 +15,15 @@ import (
 type Options struct {
 	// Target decides tiles and element sizes (TPU() when zero).
 	Target Target
-	// KeepLayouts fixes every layout stated in the module, not only those
-	// of the entry signature, custom-calls and bitcasts.
+	// Relayout assigns every layout anew (hlo-opt --relayout): only the
+	// entry signature, custom-call constraints and bitcasts stay fixed.
+	// By default every layout stated in the module is kept and only the
+	// missing ones are assigned, as a module after optimizations (tiled
+	// layouts, a schedule) already has the layouts it runs with.
+	Relayout bool
+	// KeepLayouts is the default, kept for callers that set it.
+	//
+	// Deprecated: stated layouts are kept unless Relayout.
 	KeepLayouts bool
 	// Logger receives debug logs; nil means zap.NewNop().
 	Logger *zap.Logger
@@ -128,8 +135,8 @@ type assigner struct {
 // into the shapes (see the package doc for the algorithm). It inserts a
 // copy where two fixed layouts conflict. The module is changed in place.
 func Assign(m *hlo.Module, opts Options) (*Assignment, error) {
-	if m == nil || m.Entry == nil {
-		return nil, fmt.Errorf("layout: module has no entry computation")
+	if m == nil || len(m.Computations) == 0 {
+		return nil, fmt.Errorf("layout: module has no computation")
 	}
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
@@ -338,7 +345,7 @@ func (a *assigner) fixAllLeaves(in *hlo.Instruction) {
 // fixStated applies the fixed layouts: the entry signature (the module's
 // entry_computation_layout, else the layouts stated on entry parameters and
 // root), custom-calls with operand_layout_constraints, bitcasts, infeed and
-// outfeed, and with KeepLayouts every stated layout.
+// outfeed, and (unless Relayout) every stated layout.
 func (a *assigner) fixStated() error {
 	entry := a.m.Entry
 	ecl, err := entrySignature(a.m)
@@ -346,7 +353,14 @@ func (a *assigner) fixStated() error {
 		return err
 	}
 	a.ecl = ecl
-	for n, p := range entry.Params {
+	// A module without entry (a truncated text that lost it) has no fixed
+	// signature.
+	var params []*hlo.Instruction
+	var root *hlo.Instruction
+	if entry != nil {
+		params, root = entry.Params, entry.Root
+	}
+	for n, p := range params {
 		if p == nil {
 			continue
 		}
@@ -359,7 +373,7 @@ func (a *assigner) fixStated() error {
 	for _, c := range a.m.Computations {
 		for _, in := range c.Instructions {
 			switch {
-			case a.opts.KeepLayouts:
+			case !a.opts.Relayout:
 				a.fixAllLeaves(in)
 			case in.Opcode == "bitcast" || in.Opcode == "infeed" || in.Opcode == "outfeed" ||
 				in.Opcode == "recv" || in.Opcode == "send":
@@ -378,7 +392,6 @@ func (a *assigner) fixStated() error {
 	}
 	// Requirements that resolve conflicts by copies come after the
 	// value-level fixes.
-	root := entry.Root
 	if root != nil {
 		if ecl != nil {
 			for _, l := range ecl.Result.Leaves() {

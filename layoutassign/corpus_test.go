@@ -65,10 +65,11 @@ func collectStated(t *testing.T, m *hlo.Module) statedConstraints {
 	return sc
 }
 
-// TestCorpusLayouts runs the pass on every corpus module for every target:
-// every array gets a layout (tiled on TPU), the stated entry signature and
-// custom-call operand constraints hold, the printed module re-parses and
-// prints the same, and a second run changes nothing.
+// TestCorpusLayouts runs the whole assignment (Relayout) on every corpus
+// module for every target: every array gets a layout (tiled on TPU), the
+// stated entry signature and custom-call operand constraints hold, the
+// printed module re-parses and prints the same, and a second run changes
+// nothing.
 func TestCorpusLayouts(t *testing.T) {
 	mods := hlotest.CorpusModules(t)
 	for _, target := range []Target{TPU(), GPU()} {
@@ -77,7 +78,7 @@ func TestCorpusLayouts(t *testing.T) {
 				m, err := hlo.ParseString(cm.Module.String())
 				require.NoError(t, err)
 				sc := collectStated(t, m)
-				res, err := Assign(m, Options{Target: target})
+				res, err := Assign(m, Options{Target: target, Relayout: true})
 				require.NoError(t, err)
 				for _, c := range m.Computations {
 					for _, in := range c.Instructions {
@@ -108,7 +109,7 @@ func TestCorpusLayouts(t *testing.T) {
 				m2, err := hlo.ParseString(printed)
 				require.NoError(t, err)
 				assert.Equal(t, printed, m2.String())
-				res2, err := Assign(m2, Options{Target: target})
+				res2, err := Assign(m2, Options{Target: target, Relayout: true})
 				require.NoError(t, err)
 				assert.Equal(t, printed, m2.String(), "second run changed the module")
 				assert.False(t, res2.Changed)
@@ -116,6 +117,42 @@ func TestCorpusLayouts(t *testing.T) {
 				_ = res
 			})
 		}
+	}
+}
+
+// TestCorpusKeepsLayouts runs the default assignment, which keeps stated
+// layouts, on every corpus module: every stated minor_to_major is still
+// there (copies, where stated layouts conflict, are new instructions),
+// every array has a layout, and the result re-parses. On the dumps after
+// optimizations, whose layouts are consistent, nothing changes but the
+// missing tiles, and the memory totals are those of the stated layouts.
+func TestCorpusKeepsLayouts(t *testing.T) {
+	for _, cm := range hlotest.CorpusModules(t) {
+		t.Run(cm.Name(), func(t *testing.T) {
+			m, err := hlo.ParseString(cm.Module.String())
+			require.NoError(t, err)
+			ecl, err := entrySignature(m)
+			require.NoError(t, err)
+			stated := map[*hlo.Instruction]string{}
+			for _, c := range m.Computations {
+				for _, in := range c.Instructions {
+					if ecl != nil && c == m.Entry && in.Opcode == hlo.OpParameter {
+						continue // the entry_computation_layout wins
+					}
+					stated[in] = onlyM2M(in.Shape)
+				}
+			}
+			res, err := Assign(m, Options{Target: TPU()})
+			require.NoError(t, err)
+			for in, want := range stated {
+				assertStatedLeaves(t, want, in.Shape, "%s", in.Name)
+			}
+			_, err = hlo.ParseString(m.String())
+			require.NoError(t, err)
+			if cm.Module.IsScheduled() {
+				assert.Empty(t, res.Copies, "a scheduled dump's layouts are consistent")
+			}
+		})
 	}
 }
 

@@ -19,7 +19,7 @@ const goldenDir = "../testdata/layout"
 
 // caseOptions reads the options a test module asks for on its
 // "// hlo-opt: FLAGS" line, the directive the hlo-opt golden test also
-// reads: --target=NAME and --keep-layouts.
+// reads: --target=NAME and --relayout (--keep-layouts is the default).
 func caseOptions(src string) Options {
 	opts := Options{Target: TPU()}
 	for _, line := range strings.Split(src, "\n") {
@@ -33,8 +33,8 @@ func caseOptions(src string) Options {
 		}
 		for _, f := range strings.Fields(flags) {
 			switch {
-			case f == "--keep-layouts":
-				opts.KeepLayouts = true
+			case f == "--relayout":
+				opts.Relayout = true
 			case strings.HasPrefix(f, "--target="):
 				if t, err := ParseTarget(strings.TrimPrefix(f, "--target=")); err == nil {
 					opts.Target = t

@@ -8,11 +8,11 @@ import (
 
 // Pass is the "layout" pass on the TPU target: it assigns every array's
 // layout (see Assign) and computes the memory report (see AnalyzeMemory).
-// NewPass configures another target or --keep-layouts.
+// NewPass configures another target, device or --relayout.
 var Pass = NewPass(Options{Target: TPU()})
 
 // NewPass returns the "layout" pass with the given options (hlo-opt's
-// --target and --keep-layouts). Its result is a *Result.
+// --target, --device and --relayout). Its result is a *Result.
 func NewPass(opts Options) *passes.Pass {
 	return &passes.Pass{
 		Name:       "layout",
@@ -35,7 +35,7 @@ func NewPass(opts Options) *passes.Pass {
 			if err != nil {
 				return nil, err
 			}
-			return &Result{Assignment: as, Memory: mr}, nil
+			return &Result{Assignment: as, Memory: mr, Relayout: o.Relayout}, nil
 		},
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/passes"
 )
 
 // MaxAllocations is how many of the allocations live at the peak the text
@@ -21,6 +22,9 @@ const MaxAllocations = 10
 type Result struct {
 	Assignment *Assignment
 	Memory     *MemoryReport
+	// Relayout reports that every layout was assigned anew (--relayout)
+	// rather than the stated ones kept.
+	Relayout bool
 }
 
 // copyCount is the number of copy instructions inserted.
@@ -30,23 +34,6 @@ func (a *Assignment) copyCount() int {
 		seen[c.Computation+"/"+c.Name] = true
 	}
 	return len(seen)
-}
-
-// HumanBytes prints a byte count as XLA's memory reports do: "0B", "512B",
-// "36.0K", "530.00M", "17.13G" (powers of 1024).
-func HumanBytes(n int64) string {
-	switch f := float64(n); {
-	case n < 1024:
-		return fmt.Sprintf("%dB", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1fK", f/(1<<10))
-	case n < 1<<30:
-		return fmt.Sprintf("%.2fM", f/(1<<20))
-	case n < 1<<40:
-		return fmt.Sprintf("%.2fG", f/(1<<30))
-	default:
-		return fmt.Sprintf("%.2fT", f/(1<<40))
-	}
 }
 
 var (
@@ -109,211 +96,210 @@ func indexSuffix(idx []int64) string {
 	return " {" + joinInts(idx) + "}"
 }
 
-// WriteText writes the memory report in the form of the TPU out-of-memory
-// report, computed offline: totals and peak, the largest allocations live
-// at the peak with their padding, then suggestions.
-func (r *Result) WriteText(w io.Writer, m *hlo.Module) error {
-	bw := bufio.NewWriter(w)
-	mr, as := r.Memory, r.Assignment
-	fmt.Fprintf(bw, "Memory report for module %s on %s (offline estimate; nothing ran)\n", mr.Module, mr.Target)
-	if as != nil {
-		fmt.Fprintf(bw, "Layouts: %d arrays, %d fixed by constraints, %d copies inserted; transposes free %d, costly %d; reshapes free %d, costly %d.\n",
-			as.Arrays, as.Fixed, as.copyCount(), len(as.FreeTransposes), len(as.CostlyTransposes), len(as.FreeReshapes), len(as.CostlyReshapes))
-		for _, c := range as.Copies {
-			user := "the root of " + c.Computation
-			if c.User != "" {
-				user = fmt.Sprintf("operand %d of %s", c.Operand, c.User)
-			}
-			fmt.Fprintf(bw, "    copy %s: %s %s -> %s for %s\n", c.Name, c.Of, c.From, c.To, user)
+// MaxTupleElements is how many elements an abbreviated tuple shape shows
+// before "... N more".
+const MaxTupleElements = 2
+
+// abbreviateShape shortens a printed tuple shape of more than
+// MaxTupleElements+1 elements to its first elements, without layouts, and
+// a count: "(s32[], bf16[2,8192,8192], ... 47 more)". Other shapes are
+// returned as they are.
+func abbreviateShape(s string) string {
+	if !strings.HasPrefix(s, "(") || !strings.HasSuffix(s, ")") {
+		return s
+	}
+	elems := splitTopLevel(s[1 : len(s)-1])
+	if len(elems) <= MaxTupleElements+1 {
+		return s
+	}
+	parts := make([]string, 0, MaxTupleElements+1)
+	for _, e := range elems[:MaxTupleElements] {
+		e = strings.TrimSpace(indexCommentRE.ReplaceAllString(e, ""))
+		parts = append(parts, abbreviateShape(stripLayout(e)))
+	}
+	parts = append(parts, fmt.Sprintf("... %d more", len(elems)-MaxTupleElements))
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+var indexCommentRE = regexp.MustCompile(`/\*index=\d+\*/`)
+
+// stripLayout drops the layout of a printed array shape: "f32[8]{0}" is
+// "f32[8]"; a tuple is left to abbreviateShape.
+func stripLayout(s string) string {
+	if strings.HasPrefix(s, "(") {
+		return s
+	}
+	if i := strings.LastIndexByte(s, ']'); i >= 0 && i+1 < len(s) && s[i+1] == '{' {
+		return s[:i+1]
+	}
+	if strings.HasSuffix(s, "}") {
+		if i := strings.IndexByte(s, '{'); i > 0 {
+			return s[:i] // a scalar: "f32[]" has its ']' before '{' too
 		}
 	}
+	return s
+}
+
+// WriteText writes the memory report in the form of XLA's out-of-memory
+// report, computed offline: what the layout pass did, XLA's
+// BufferAssignment stats, the memory spaces, the peak and the largest
+// allocations live at it, suggestions, and the verdict against the
+// device's HBM.
+func (r *Result) WriteText(w io.Writer, m *hlo.Module) error {
+	bw := bufio.NewWriter(w)
+	mr := r.Memory
+	device := ""
+	if mr.Target.Device != "" {
+		device = ", device " + mr.Target.Device
+	}
+	fmt.Fprintf(bw, "Memory report for module %s on %s%s (offline estimate; nothing ran)\n", mr.Module, mr.Target, device)
+	r.writeLayouts(bw)
 	fmt.Fprintf(bw, "All arrays (fused computations excluded): %s, unpadded %s (%.1fx expansion).\n",
-		HumanBytes(mr.Bytes), HumanBytes(mr.Unpadded), expansion(mr.Bytes, mr.Unpadded))
+		fb(mr.Bytes), fb(mr.Unpadded), expansion(mr.Bytes, mr.Unpadded))
 	if mr.Unsized > 0 {
 		fmt.Fprintf(bw, "Not counted: %d arrays with unbounded dynamic dimensions (?), sized only at run time.\n", mr.Unsized)
 	}
-	fmt.Fprintln(bw)
-	total := mr.ArgumentBytes + mr.OutputBytes - mr.AliasedBytes + mr.TemporaryBytes
-	fmt.Fprintf(bw, "Total memory of %s without buffer reuse >= %s:\n", mr.Entry, HumanBytes(total))
-	fmt.Fprintf(bw, "    arguments   %10s\n", HumanBytes(mr.ArgumentBytes))
-	fmt.Fprintf(bw, "    output      %10s\n", HumanBytes(mr.OutputBytes))
-	fmt.Fprintf(bw, "    temporaries %10s\n\n", HumanBytes(mr.TemporaryBytes))
-	fmt.Fprintf(bw, "Output size %s; shares %s with arguments.\n\n", HumanBytes(mr.OutputBytes), HumanBytes(mr.AliasedBytes))
-	fmt.Fprintf(bw, "Peak memory %s at step %d of %d (%s, %s order):\n", HumanBytes(mr.PeakBytes), mr.PeakStep, mr.Steps, mr.PeakAt, mr.Order)
+	if mr.Entry == "" {
+		writeComputations(bw, mr)
+	} else {
+		writeAssignment(bw, mr)
+		writePeak(bw, mr)
+	}
+	writeSuggestions(bw, mr)
+	fmt.Fprintf(bw, "\n%s\n", mr.Verdict())
+	return bw.Flush()
+}
+
+// fb is passes.FormatBytes, XLA's byte notation.
+func fb(n int64) string { return passes.FormatBytes(n) }
+
+func (r *Result) writeLayouts(bw *bufio.Writer) {
+	as := r.Assignment
+	if as == nil {
+		return
+	}
+	how := "kept as stated (--relayout assigns them anew)"
+	if r.Relayout {
+		how = "assigned anew (--relayout)"
+	}
+	fmt.Fprintf(bw, "Layouts: %s; %d arrays, %d fixed, %d copies inserted; transposes free %d, costly %d; reshapes free %d, costly %d.\n",
+		how, as.Arrays, as.Fixed, as.copyCount(), len(as.FreeTransposes), len(as.CostlyTransposes), len(as.FreeReshapes), len(as.CostlyReshapes))
+	for _, c := range as.Copies {
+		user := "the root of " + c.Computation
+		if c.User != "" {
+			user = fmt.Sprintf("operand %d of %s", c.Operand, c.User)
+		}
+		fmt.Fprintf(bw, "    copy %s: %s %s -> %s for %s\n", c.Name, c.Of, abbreviateShape(c.From), abbreviateShape(c.To), user)
+	}
+}
+
+// writeComputations reports a module without entry computation.
+func writeComputations(bw *bufio.Writer, mr *MemoryReport) {
+	fmt.Fprintf(bw, "\nNo entry computation (the text lost it): no entry peak. Each computation no other one calls, as if it were the entry (%s order):\n", mr.Order)
+	fmt.Fprintf(bw, "  %-40s %6s %11s %11s %12s %11s\n", "computation", "steps", "arguments", "output", "temporaries", "peak")
+	for _, c := range mr.Computations {
+		fmt.Fprintf(bw, "  %-40s %6d %11s %11s %12s %11s\n", c.Computation, c.Steps, fb(c.ArgumentBytes), fb(c.OutputBytes), fb(c.TemporaryBytes), fb(c.PeakBytes))
+	}
+}
+
+// writeAssignment writes XLA's BufferAssignment stats and the memory
+// spaces.
+func writeAssignment(bw *bufio.Writer, mr *MemoryReport) {
+	s := mr.Stats
+	fmt.Fprintf(bw, "\nBuffer assignment of %s (%d steps, %s order), as XLA's BufferAssignment stats:\n", mr.Entry, mr.Steps, mr.Order)
+	fmt.Fprintf(bw, "             parameter allocation: %10s\n", fb(s.ParameterBytes))
+	fmt.Fprintf(bw, "              constant allocation: %10s\n", fb(s.ConstantBytes))
+	fmt.Fprintf(bw, "        maybe_live_out allocation: %10s\n", fb(s.MaybeLiveOutBytes))
+	fmt.Fprintf(bw, "     preallocated temp allocation: %10s\n", fb(s.PreallocatedTempBytes))
+	if s.PreallocatedTempBytes > 0 {
+		fmt.Fprintf(bw, "  preallocated temp fragmentation: %10s (%.2f%%)\n", fb(s.PreallocatedTempFragmentationBytes),
+			100*float64(s.PreallocatedTempFragmentationBytes)/float64(s.PreallocatedTempBytes))
+	}
+	fmt.Fprintf(bw, "                 total allocation: %10s (thread-local %s)\n", fb(s.TotalBytes), fb(s.ThreadLocalBytes))
+	fmt.Fprintf(bw, "\n  %-10s %11s %11s %11s %12s %11s %11s\n", "space", "arguments", "output", "aliased", "temporaries", "peak", "no reuse")
+	for _, sp := range mr.Spaces {
+		fmt.Fprintf(bw, "  %-10s %11s %11s %11s %12s %11s %11s\n", sp.label(),
+			fb(sp.ArgumentBytes), fb(sp.OutputBytes), fb(sp.AliasedBytes), fb(sp.TemporaryBytes), fb(sp.PeakBytes), fb(sp.WithoutReuseBytes))
+	}
+	fmt.Fprintf(bw, "\nOutput size %s; shares %s with arguments.\n", fb(mr.OutputBytes), fb(mr.AliasedBytes))
+}
+
+// label is "HBM S(0)", "VMEM S(1)", "S(3)".
+func (sp SpaceReport) label() string {
+	if strings.HasPrefix(sp.Name, "S(") {
+		return sp.Name
+	}
+	return fmt.Sprintf("%s S(%d)", sp.Name, sp.Space)
+}
+
+// writePeak writes the HBM peak and the largest allocations live at it.
+func writePeak(bw *bufio.Writer, mr *MemoryReport) {
+	at := "the start"
+	if mr.PeakAt != "" {
+		at = mr.PeakAt
+	}
+	byKind := map[string]int64{}
+	for _, a := range mr.LiveAtPeak {
+		byKind[a.Kind] += a.Cost.Bytes
+	}
+	fmt.Fprintf(bw, "\nPeak HBM %s at step %d of %d (%s): parameters %s, constants %s, outputs %s, temporaries %s.\n",
+		fb(mr.PeakBytes), mr.PeakStep, mr.Steps, at, fb(byKind[KindParameter]+byKind[KindParameter+", "+KindLiveOut]),
+		fb(byKind[KindConstant]), fb(byKind[KindLiveOut]), fb(byKind[KindTemp]))
 	fmt.Fprintf(bw, "    Unpadded (%s) Padded (%s), extra memory due to padding: %s (%.1fx expansion)\n",
-		HumanBytes(mr.PeakUnpadded), HumanBytes(mr.PeakBytes), HumanBytes(mr.PeakBytes-mr.PeakUnpadded), expansion(mr.PeakBytes, mr.PeakUnpadded))
+		fb(mr.PeakUnpadded), fb(mr.PeakBytes), fb(mr.PeakBytes-mr.PeakUnpadded), expansion(mr.PeakBytes, mr.PeakUnpadded))
 	n := min(len(mr.LiveAtPeak), MaxAllocations)
 	fmt.Fprintf(bw, "\n  Largest allocations live at the peak (%d of %d):\n", n, len(mr.LiveAtPeak))
 	for i, a := range mr.LiveAtPeak[:n] {
-		fmt.Fprintf(bw, "\n  %d. Size: %s\n", i+1, HumanBytes(a.Cost.Bytes))
-		if a.Extra {
-			fmt.Fprintf(bw, "     Peak temporaries of %s called by %s\n", a.Called, xlaLabel(a.Instruction))
-			fmt.Fprintf(bw, "     Allocation type: %s\n     ==========================\n", a.Kind)
-			continue
-		}
+		fmt.Fprintf(bw, "\n  %d. Size: %s\n", i+1, fb(a.Cost.Bytes))
 		if op := operator(a.Instruction); op != "" {
 			fmt.Fprintf(bw, "     Operator: %s\n", op)
 		}
-		fmt.Fprintf(bw, "     Shape: %s%s\n", a.Cost.Shape.String(), indexSuffix(a.Index))
-		fmt.Fprintf(bw, "     Unpadded size: %s\n", HumanBytes(a.Cost.Unpadded))
+		fmt.Fprintf(bw, "     Shape: %s%s\n", abbreviateShape(a.Cost.Shape.String()), indexSuffix(a.Index))
+		fmt.Fprintf(bw, "     Unpadded size: %s\n", fb(a.Cost.Unpadded))
 		if a.Cost.Bytes != a.Cost.Unpadded {
-			fmt.Fprintf(bw, "     Extra memory due to padding: %s (%.1fx expansion)\n", HumanBytes(a.Cost.Bytes-a.Cost.Unpadded), a.Cost.Expansion)
+			fmt.Fprintf(bw, "     Extra memory due to padding: %s (%.1fx expansion)\n", fb(a.Cost.Bytes-a.Cost.Unpadded), a.Cost.Expansion)
 		}
 		fmt.Fprintf(bw, "     XLA label: %s\n", xlaLabel(a.Instruction))
 		fmt.Fprintf(bw, "     Allocation type: %s\n", a.Kind)
 		fmt.Fprintf(bw, "     Tiling rule: %s\n", a.Cost.Rule.Name)
 		fmt.Fprintf(bw, "     ==========================\n")
 	}
-	if len(mr.Suggestions) > 0 {
-		fmt.Fprintf(bw, "\n  Suggestions to cut padding:\n")
-		for i, s := range mr.Suggestions {
-			fmt.Fprintf(bw, "\n  %d. %s%s: %s\n", i+1, s.Instruction, indexSuffix(s.Index), s.Problem)
-			fmt.Fprintf(bw, "     %s\n", s.Change)
-			fmt.Fprintf(bw, "     %s -> %s (saves %s)\n", HumanBytes(s.Before), HumanBytes(s.After), HumanBytes(s.Before-s.After))
-		}
+}
+
+func writeSuggestions(bw *bufio.Writer, mr *MemoryReport) {
+	if len(mr.Suggestions) == 0 {
+		return
 	}
-	return bw.Flush()
-}
-
-// ArrayJSON is the JSON form of one array's layout and size.
-type ArrayJSON struct {
-	Index         []int64 `json:"index,omitempty"`
-	Shape         string  `json:"shape"`
-	Bytes         int64   `json:"bytes"`
-	UnpaddedBytes int64   `json:"unpadded_bytes"`
-	Expansion     float64 `json:"expansion"`
-	Rule          string  `json:"rule"`
-	// Leaves lists a tuple's array leaves (the totals above sum them).
-	Leaves []ArrayJSON `json:"leaves,omitempty"`
-}
-
-func arrayJSON(c ArrayCost) ArrayJSON {
-	return ArrayJSON{Index: c.Index, Shape: c.Shape.String(), Bytes: c.Bytes, UnpaddedBytes: c.Unpadded,
-		Expansion: round3(c.Expansion), Rule: c.Rule.Name}
-}
-
-func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
-
-// InstructionReport is the "layout" object of an instruction in the JSON
-// report: shape, padded and unpadded bytes, expansion and tiling rule; a
-// tuple sums its leaves and lists them. Instructions without arrays have
-// none.
-func (r *Result) InstructionReport(in *hlo.Instruction) any {
-	costs := r.Memory.Arrays[in]
-	if len(costs) == 0 {
-		return nil
+	fmt.Fprintf(bw, "\n  Suggestions to cut padding:\n")
+	for i, s := range mr.Suggestions {
+		fmt.Fprintf(bw, "\n  %d. %s%s: %s\n", i+1, s.Instruction, indexSuffix(s.Index), s.Problem)
+		fmt.Fprintf(bw, "     %s\n", s.Change)
+		fmt.Fprintf(bw, "     %s -> %s (saves %s)\n", fb(s.Before), fb(s.After), fb(s.Before-s.After))
 	}
-	if !in.Shape.IsTuple() {
-		j := arrayJSON(costs[0])
-		j.Index = nil
-		return j
-	}
-	out := ArrayJSON{Shape: in.Shape.String(), Rule: "tuple"}
-	for _, c := range costs {
-		out.Bytes += c.Bytes
-		out.UnpaddedBytes += c.Unpadded
-		out.Leaves = append(out.Leaves, arrayJSON(c))
-	}
-	out.Expansion = round3(expansion(out.Bytes, out.UnpaddedBytes))
-	return out
 }
 
-// AllocationJSON is one allocation live at the peak.
-type AllocationJSON struct {
-	Instruction   string  `json:"instruction"`
-	Index         []int64 `json:"index,omitempty"`
-	Shape         string  `json:"shape,omitempty"`
-	Bytes         int64   `json:"bytes"`
-	UnpaddedBytes int64   `json:"unpadded_bytes"`
-	Expansion     float64 `json:"expansion"`
-	Kind          string  `json:"kind"`
-	Rule          string  `json:"rule,omitempty"`
-	Called        string  `json:"called,omitempty"`
-	Operator      string  `json:"operator,omitempty"`
-	Start         int     `json:"start"`
-	End           int     `json:"end"`
-}
+// MaxContributors is how many of the largest allocations the verdict
+// names when the program does not fit.
+const MaxContributors = 3
 
-// ModuleJSON is the module-level JSON of the layout pass.
-type ModuleJSON struct {
-	Target           string           `json:"target"`
-	Arrays           int              `json:"arrays"`
-	Fixed            int              `json:"fixed"`
-	Copies           []Copy           `json:"copies"`
-	FreeTransposes   []string         `json:"free_transposes"`
-	CostlyTransposes []string         `json:"costly_transposes"`
-	FreeReshapes     []string         `json:"free_reshapes"`
-	CostlyReshapes   []string         `json:"costly_reshapes"`
-	Bytes            int64            `json:"bytes"`
-	UnpaddedBytes    int64            `json:"unpadded_bytes"`
-	Expansion        float64          `json:"expansion"`
-	UnsizedArrays    int              `json:"unsized_arrays,omitempty"`
-	ArgumentBytes    int64            `json:"argument_bytes"`
-	OutputBytes      int64            `json:"output_bytes"`
-	AliasedBytes     int64            `json:"aliased_bytes"`
-	TemporaryBytes   int64            `json:"temporary_bytes"`
-	Peak             PeakJSON         `json:"peak"`
-	Suggestions      []SuggestionJSON `json:"suggestions"`
-}
-
-// PeakJSON is the peak of the entry computation.
-type PeakJSON struct {
-	Bytes         int64            `json:"bytes"`
-	UnpaddedBytes int64            `json:"unpadded_bytes"`
-	Step          int              `json:"step"`
-	Steps         int              `json:"steps"`
-	Instruction   string           `json:"instruction"`
-	Order         string           `json:"order"`
-	Live          []AllocationJSON `json:"live"`
-}
-
-// SuggestionJSON is one padding suggestion.
-type SuggestionJSON struct {
-	Instruction string  `json:"instruction,omitempty"`
-	Index       []int64 `json:"index,omitempty"`
-	Problem     string  `json:"problem"`
-	Change      string  `json:"change"`
-	Shape       string  `json:"shape"`
-	Before      int64   `json:"bytes_before"`
-	After       int64   `json:"bytes_after"`
-}
-
-func orEmpty[T any](s []T) []T {
-	if s == nil {
-		return []T{}
+// Verdict says whether the HBM peak fits the device: "Fits: 12.30GiB of
+// 16.00GiB HBM (77%) on tpu-v5e." or "Exceeds HBM capacity by 4.10GiB on
+// tpu-v5e (20.10GiB of 16.00GiB); largest: ...", naming the largest
+// allocations at the peak as XLA's out-of-memory message does.
+func (mr *MemoryReport) Verdict() string {
+	t := mr.Target
+	switch {
+	case mr.Entry == "":
+		return "No verdict: the module has no entry computation."
+	case t.HBMBytes <= 0:
+		return "No verdict: no device given (hlo-opt --device=tpu-v4|tpu-v5e|tpu-v5p|tpu-v6e|h100|h200|a100)."
+	case mr.PeakBytes <= t.HBMBytes:
+		return fmt.Sprintf("Fits: %s of %s HBM (%.0f%%) on %s.", fb(mr.PeakBytes), fb(t.HBMBytes), 100*float64(mr.PeakBytes)/float64(t.HBMBytes), t.Device)
 	}
-	return s
-}
-
-// ModuleReport is the module-level "layout" JSON value.
-func (r *Result) ModuleReport() any {
-	mr := r.Memory
-	j := ModuleJSON{Target: mr.Target.String(), Bytes: mr.Bytes, UnpaddedBytes: mr.Unpadded,
-		Expansion: round3(expansion(mr.Bytes, mr.Unpadded)), UnsizedArrays: mr.Unsized, ArgumentBytes: mr.ArgumentBytes, OutputBytes: mr.OutputBytes,
-		AliasedBytes: mr.AliasedBytes, TemporaryBytes: mr.TemporaryBytes, Copies: []Copy{},
-		FreeTransposes: []string{}, CostlyTransposes: []string{}, FreeReshapes: []string{}, CostlyReshapes: []string{},
-		Peak: PeakJSON{Bytes: mr.PeakBytes, UnpaddedBytes: mr.PeakUnpadded, Step: mr.PeakStep, Steps: mr.Steps,
-			Instruction: mr.PeakAt, Order: mr.Order, Live: []AllocationJSON{}}, Suggestions: []SuggestionJSON{}}
-	if as := r.Assignment; as != nil {
-		j.Arrays, j.Fixed = as.Arrays, as.Fixed
-		j.Copies = orEmpty(as.Copies)
-		j.FreeTransposes, j.CostlyTransposes = orEmpty(as.FreeTransposes), orEmpty(as.CostlyTransposes)
-		j.FreeReshapes, j.CostlyReshapes = orEmpty(as.FreeReshapes), orEmpty(as.CostlyReshapes)
-	} else {
-		j.Arrays = mr.ArrayCount
+	var largest []string
+	for _, a := range mr.LiveAtPeak[:min(MaxContributors, len(mr.LiveAtPeak))] {
+		largest = append(largest, fmt.Sprintf("%s%s %s (%s)", a.Instruction.Name, indexSuffix(a.Index), fb(a.Cost.Bytes), a.Kind))
 	}
-	for _, a := range mr.LiveAtPeak {
-		aj := AllocationJSON{Instruction: a.Instruction.Name, Index: a.Index, Bytes: a.Cost.Bytes,
-			UnpaddedBytes: a.Cost.Unpadded, Expansion: round3(a.Cost.Expansion), Kind: a.Kind, Called: a.Called,
-			Start: a.Start, End: a.End}
-		if !a.Extra {
-			aj.Shape, aj.Rule, aj.Operator = a.Cost.Shape.String(), a.Cost.Rule.Name, operator(a.Instruction)
-		}
-		j.Peak.Live = append(j.Peak.Live, aj)
-	}
-	for _, s := range mr.Suggestions {
-		j.Suggestions = append(j.Suggestions, SuggestionJSON{Instruction: s.Instruction, Index: s.Index, Problem: s.Problem,
-			Change: s.Change, Shape: s.Shape.String(), Before: s.Before, After: s.After})
-	}
-	return j
+	return fmt.Sprintf("Exceeds HBM capacity by %s on %s (%s of %s); largest: %s.", fb(mr.PeakBytes-t.HBMBytes), t.Device,
+		fb(mr.PeakBytes), fb(t.HBMBytes), strings.Join(largest, ", "))
 }

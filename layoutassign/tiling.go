@@ -45,6 +45,32 @@ type Target struct {
 	// that tiled-layout.md ("TPU 1 bit tile format") proposes; it
 	// overrides PredBytes for tiling and size.
 	PackedPred bool
+	// Device names the device the memory report checks the program
+	// against (hlo-opt --device), HBMBytes its HBM capacity; without one
+	// the report gives no fits/exceeds verdict.
+	Device   string
+	HBMBytes int64
+	// HeapAlignment aligns the temporaries in the preallocated temp heap;
+	// 0 takes the backend's (see heapAlignment).
+	HeapAlignment int64
+}
+
+// heapAlignment is the alignment of the temporaries in the preallocated
+// temp heap: 256 bytes on the GPU (the offsets of XLA's buffer
+// assignments in testdata/groundtruth/*/h100-measured are multiples of
+// 256, and two small values sit 256 bytes apart), 64 on the CPU (XLA's
+// minimum CPU buffer alignment), 512 on the TPU (a 128-word tile row).
+func (t Target) heapAlignment() int64 {
+	if t.HeapAlignment > 0 {
+		return t.HeapAlignment
+	}
+	switch t.Backend {
+	case BackendGPU:
+		return 256
+	case BackendCPU:
+		return 64
+	}
+	return 512
 }
 
 // TPU is the TPU target with 1-byte PRED elements.

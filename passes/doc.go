@@ -116,6 +116,8 @@
 //
 //	{
 //	  "module": "NAME",
+//	  "entry": "COMPUTATION",            // only without ENTRY marker or when truncated (null: dropped)
+//	  "truncated": {"computation": "X", "line": 2001, "col": 1, "entry_dropped": true}, // only when truncated
 //	  "hlo": "HloModule ...",            // only with --emit=module or both
 //	  "<pass>": <ModuleReport()>,         // per pass that has one
 //	  "computations": [

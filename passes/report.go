@@ -46,7 +46,15 @@ type InstructionReporter interface {
 
 // WriteText writes the text report of each requested pass whose result is
 // a TextReporter, in pipeline order, separated by blank lines.
+//
+// When the module's entry is not plain (no ENTRY marker, or a truncated
+// text), the report begins with the lines of ModuleNotes.
 func WriteText(w io.Writer, r *Results) error {
+	for _, n := range ModuleNotes(r.Module) {
+		if _, err := io.WriteString(w, n+"\n"); err != nil {
+			return err
+		}
+	}
 	first := true
 	for _, p := range requested(r) {
 		v, _ := r.Of(p)
@@ -409,10 +417,41 @@ func reportValues(r *Results, opts JSONOptions) ([]*Pass, []any) {
 	return ps, vals
 }
 
+// ModuleNotes are the lines a report of m begins with when its entry
+// computation is not plain: which computation was taken as the entry when
+// no computation is marked ENTRY (XLA takes the last one), and what a
+// truncated text lost. None for a complete text with an ENTRY.
+func ModuleNotes(m *hlo.Module) []string {
+	var notes []string
+	if t := m.Truncated; t != nil {
+		n := fmt.Sprintf("Truncated input: %s; %d complete computations kept", t, len(m.Computations))
+		if m.Entry == nil {
+			n += ", no entry computation"
+		}
+		notes = append(notes, n+".")
+	}
+	if m.Entry != nil && m.ImpliedEntry {
+		notes = append(notes, fmt.Sprintf("Entry computation: %s (no computation is marked ENTRY; XLA takes the last one).", m.Entry.Name))
+	}
+	return notes
+}
+
 // moduleJSON is the module's fields of the JSON value: its name, text and
-// module reports.
+// module reports; "entry" and "truncated" when the entry is not plain (see
+// ModuleNotes).
 func moduleJSON(m *hlo.Module, ps []*Pass, vals []any, opts JSONOptions) Object {
 	top := Object{{"module", m.Name}}
+	if m.Truncated != nil || m.ImpliedEntry {
+		var entry any // null: the entry was dropped
+		if m.Entry != nil {
+			entry = m.Entry.Name
+		}
+		top = append(top, Field{"entry", entry})
+	}
+	if t := m.Truncated; t != nil {
+		top = append(top, Field{"truncated", Object{{"computation", t.Computation},
+			{"line", t.Pos.Line}, {"col", t.Pos.Col}, {"entry_dropped", t.Entry}}})
+	}
 	if opts.ModuleText != "" {
 		top = append(top, Field{"hlo", opts.ModuleText})
 	}

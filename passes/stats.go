@@ -183,20 +183,6 @@ func countList(cs Counts) string {
 	return strings.Join(parts, ", ")
 }
 
-// FormatBytes prints a byte count in binary units: "512B", "1.50KiB", "2.00GiB".
-func FormatBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%dB", n)
-	}
-	f, u := float64(n)/unit, 0
-	for f >= unit && u < 4 {
-		f /= unit
-		u++
-	}
-	return fmt.Sprintf("%.2f%s", f, []string{"KiB", "MiB", "GiB", "TiB", "PiB"}[u])
-}
-
 // ShapeBytes is the unpadded size of a shape: for each array leaf, elements
 // times the element width (the layout's E(n) if set), rounded up to bytes.
 func ShapeBytes(s hlo.Shape) int64 {

@@ -51,9 +51,9 @@ func (r *VerifyResult) ModuleReport() any { return r }
 
 func verifyModule(u *Unit) (any, error) {
 	m := u.Module
-	if m.Entry == nil {
+	if m.Entry == nil && (m.Truncated == nil || !m.Truncated.Entry) {
 		u.Errorf(nil, "module %s has no entry computation", m.Name)
-	} else if !slices.Contains(m.Computations, m.Entry) {
+	} else if m.Entry != nil && !slices.Contains(m.Computations, m.Entry) {
 		u.Errorf(nil, "entry computation %s is not in the module", m.Entry.Name)
 	}
 	names := nameSets.Get().(*nameSet)

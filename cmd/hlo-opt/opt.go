@@ -43,6 +43,9 @@ type options struct {
 	coalescing   string
 	target       string
 	keepLayouts  bool
+	relayout     bool
+	allowTrunc   bool
+	entry        string
 }
 
 func newFlagSet(env *Env, o *options) *flag.FlagSet {
@@ -66,9 +69,12 @@ func newFlagSet(env *Env, o *options) *flag.FlagSet {
 	fs.BoolVar(&o.elide, "elide-large-constants", false, "print constants of more than 10 elements as {...}")
 	fs.StringVar(&o.computation, "computation", "", "with --format=dot: draw this computation's instruction graph (fusions as clusters)")
 	fs.BoolVar(&o.progress, "progress", true, "show a progress line on stderr when it is a terminal")
-	fs.StringVar(&o.device, "device", "h100", "device model of the cost passes: h100, h200, a100, tpu-v5e, tpu-v5p or a JSON device `file`")
-	fs.StringVar(&o.target, "target", "tpu", "target of the layout pass: tpu, tpu-pred4 (4-byte PRED), gpu or cpu")
-	fs.BoolVar(&o.keepLayouts, "keep-layouts", false, "layout pass: treat every layout stated in the module as fixed")
+	fs.StringVar(&o.device, "device", "", "the device every pass models: tpu-v4, tpu-v5e, tpu-v5p, tpu-v6e, h100, h200, a100 or a JSON device `file`; the layout target follows its kind and the memory report checks its HBM capacity (default: h100 for the cost passes, the tpu target without capacity for the layout pass)")
+	fs.StringVar(&o.target, "target", "", "target of the layout pass: tpu, tpu-pred4 (4-byte PRED), gpu or cpu (default: the --device's kind, else tpu)")
+	fs.BoolVar(&o.keepLayouts, "keep-layouts", false, "layout pass: keep every layout stated in the module (the default; kept for scripts)")
+	fs.BoolVar(&o.relayout, "relayout", false, "layout pass: assign every layout anew, keeping only the entry signature and layout constraints (by default every stated layout is kept)")
+	fs.BoolVar(&o.allowTrunc, "allow-truncated", false, "accept a text that ends inside a computation (a truncated dump): keep the complete computations and say what was dropped")
+	fs.StringVar(&o.entry, "entry", "", "treat the computation `name` as the entry (default: the one marked ENTRY, else the last one)")
 	fs.StringVar(&o.coalescing, "coalescing", "indexing", "analysis of the coalescing pass: indexing or heuristic (the cost pass derates reads by the heuristic in either case, as XLA's GPU performance model does)")
 	fs.Usage = func() {
 		fmt.Fprintf(env.Stderr, "usage: hlo-opt [flags] FILE|-\n")
@@ -130,6 +136,8 @@ func Main(ctx context.Context, args []string, env *Env) int {
 		return usage("--log-format=%s: want console or json", o.logFormat)
 	case o.computation != "" && o.format != "dot":
 		return usage("--computation needs --format=dot")
+	case o.relayout && o.keepLayouts:
+		return usage("--relayout and --keep-layouts exclude each other")
 	}
 	ps, err := reg.Parse(o.passes)
 	if err != nil {
@@ -267,9 +275,14 @@ func (d *driver) runChunk(ctx context.Context, idx, n int, ch chunk) (*blocks, e
 	start := time.Now()
 	// Pad the chunk so that positions in errors are those of the file.
 	src := append(bytes.Repeat([]byte("\n"), ch.line), ch.src...)
-	m, err := hlo.ParseFile(d.filename, src)
+	m, err := hlo.ParseOptions{AllowTruncated: o.allowTrunc}.ParseFile(d.filename, src)
 	if err != nil {
 		return nil, err
+	}
+	if o.entry != "" {
+		if err := m.SetEntry(o.entry); err != nil {
+			return nil, fmt.Errorf("%s: --entry: %w", d.filename, err)
+		}
 	}
 	if o.timing {
 		fmt.Fprintf(d.env.Stderr, "hlo-opt: timing: parse %s\n", time.Since(start).Round(time.Microsecond))
@@ -342,6 +355,10 @@ func (d *driver) runChunk(ctx context.Context, idx, n int, ch chunk) (*blocks, e
 		}
 	default:
 		if o.emit != "report" {
+			if m.Truncated != nil {
+				// The truncation note (ModuleNotes puts it first).
+				out.WriteString("// " + passes.ModuleNotes(m)[0] + "\n")
+			}
 			if err := m.Print(&out, d.printOpts()); err != nil {
 				return nil, err
 			}

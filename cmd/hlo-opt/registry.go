@@ -48,7 +48,10 @@ func newRegistry() (*passes.Registry, error) {
 }
 
 // newRegistryFor builds the registry with the passes configured by
-// --device, --coalescing, --target and --keep-layouts.
+// --device, --coalescing, --target and --relayout. The device is every
+// pass's: the cost passes model it, the layout pass takes its kind as the
+// target (unless --target names one) and its HBM capacity for the
+// verdict.
 func newRegistryFor(o *options) (*passes.Registry, error) {
 	cfg := defaultPassConfig()
 	if o.device != "" {
@@ -57,6 +60,11 @@ func newRegistryFor(o *options) (*passes.Registry, error) {
 			return nil, err
 		}
 		cfg.cost.Device = d
+		cfg.layout.Target = layoutassign.TPU()
+		if d.IsGPU() {
+			cfg.layout.Target = layoutassign.GPU()
+		}
+		cfg.layout.Target.Device, cfg.layout.Target.HBMBytes = d.Name, d.MemoryBytes
 	}
 	switch o.coalescing {
 	case "", "indexing":
@@ -65,10 +73,14 @@ func newRegistryFor(o *options) (*passes.Registry, error) {
 	default:
 		return nil, fmt.Errorf("--coalescing=%s: want heuristic or indexing", o.coalescing)
 	}
-	t, err := layoutassign.ParseTarget(o.target)
-	if err != nil {
-		return nil, fmt.Errorf("--target=%s: %w", o.target, err)
+	if o.target != "" {
+		t, err := layoutassign.ParseTarget(o.target)
+		if err != nil {
+			return nil, fmt.Errorf("--target=%s: %w", o.target, err)
+		}
+		t.Device, t.HBMBytes = cfg.layout.Target.Device, cfg.layout.Target.HBMBytes
+		cfg.layout.Target = t
 	}
-	cfg.layout.Target, cfg.layout.KeepLayouts = t, o.keepLayouts
+	cfg.layout.Relayout = o.relayout
 	return passes.NewRegistry(allPasses(cfg)...)
 }

@@ -131,16 +131,22 @@ func largest(tb testing.TB, substr []byte) string {
 }
 
 // ReadModule reads the HLO file at path and parses it whole with
-// hlo.ParseFile, failing the test on error. It returns the module and the
+// hlo.ParseFile (truncated texts allowed, as the corpus has truncated
+// dumps), failing the test on error. It returns the module and the
 // text, for b.SetBytes and for parsing again in a benchmark loop.
 func ReadModule(tb testing.TB, path string) (*hlo.Module, []byte) {
 	tb.Helper()
 	src, err := os.ReadFile(path)
 	require.NoError(tb, err)
-	m, err := hlo.ParseFile(path, src)
+	m, err := CorpusParse.ParseFile(path, src)
 	require.NoError(tb, err, "parsing %s", path)
 	return m, src
 }
+
+// CorpusParse are the parse options for corpus files: the maxtext
+// reference dumps are truncated upstream, so truncated texts are allowed
+// (Module.Truncated says what was dropped).
+var CorpusParse = hlo.ParseOptions{AllowTruncated: true}
 
 // CorpusModule is one module of an HLO file split at "// -----" lines.
 type CorpusModule struct {
@@ -162,7 +168,7 @@ func (c CorpusModule) Name() string {
 }
 
 // ParseModules reads the HLO file at path, splits it at "// -----" lines
-// (hlo.SplitInputFile) and parses every chunk with hlo.ParseChunk. Chunks
+// (hlo.SplitInputFile) and parses every chunk with CorpusParse. Chunks
 // that hold nothing but comments (RUN and CHECK lines of lit tests) are
 // left out; any other chunk that does not parse fails the test.
 func ParseModules(tb testing.TB, path string) []CorpusModule {
@@ -174,7 +180,7 @@ func ParseModules(tb testing.TB, path string) []CorpusModule {
 		if OnlyComments(ch.Src) {
 			continue
 		}
-		m, err := hlo.ParseChunk(path, ch)
+		m, err := CorpusParse.ParseChunk(path, ch)
 		require.NoError(tb, err, "%s chunk at line %d", path, ch.Line)
 		out = append(out, CorpusModule{Path: path, Chunk: k, Line: ch.Line, Module: m})
 	}

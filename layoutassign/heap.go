@@ -1,0 +1,406 @@
+package layoutassign
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+// This file follows XLA's HeapSimulator
+// (xla/service/heap_simulator/heap_simulator.cc): the temporaries of one
+// memory space are replayed in schedule order as allocations, frees and
+// shares, and placed in one heap by the two global decreasing-size
+// best-fit heaps buffer assignment tries (by size and by duration),
+// keeping the smaller.
+
+type eventKind uint8
+
+const (
+	evAlloc eventKind = iota
+	evShare
+	evFree
+)
+
+// heapEvent is one call of the heap simulator: value v allocated, freed,
+// or sharing the memory of value with, at schedule step time.
+type heapEvent struct {
+	kind eventKind
+	v    int32
+	with int32
+	time int
+}
+
+// heapRun is the simulation of one memory space's temporaries.
+type heapRun struct {
+	space  int64
+	events []heapEvent
+	// size is each value's size in the heap (its buffer's).
+	size map[int32]int64
+	// Peak is the most memory the temporaries hold at once (a shared
+	// buffer counted once), PeakEvent the first event reaching it.
+	peak      int64
+	peakEvent int
+	// heapSize is the heap the best-fit placement needs; noFrag XLA's
+	// fragmentation-free figure (NoFragmentationStatsHeap, which counts a
+	// share as an allocation).
+	heapSize, noFrag int64
+}
+
+// simulate replays the values ids (the temporaries of one memory space)
+// over the schedule, as HeapSimulator::RunComputation does in whole-module
+// mode: at each step the values starting there are defined (sorted by
+// range, then id), each sharing the buffer of a value of its own buffer
+// already placed, or else of an operand that dies at this step when XLA
+// lets an instruction write its result over that operand
+// (canShareOperand); then the values ending there are freed.
+func (lv *liveness) simulate(ids []int32, bufOf []int32, bufSize []int64, bufLen []int) *heapRun {
+	r := &heapRun{size: make(map[int32]int64, len(ids))}
+	slices.SortFunc(ids, func(a, b int32) int {
+		va, vb := lv.values[a], lv.values[b]
+		return cmp.Or(cmp.Compare(va.start, vb.start), cmp.Compare(va.end, vb.end), cmp.Compare(a, b))
+	})
+	n := len(lv.seq) + 1
+	defined, freed := make([][]int32, n), make([][]int32, n)
+	in := make(map[int32]bool, len(ids))
+	for _, id := range ids {
+		v := lv.values[id]
+		defined[v.start] = append(defined[v.start], id)
+		freed[v.end] = append(freed[v.end], id)
+		in[id] = true
+		r.size[id] = bufSize[bufOf[id]]
+	}
+	first := map[int32]int32{}
+	for t := range n {
+		for _, id := range defined[t] {
+			b := bufOf[id]
+			if fv, ok := first[b]; ok {
+				r.events = append(r.events, heapEvent{evShare, id, fv, t})
+				continue
+			}
+			if bufLen[b] == 1 {
+				if ov, ok := lv.reusableOperand(id, t, freed[t], in, bufOf, bufLen); ok {
+					freed[t] = slices.DeleteFunc(freed[t], func(x int32) bool { return x == ov })
+					r.events = append(r.events, heapEvent{evFree, ov, -1, t}, heapEvent{evShare, id, ov, t})
+					lv.values[ov].end = lv.values[id].end
+					continue
+				}
+			}
+			r.events = append(r.events, heapEvent{evAlloc, id, -1, t})
+			first[b] = id
+		}
+		for _, id := range freed[t] {
+			r.events = append(r.events, heapEvent{evFree, id, -1, t})
+		}
+	}
+	r.replay()
+	r.heapSize, _ = r.bestHeap(lv.t.heapAlignment())
+	return r
+}
+
+// reusableOperand finds an operand value of id's instruction whose buffer
+// id may take over at step t: defined by an operand, alone in its buffer,
+// in this heap, ending at t and not yet freed or shared.
+func (lv *liveness) reusableOperand(id int32, t int, freeing []int32, in map[int32]bool, bufOf []int32, bufLen []int) (int32, bool) {
+	v := lv.values[id]
+	user := v.def.in
+	if user.Opcode == hlo.OpCopy {
+		return 0, false
+	}
+	for _, op := range user.Operands {
+		os := lv.stepOf(op)
+		if os == nil {
+			continue
+		}
+		for _, ov := range os.sets[0] {
+			o := lv.values[ov]
+			if !in[ov] || bufLen[bufOf[ov]] > 1 || o.end != t || !slices.Contains(freeing, ov) ||
+				!slices.Contains(user.Operands, o.def.in) {
+				continue
+			}
+			if canShareOperand(o.def.in, o.path(), user, v.path()) {
+				return ov, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// replay computes the peak of the events the way XLA's ComputePeakMemory
+// replays a heap trace: an allocation adds its size, a share adds nothing
+// while the shared buffer is live, a free subtracts a buffer when its last
+// sharer goes. It also computes NoFragmentationStatsHeap's figure, where a
+// share adds its size like an allocation.
+func (r *heapRun) replay() {
+	root := map[int32]int32{}
+	refs := map[int32]int{}
+	var mem, noFrag int64
+	r.peakEvent = -1
+	for i, e := range r.events {
+		size := r.size[e.v]
+		switch e.kind {
+		case evAlloc:
+			refs[e.v]++
+			if refs[e.v] == 1 {
+				mem += size
+			}
+			noFrag += size
+		case evShare:
+			rt := e.with
+			for {
+				p, ok := root[rt]
+				if !ok {
+					break
+				}
+				rt = p
+			}
+			root[e.v] = rt
+			refs[rt]++
+			if refs[rt] == 1 {
+				mem += r.size[rt]
+			}
+			noFrag += size
+		case evFree:
+			rt := e.v
+			for {
+				p, ok := root[rt]
+				if !ok {
+					break
+				}
+				rt = p
+			}
+			delete(root, e.v)
+			refs[rt]--
+			if refs[rt] == 0 {
+				mem -= r.size[rt]
+			}
+			noFrag -= size
+		}
+		if mem > r.peak {
+			r.peak, r.peakEvent = mem, i
+		}
+		r.noFrag = max(r.noFrag, noFrag)
+	}
+}
+
+// liveAtPeak returns the values holding memory at the first event that
+// reaches the peak (a shared buffer listed once, by the value that
+// allocated it), in value id order, as XLA's
+// ComputePeakMemoryLogicalBuffers.
+func (r *heapRun) liveAtPeak() []int32 {
+	if r.peakEvent < 0 {
+		return nil
+	}
+	root := map[int32]int32{}
+	refs := map[int32]int{}
+	live := map[int32]bool{}
+	find := func(x int32) int32 {
+		for {
+			p, ok := root[x]
+			if !ok {
+				return x
+			}
+			x = p
+		}
+	}
+	for _, e := range r.events[:r.peakEvent+1] {
+		switch e.kind {
+		case evAlloc:
+			refs[e.v]++
+			live[e.v] = true
+		case evShare:
+			rt := find(e.with)
+			root[e.v] = rt
+			if refs[rt]++; refs[rt] == 1 {
+				live[rt] = true
+			}
+		case evFree:
+			rt := find(e.v)
+			delete(root, e.v)
+			if refs[rt]--; refs[rt] == 0 {
+				delete(live, rt)
+			}
+		}
+	}
+	out := make([]int32, 0, len(live))
+	for id := range live {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// interval is one value's life in event time, as the best-fit heap sees
+// it: a value placed on its own (need) or sharing the placement of the
+// value it was shared with (its colocations).
+type interval struct {
+	id          int32
+	size        int64
+	start, end  int
+	need        bool
+	colocations []int
+}
+
+// chunk is a placed interval: bytes [offset, offset+size) from start to
+// end.
+type chunk struct {
+	offset, size int64
+	start, end   int
+}
+
+type intervalOrder func(a, b *interval, ivs []interval) int
+
+// spatialOrder puts larger values first, then longer lived, then by id.
+func spatialOrder(a, b *interval, _ []interval) int {
+	return cmp.Or(cmp.Compare(b.size, a.size), cmp.Compare(a.start-a.end, b.start-b.end), cmp.Compare(a.id, b.id))
+}
+
+// temporalOrder puts longer lived values first (colocations included),
+// then larger, then by id.
+func temporalOrder(a, b *interval, ivs []interval) int {
+	return cmp.Or(cmp.Compare(a.start-colocatedEnd(a, ivs), b.start-colocatedEnd(b, ivs)), cmp.Compare(b.size, a.size), cmp.Compare(a.id, b.id))
+}
+
+// transitive returns the intervals placed with iv (its colocations, theirs
+// and so on).
+func transitive(iv *interval, ivs []interval) []int {
+	var out []int
+	work := slices.Clone(iv.colocations)
+	seen := map[int]bool{}
+	for len(work) > 0 {
+		k := work[len(work)-1]
+		work = work[:len(work)-1]
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, k)
+		work = append(work, ivs[k].colocations...)
+	}
+	return out
+}
+
+func colocatedEnd(iv *interval, ivs []interval) int {
+	end := iv.end
+	for _, k := range transitive(iv, ivs) {
+		end = max(end, ivs[k].end)
+	}
+	return end
+}
+
+// intervals turns the events into the intervals of the best-fit heaps:
+// event time advances by one for every allocation, share or free of a
+// buffer that is not empty.
+func (r *heapRun) intervals() []interval {
+	var ivs []interval
+	at := map[int32]int{}
+	now := 0
+	for _, e := range r.events {
+		size := r.size[e.v]
+		if size == 0 {
+			continue
+		}
+		switch e.kind {
+		case evAlloc, evShare:
+			at[e.v] = len(ivs)
+			ivs = append(ivs, interval{id: e.v, size: size, start: now, end: -1, need: e.kind == evAlloc})
+			if e.kind == evShare {
+				if w, ok := at[e.with]; ok {
+					ivs[w].colocations = append(ivs[w].colocations, len(ivs)-1)
+				}
+			}
+		case evFree:
+			if k, ok := at[e.v]; ok {
+				ivs[k].end = now
+			}
+		}
+		now++
+	}
+	for i := range ivs {
+		if ivs[i].end < 0 {
+			ivs[i].end = now
+		}
+	}
+	return ivs
+}
+
+// bestFit places the intervals in the given order, each in the smallest
+// gap (then the lowest) that no placed interval overlapping it or its
+// colocations in time uses, else above them all, and returns the heap
+// size and each value's offset (XLA's GlobalDecreasingSizeBestFitHeap
+// without slicing).
+func (r *heapRun) bestFit(order intervalOrder, align int64) (int64, map[int32]int64) {
+	offsets := map[int32]int64{}
+	ivs := r.intervals()
+	sorted := make([]int, len(ivs))
+	for i := range sorted {
+		sorted[i] = i
+	}
+	slices.SortStableFunc(sorted, func(a, b int) int { return order(&ivs[a], &ivs[b], ivs) })
+	var placed []chunk
+	var heap int64
+	var used []chunk
+	for _, k := range sorted {
+		iv := &ivs[k]
+		if !iv.need {
+			continue
+		}
+		group := append([]int{k}, transitive(iv, ivs)...)
+		size := int64(0)
+		used = used[:0]
+		for _, g := range group {
+			size = max(size, ivs[g].size)
+			for _, c := range placed {
+				if c.start <= ivs[g].end && ivs[g].start <= c.end {
+					used = append(used, c)
+				}
+			}
+		}
+		off := bestGap(used, size, align)
+		for _, g := range group {
+			placed = append(placed, chunk{off, size, ivs[g].start, ivs[g].end})
+			offsets[ivs[g].id] = off
+		}
+		heap = max(heap, off+size)
+	}
+	return heap, offsets
+}
+
+// bestHeap runs both of XLA's best-fit orders and keeps the smaller heap
+// (ChooseBestHeapAlgorithm; the spatial one on a tie).
+func (r *heapRun) bestHeap(align int64) (int64, map[int32]int64) {
+	size, offsets := r.bestFit(spatialOrder, align)
+	if s2, o2 := r.bestFit(temporalOrder, align); s2 < size {
+		return s2, o2
+	}
+	return size, offsets
+}
+
+// bestGap returns the offset of the smallest free gap (then the lowest)
+// between the used chunks that holds size bytes; gaps start at aligned
+// chunk ends.
+func bestGap(used []chunk, size, align int64) int64 {
+	slices.SortFunc(used, func(a, b chunk) int { return cmp.Compare(a.offset, b.offset) })
+	best, bestLen := int64(-1), int64(math.MaxInt64)
+	free := int64(0) // start of the current gap
+	for _, c := range used {
+		if c.offset > free {
+			if gap := c.offset - free; gap >= size && gap < bestLen {
+				best, bestLen = free, gap
+			}
+		}
+		free = max(free, alignUp(c.offset+c.size, align))
+	}
+	if best < 0 {
+		return free
+	}
+	return best
+}
+
+func alignUp(n, a int64) int64 {
+	if a <= 1 {
+		return n
+	}
+	return (n + a - 1) / a * a
+}

@@ -1,0 +1,165 @@
+package layoutassign
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+// elementwiseOps are the opcodes whose output element i reads element i
+// of each operand (XLA's elementwise opcodes).
+var elementwiseOps = map[hlo.Opcode]bool{}
+
+func init() {
+	for _, op := range []hlo.Opcode{
+		hlo.OpAbs, hlo.OpAcos, hlo.OpAcosh, hlo.OpAsin, hlo.OpAsinh, hlo.OpAtan, hlo.OpAtanh, hlo.OpCbrt, hlo.OpCeil,
+		hlo.OpClz, hlo.OpConvert, hlo.OpCos, hlo.OpCosh, hlo.OpErf, hlo.OpExp, hlo.OpExpm1, hlo.OpFloor,
+		hlo.OpImag, hlo.OpIsFinite, hlo.OpLog, hlo.OpLog1p, hlo.OpLogistic, hlo.OpNegate, hlo.OpNot,
+		hlo.OpPopulationCount, hlo.OpReal, hlo.OpReducePrecision, hlo.OpRoundNearestAfz, hlo.OpRoundNearestEven,
+		hlo.OpRsqrt, hlo.OpSign, hlo.OpSin, hlo.OpSinh, hlo.OpSqrt, hlo.OpTan, hlo.OpTanh,
+		hlo.OpAdd, hlo.OpAtan2, hlo.OpCompare, hlo.OpComplex, hlo.OpDivide, hlo.OpMaximum, hlo.OpMinimum,
+		hlo.OpMultiply, hlo.OpPower, hlo.OpRemainder, hlo.OpSubtract, hlo.OpAnd, hlo.OpOr, hlo.OpXor,
+		hlo.OpShiftLeft, hlo.OpShiftRightArithmetic, hlo.OpShiftRightLogical, hlo.OpStochasticConvert,
+		hlo.OpSelect, hlo.OpClamp, hlo.OpMap,
+	} {
+		elementwiseOps[op] = true
+	}
+}
+
+// elementwise reports whether in is elementwise on its operands; a
+// bitcast-convert only when it keeps the element width.
+func elementwise(in *hlo.Instruction) bool {
+	if in.Opcode == hlo.OpBitcastConvert {
+		return len(in.Operands) == 1 && in.Operands[0].Shape.Type.BitWidth() == in.Shape.Type.BitWidth()
+	}
+	return elementwiseOps[in.Opcode]
+}
+
+// usesElementwise reports whether every instruction that transitively
+// uses param in its computation is elementwise on it (or a tuple), as
+// XLA's AreTransitiveUsesElementwiseOrTuple.
+func usesElementwise(param *hlo.Instruction) bool {
+	c := param.Parent
+	if c == nil {
+		return false
+	}
+	reached := map[*hlo.Instruction]bool{param: true}
+	work := []*hlo.Instruction{param}
+	for len(work) > 0 {
+		cur := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, u := range c.Instructions {
+			if reached[u] || !slices.Contains(u.Operands, cur) {
+				continue
+			}
+			if !elementwise(u) && u.Opcode != hlo.OpTuple {
+				return false
+			}
+			reached[u] = true
+			work = append(work, u)
+		}
+	}
+	return true
+}
+
+// fusedParam returns the parameter of fusion f's computation that operand
+// number k binds, or nil.
+func fusedParam(f *hlo.Instruction, k int) *hlo.Instruction {
+	if len(f.Called) == 0 || f.Called[0] == nil || k < 0 || k >= len(f.Called[0].Params) {
+		return nil
+	}
+	return f.Called[0].Params[k]
+}
+
+// canShareOperand reports whether user may write its result at userPath
+// into the buffer of operand's value at opPath when that value dies at
+// user, as XLA's HloDataflowAnalysis::CanShareOperandBufferWithUser: never
+// over a constant, only between equal shapes and layouts, always for an
+// in-place pair, for a loop or input fusion whose parameter is only used
+// elementwise, for an output fusion adding to a dot, for while and
+// conditional, for the updated operand of a dynamic-update-slice or
+// scatter, and for elementwise ops.
+func canShareOperand(operand *hlo.Instruction, opPath []int64, user *hlo.Instruction, userPath []int64) bool {
+	if user.Opcode == hlo.OpCustomCall && len(userPath) == 1 && userPath[0] == 1 {
+		if t, _ := user.Attr("custom_call_target"); strings.Contains(t, "cublas$lt$matmul") {
+			return false // the cuBLASLt workspace
+		}
+	}
+	if operand.Opcode == hlo.OpConstant {
+		return false
+	}
+	os, ok1 := operand.Shape.Subshape(opPath)
+	us, ok2 := user.Shape.Subshape(userPath)
+	if !ok1 || !ok2 || !os.Equal(*us) {
+		return false
+	}
+	k := slices.Index(user.Operands, operand)
+	for _, p := range inPlacePairs(user) {
+		if p.operand < len(user.Operands) && user.Operands[p.operand] == operand && slices.Equal(p.opPath, opPath) && slices.Equal(p.outPath, userPath) {
+			return true
+		}
+	}
+	switch user.Opcode {
+	case hlo.OpFusion:
+		return fusionCanShare(user, k)
+	case hlo.OpWhile, hlo.OpConditional:
+		return true
+	case hlo.OpDynamicUpdateSlice, hlo.OpScatter, hlo.OpSetDimensionSize:
+		return countOperand(user, operand) == 1 && k == 0
+	case hlo.OpTriangularSolve:
+		return countOperand(user, operand) == 1 && k == 1
+	case hlo.OpSort:
+		return len(user.Operands) == 1 || countOperand(user, operand) == 1 && len(userPath) > 0 && int(userPath[0]) == k
+	}
+	return elementwise(user)
+}
+
+// fusionCanShare is canShareOperand for a fusion user and its operand k.
+func fusionCanShare(f *hlo.Instruction, k int) bool {
+	p := fusedParam(f, k)
+	if p == nil {
+		return false
+	}
+	kind := f.Typed.FusionKind
+	if kind == "" {
+		kind, _ = f.Attr("kind")
+	}
+	switch kind {
+	case "kLoop", "kInput":
+		return usesElementwise(p)
+	case "kOutput":
+		root := f.Called[0].Root
+		if root == nil || root.Opcode != hlo.OpAdd || len(root.Operands) != 2 {
+			return false
+		}
+		for i, op := range root.Operands {
+			if op.Opcode == hlo.OpDot || op.Opcode == hlo.OpConvolution {
+				other := root.Operands[1-i]
+				return other == p && onlyUser(p, root)
+			}
+		}
+		return false
+	}
+	return usesElementwise(p)
+}
+
+// onlyUser reports whether u is the only user of in in its computation,
+// reading it once.
+func onlyUser(in, u *hlo.Instruction) bool {
+	n := 0
+	for _, x := range in.Parent.Instructions {
+		n += countOperand(x, in)
+	}
+	return n == 1 && countOperand(u, in) == 1
+}
+
+func countOperand(user, op *hlo.Instruction) int {
+	n := 0
+	for _, o := range user.Operands {
+		if o == op {
+			n++
+		}
+	}
+	return n
+}
