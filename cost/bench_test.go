@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 	"github.com/hlo-opt/hlo-opt/indexing"
 	"github.com/hlo-opt/hlo-opt/passes"
@@ -22,7 +21,7 @@ func BenchmarkParseLargest(b *testing.B) {
 	b.SetBytes(int64(len(src)))
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := hlo.ParseFile(name, src); err != nil {
+		if _, err := hlotest.CorpusParse.ParseFile(name, src); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 func TestPresetsValidate(t *testing.T) {
-	require.Equal(t, []string{"a100", "h100", "h200", "tpu-v5e", "tpu-v5p"}, PresetNames())
+	require.Equal(t, []string{"a100", "h100", "h200", "tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e"}, PresetNames())
 	for _, n := range PresetNames() {
 		d, err := Preset(n)
 		require.NoError(t, err, n)

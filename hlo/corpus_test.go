@@ -26,6 +26,12 @@ func TestCorpusRoundTrip(t *testing.T) {
 					printed := b.String()
 					m2, err := hlo.ParseString(printed)
 					require.NoError(t, err, "reparse of printed chunk at line %d (%+v)", ch.Line, opts)
+					if m.Entry == nil {
+						// A truncated dump that lost its entry prints no
+						// ENTRY; the reparse takes the last computation.
+						require.True(t, m2.ImpliedEntry)
+						m2.Entry.IsEntry, m2.Entry = false, nil
+					}
 					var b2 strings.Builder
 					require.NoError(t, m2.Print(&b2, opts))
 					assert.Equal(t, printed, b2.String(), "chunk at line %d not stable (%+v)", ch.Line, opts)

@@ -43,7 +43,7 @@ func TestParseErrors(t *testing.T) {
 		{head + "  ROOT s = f32[4] all-reduce(p), replica_groups=[2,3]<=[4]\n}\n", `t.hlo:3:49: expected [groups,size]<=[dims] with as many devices on both sides, found "[2,3]<=[4]"`},
 		{"ENTRY e {\n  ROOT c = f32[2] constant({1, 2}\n}\n", `t.hlo:3:1: expected ')', found '}'`},
 		{"ENTRY e {\n  ROOT p = f32[-1] parameter(0)\n}\n", `t.hlo:2:16: expected non-negative dimension size, found -1`},
-		{"ENTRY e {\n  ROOT p = f32[] parameter(0), sharding={replicated\n}\n", `t.hlo:4:1: expected '}', found end of file`},
+		{"ENTRY e {\n  ROOT p = f32[] parameter(0), sharding={replicated\n}\n", `t.hlo:4:1: file ends inside computation "e"; is the dump truncated?`},
 	} {
 		_, err := ParseFile("t.hlo", []byte(tc.src))
 		if !assert.Error(t, err, tc.src) {

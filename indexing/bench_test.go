@@ -74,7 +74,7 @@ func BenchmarkParseCorpus(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			b.ResetTimer()
 			for b.Loop() {
-				if _, err := hlo.ParseFile(path, src); err != nil {
+				if _, err := hlotest.CorpusParse.ParseFile(path, src); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -127,6 +127,10 @@ type assigner struct {
 	// orig are the values' layouts before the pass (never mutated: the
 	// pass replaces layouts, it does not edit them).
 	orig []*hlo.Layout
+	// tiledModule reports that some stated layout has tiles: the module is
+	// laid out already (a dump after optimizations), so a stated layout
+	// without tiles is meant untiled (XLA's TPU scalars in S(2)).
+	tiledModule bool
 	// firstByInst replaces first once insertCopies shifted instructions.
 	firstByInst map[*hlo.Instruction]int
 }
@@ -192,6 +196,7 @@ func (a *assigner) collect() {
 	for id := range a.values {
 		if sh := a.shapeOf(id); sh != nil {
 			a.orig[id] = sh.Layout
+			a.tiledModule = a.tiledModule || sh.Layout != nil && len(sh.Layout.Tiles) > 0
 		}
 	}
 	// users: counted, then filled into one array.
@@ -922,7 +927,7 @@ func (a *assigner) write(res *Assignment) {
 					a.ownTiles = true
 				}
 			}
-			if len(s.Layout.Tiles) == 0 {
+			if len(s.Layout.Tiles) == 0 && !a.tiledModule {
 				*s = withRuleTiles(*s, a.opts.Target)
 				res.Changed = res.Changed || !sameLayout(old, s.Layout, s.Rank())
 			}

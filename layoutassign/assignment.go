@@ -21,7 +21,7 @@ const (
 )
 
 // RuleTupleTable marks the cost of a tuple's index table.
-var RuleTupleTable = Rule{"tuple-index-table", "A tuple owns only its table of element pointers, 8 bytes each (XLA's ShapeUtil::ByteSizeOf with 8-byte pointers)."}
+var RuleTupleTable = Rule{"tuple-index-table", "A tuple owns only its table of element pointers, 8 bytes each (XLA's ShapeUtil::ByteSizeOf with 8-byte pointers), padded to 512 bytes on the TPU."}
 
 // BufferStats are XLA's "BufferAssignment stats" classes
 // (BufferAssignment::StatsString) for one memory space or all of them:
@@ -143,19 +143,42 @@ func (b bufferInfo) kind() string {
 }
 
 // spaces computes the report of every memory space the buffers use (HBM
-// always), sorted by space.
-func (lv *liveness) spaces(threadLocal int64) []SpaceReport {
+// always), sorted by space. tl are the thread-local allocations.
+func (lv *liveness) spaces(tl threadLocals) []SpaceReport {
 	infos := lv.classify()
-	bySpace := map[int64][]int32{0: nil}
-	for b, in := range infos {
-		bySpace[in.space] = append(bySpace[in.space], int32(b))
+	all := make([]int32, len(lv.buffers))
+	for b := range all {
+		all[b] = int32(b)
 	}
+	allocs, temps := lv.assign(all, infos)
+	sizes := make([]int64, len(lv.buffers))
+	lens := make([]int, len(lv.buffers))
+	bySpace := map[int64][]int32{0: nil}
+	for b, ids := range lv.buffers {
+		sizes[b], lens[b] = infos[b].size, len(ids)
+		bySpace[infos[b].space] = append(bySpace[infos[b].space], int32(b))
+	}
+	runs := map[int64]*heapRun{}
+	for _, sp := range sortedKeys(bySpace) {
+		if len(temps[sp]) > 0 {
+			runs[sp] = lv.simulate(temps[sp], lv.bufOf, sizes, lens)
+		}
+	}
+	combined := combineTemps(allocs, runs, tl.count, lv.t.heapAlignment())
 	var out []SpaceReport
 	for _, sp := range sortedKeys(bySpace) {
-		sr := lv.space(sp, bySpace[sp], infos)
+		sr := SpaceReport{Space: sp, Name: SpaceName(sp)}
+		for _, b := range bySpace[sp] {
+			sr.WithoutReuseBytes += sizes[b]
+		}
+		lv.fillSpace(&sr, allocs, runs[sp], sizes)
+		sr.Stats.PreallocatedTempBytes = combined[sp]
+		sr.Stats.TotalBytes += combined[sp]
+		sr.TemporaryBytes = combined[sp]
 		if sp == 0 {
-			sr.Stats.ThreadLocalBytes = threadLocal
-			sr.Stats.TotalBytes += threadLocal
+			sr.Stats.ThreadLocalBytes = tl.bytes
+			sr.Stats.ConstantBytes += tl.constBytes
+			sr.Stats.TotalBytes += tl.bytes + tl.constBytes
 		}
 		out = append(out, sr)
 	}
@@ -171,12 +194,14 @@ func sortedKeys[V any](m map[int64]V) []int64 {
 	return keys
 }
 
-// space computes the report of memory space sp from its buffers.
-func (lv *liveness) space(sp int64, bufs []int32, infos []bufferInfo) SpaceReport {
-	sr := SpaceReport{Space: sp, Name: SpaceName(sp)}
-	allocs, temps := lv.assign(bufs, infos)
-	var static []Allocation
+// fillSpace sets a memory space's figures from its allocations and the
+// replay of its temporaries (nil when it has none).
+func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, sizes []int64) {
+	var live []Allocation
 	for _, a := range allocs {
+		if a.space != sr.Space || a.tuple && !a.output {
+			continue // a temporary tuple table is counted in the temp allocation
+		}
 		switch {
 		case a.param:
 			sr.Stats.ParameterBytes += a.size
@@ -190,49 +215,98 @@ func (lv *liveness) space(sp int64, bufs []int32, infos []bufferInfo) SpaceRepor
 			sr.Stats.MaybeLiveOutBytes += a.size
 		}
 		sr.Stats.TotalBytes += a.size
-		static = append(static, lv.allocation(a.first, a.size, a.kind()))
+		live = append(live, lv.allocation(a.first, a.size, a.kind()))
 	}
-	sizes := make([]int64, len(lv.buffers))
-	lens := make([]int, len(lv.buffers))
-	for b, ids := range lv.buffers {
-		sizes[b], lens[b] = infos[b].size, len(ids)
-	}
-	for _, b := range bufs {
-		sr.WithoutReuseBytes += sizes[b]
-	}
-	run := lv.simulate(temps, lv.bufOf, sizes, lens)
-	sr.Stats.PreallocatedTempBytes = run.heapSize
-	sr.Stats.PreallocatedTempFragmentationBytes = run.heapSize - run.noFrag
-	sr.Stats.TotalBytes += run.heapSize
-	sr.ArgumentBytes, sr.OutputBytes, sr.TemporaryBytes = sr.Stats.ParameterBytes, sr.Stats.MaybeLiveOutBytes, run.heapSize
-	sr.TemporaryPeakBytes = run.peak
-	live := static
-	for _, id := range run.liveAtPeak() {
-		live = append(live, lv.allocation(id, sizes[lv.bufOf[id]], KindTemp))
+	sr.ArgumentBytes, sr.OutputBytes = sr.Stats.ParameterBytes, sr.Stats.MaybeLiveOutBytes
+	if run != nil {
+		sr.Stats.PreallocatedTempFragmentationBytes = run.heapSize - run.noFrag
+		sr.TemporaryPeakBytes = run.peak
+		for _, id := range run.liveAtPeak() {
+			live = append(live, lv.allocation(id, sizes[lv.bufOf[id]], KindTemp))
+		}
+		if run.peakEvent >= 0 {
+			sr.PeakStep = run.events[run.peakEvent].time
+			if sr.PeakStep < len(lv.seq) {
+				sr.PeakAt = lv.seq[sr.PeakStep].in.Name
+			}
+		}
 	}
 	for _, a := range live {
 		sr.PeakBytes += a.Cost.Bytes
 		sr.PeakUnpadded += a.Cost.Unpadded
 	}
-	if run.peakEvent >= 0 {
-		sr.PeakStep = run.events[run.peakEvent].time
-		if sr.PeakStep < len(lv.seq) {
-			sr.PeakAt = lv.seq[sr.PeakStep].in.Name
-		}
-	}
 	slices.SortStableFunc(live, func(a, b Allocation) int {
 		return cmp.Or(cmp.Compare(b.Cost.Bytes, a.Cost.Bytes), cmp.Compare(a.Start, b.Start))
 	})
 	sr.LiveAtPeak = live
-	return sr
+}
+
+// combineTemps is the size of each memory space's preallocated temp
+// allocation, as XLA's CombineTempAllocations makes it: the temporary
+// allocations of one space (tuple tables, then the heap) placed end to
+// end, each at the alignment. Their order is the one std::partition
+// leaves them in when it moves the temporary allocations behind the
+// others (parameters, constants, outputs in assignment order, then the
+// thread-local ones), as XLA does.
+func combineTemps(allocs []*alloc, runs map[int64]*heapRun, threadLocal int, align int64) map[int64]int64 {
+	type entry struct {
+		temp  bool
+		space int64
+		size  int64
+	}
+	var list []entry
+	for _, a := range allocs {
+		list = append(list, entry{a.tuple && !a.output, a.space, a.size})
+	}
+	for _, sp := range sortedKeys(runs) {
+		list = append(list, entry{true, sp, runs[sp].heapSize})
+	}
+	for range threadLocal {
+		list = append(list, entry{})
+	}
+	// std::partition (libstdc++, bidirectional iterators): non-temporary
+	// allocations are moved to the front by swapping from both ends.
+	first, last := 0, len(list)
+	for {
+		for first != last && !list[first].temp {
+			first++
+		}
+		if first == last {
+			break
+		}
+		last--
+		for first != last && list[last].temp {
+			last--
+		}
+		if first == last {
+			break
+		}
+		list[first], list[last] = list[last], list[first]
+		first++
+	}
+	out := map[int64]int64{}
+	seen := map[int64]bool{}
+	for _, e := range list {
+		if !e.temp {
+			continue
+		}
+		if seen[e.space] {
+			out[e.space] = alignUp(out[e.space], align) + e.size
+		} else {
+			seen[e.space] = true
+			out[e.space] = e.size
+		}
+	}
+	return out
 }
 
 // alloc is an allocation of its own (not in the temp heap): an entry
-// parameter's, a constant's or an output's buffer, and the buffers that
-// reuse it.
+// parameter's, a constant's or an output's buffer and the buffers that
+// reuse it, or a tuple's index table.
 type alloc struct {
-	size                             int64
-	param, aliased, constant, output bool
+	size                                    int64
+	space                                   int64
+	param, aliased, constant, output, tuple bool
 	// first is the value the allocation is reported by; values all the
 	// values it holds.
 	first  int32
@@ -243,17 +317,18 @@ func (a *alloc) kind() string {
 	return bufferInfo{param: a.param, aliased: a.aliased, constant: a.constant, output: a.output}.kind()
 }
 
-// assign gives the buffers of one memory space their allocations as
-// XLA's BufferAssigner::AssignBuffersForComputations does, largest buffer
-// first (outputs before others of the same size, then in schedule order):
-// a constant or an entry parameter gets its own allocation (read-only
-// unless input_output_alias donates the parameter); any other buffer
-// first tries to reuse the allocation of an operand, then the donated
-// parameters and outputs allocated so far (the last allocated first),
-// when no value there is live at the same time; else an output gets an
-// allocation of its own and the rest are temporaries, returned for the
-// heap.
-func (lv *liveness) assign(bufs []int32, infos []bufferInfo) ([]*alloc, []int32) {
+// assign gives the buffers their allocations as XLA's
+// BufferAssigner::AssignBuffersForComputations does, largest buffer first
+// (outputs before others of the same size, then in schedule order): a
+// constant or an entry parameter gets its own allocation (read-only
+// unless input_output_alias donates the parameter), as does a tuple's
+// index table; any other buffer first tries to reuse the allocation of an
+// operand, then the donated parameters and outputs allocated so far (the
+// last allocated first), when it is in the same memory space and no
+// value there is live at the same time; else an output gets an
+// allocation of its own and the rest are temporaries, returned by memory
+// space for the heap. The allocations are returned in the order made.
+func (lv *liveness) assign(bufs []int32, infos []bufferInfo) ([]*alloc, map[int64][]int32) {
 	order := slices.Clone(bufs)
 	firstDef := func(b int32) int { return lv.values[lv.buffers[b][0]].def.time }
 	slices.SortStableFunc(order, func(a, b int32) int {
@@ -262,24 +337,27 @@ func (lv *liveness) assign(bufs []int32, infos []bufferInfo) ([]*alloc, []int32)
 	})
 	var allocs, reusable []*alloc
 	of := map[int32]*alloc{} // value -> its allocation
-	var temps []int32
+	temps := map[int64][]int32{}
 	for _, b := range order {
 		in, ids := infos[b], lv.buffers[b]
 		a := lv.reuse(b, in, of, reusable)
 		switch {
 		case a != nil:
 		case in.constant || in.param:
-			a = &alloc{size: in.size, param: in.param, aliased: in.aliased, constant: in.constant && !in.param, first: ids[0]}
+			a = &alloc{size: in.size, space: in.space, param: in.param, aliased: in.aliased, constant: in.constant && !in.param, first: ids[0]}
 			allocs = append(allocs, a)
 			if in.aliased {
 				reusable = append(reusable, a)
 			}
+		case lv.tupleBuffer(b):
+			a = &alloc{size: in.size, space: in.space, tuple: true, first: ids[0]}
+			allocs = append(allocs, a)
 		case in.output:
-			a = &alloc{size: in.size, first: ids[0]}
+			a = &alloc{size: in.size, space: in.space, first: ids[0]}
 			allocs = append(allocs, a)
 			reusable = append(reusable, a)
 		default:
-			temps = append(temps, ids...)
+			temps[in.space] = append(temps[in.space], ids...)
 			continue
 		}
 		a.values = append(a.values, ids...)
@@ -289,6 +367,11 @@ func (lv *liveness) assign(bufs []int32, infos []bufferInfo) ([]*alloc, []int32)
 		}
 	}
 	return allocs, temps
+}
+
+// tupleBuffer reports whether buffer b holds a tuple's index table.
+func (lv *liveness) tupleBuffer(b int32) bool {
+	return slices.ContainsFunc(lv.buffers[b], func(id int32) bool { return lv.values[id].shape().IsTuple() })
 }
 
 func cmpBool(a, b bool) int {
@@ -303,14 +386,14 @@ func cmpBool(a, b bool) int {
 
 // reuse finds an allocation buffer b may share (XLA's MaybeAssignBuffer):
 // an operand's allocation, else one of the reusable ones, the last
-// allocated first. Constants and parameters never reuse one.
+// allocated first. Constants, parameters and tuple tables never reuse one.
 func (lv *liveness) reuse(b int32, in bufferInfo, of map[int32]*alloc, reusable []*alloc) *alloc {
-	if in.constant || in.param {
+	if in.constant || in.param || lv.tupleBuffer(b) {
 		return nil
 	}
 	for _, id := range lv.buffers[b] {
 		v := lv.values[id]
-		if len(v.path()) > 0 || v.shape().IsTuple() {
+		if len(v.path()) > 0 {
 			continue
 		}
 		for _, op := range v.def.in.Operands {
@@ -333,12 +416,12 @@ func (lv *liveness) reuse(b int32, in bufferInfo, of map[int32]*alloc, reusable 
 	return nil
 }
 
-// fits reports whether buffer b may go into allocation a: it is writable
-// and large enough (exactly as large for an output), and no value of b is
-// live while one of a's is, unless the one ends where the other starts and
-// may be written over by it.
+// fits reports whether buffer b may go into allocation a: it is in the
+// same memory space, writable and large enough (exactly as large for an
+// output), and no value of b is live while one of a's is, unless the one
+// ends where the other starts and may be written over by it.
 func (lv *liveness) fits(a *alloc, b int32, in bufferInfo) bool {
-	if in.size > a.size || a.constant || a.param && !a.aliased || in.output && in.size != a.size {
+	if in.space != a.space || in.size > a.size || a.constant || a.tuple || a.param && !a.aliased || in.output && in.size != a.size {
 		return false
 	}
 	for _, nid := range lv.buffers[b] {
@@ -395,6 +478,9 @@ func (lv *liveness) allocation(id int32, size int64, kind string) Allocation {
 	v := lv.values[id]
 	c := ArrayCost{Shape: *v.shape(), Bytes: size, Unpadded: size, Expansion: 1, Rule: RuleTupleTable}
 	switch {
+	case v.shape().IsTuple():
+		c.Unpadded = PointerBytes * int64(len(v.shape().Tuple))
+		c.Expansion = expansion(c.Bytes, c.Unpadded)
 	case v.cost != nil:
 		c = *v.cost
 		if size > c.Bytes { // a buffer sized for a larger value of it
@@ -408,18 +494,61 @@ func (lv *liveness) allocation(id int32, size int64, kind string) Allocation {
 	return Allocation{Instruction: v.def.in, Index: v.path(), Cost: c, Kind: kind, Start: v.start, End: v.end}
 }
 
-// threadLocalBytes is the size of the thread-local allocations: every
-// value of the computations called per element (reducers, comparators,
-// scatter and sort computations, also inside fusions), each its own
-// allocation; their constants count as constants in XLA and are left out
-// here as they are few bytes.
-func threadLocalBytes(m *hlo.Module, global map[*hlo.Computation][2]int, costs func(*hlo.Instruction) []ArrayCost) int64 {
+// threadLocals are the allocations of the computations called per
+// element (reducers, comparators, scatter and sort computations, also
+// inside fusions): every value its own allocation, constants as constant
+// allocations.
+type threadLocals struct {
+	bytes, constBytes int64
+	count             int
+}
+
+// threadLocal sizes the thread-local allocations of the computations that
+// the scheduled ones (global) call per element.
+func threadLocal(global map[*hlo.Computation][2]int, t Target, costs func(*hlo.Instruction) []ArrayCost) threadLocals {
+	var tl threadLocals
+	for _, c := range perElementComputations(global) {
+		for _, in := range c.Instructions {
+			nodes := preorder(&in.Shape)
+			cs := costs(in)
+			k := 0
+			for i, nd := range nodes {
+				var size int64
+				switch {
+				case nd.shape.IsTuple():
+					size = t.tupleBytes(len(nd.shape.Tuple))
+				case nd.shape.IsArray():
+					if k < len(cs) {
+						size = cs[k].Bytes
+					}
+					k++
+				}
+				switch {
+				case !definesNode(in, nodes, i, true):
+				case in.Opcode == hlo.OpConstant:
+					tl.constBytes += size
+					tl.count++
+				default:
+					tl.bytes += size
+					tl.count++
+				}
+			}
+		}
+	}
+	return tl
+}
+
+// perElementComputations lists the computations that the global ones call
+// per element, transitively, without the fusion computations themselves
+// (whose values are never materialised) but with what they call.
+func perElementComputations(global map[*hlo.Computation][2]int) []*hlo.Computation {
 	seen := map[*hlo.Computation]bool{}
 	fused := map[*hlo.Computation]bool{}
-	var work []*hlo.Computation
+	var work, out []*hlo.Computation
 	for c := range global {
 		work = append(work, c)
 	}
+	slices.SortFunc(work, func(a, b *hlo.Computation) int { return cmp.Compare(a.Name, b.Name) })
 	for len(work) > 0 {
 		c := work[len(work)-1]
 		work = work[:len(work)-1]
@@ -428,48 +557,17 @@ func threadLocalBytes(m *hlo.Module, global map[*hlo.Computation][2]int, costs f
 				continue
 			}
 			for _, cc := range in.Called {
-				if cc == nil || seen[cc] {
-					continue
-				}
-				if _, ok := global[cc]; ok {
+				if _, ok := global[cc]; cc == nil || seen[cc] || ok {
 					continue
 				}
 				seen[cc] = true
-				fused[cc] = fused[cc] || in.Opcode == hlo.OpFusion
+				fused[cc] = in.Opcode == hlo.OpFusion
 				work = append(work, cc)
-			}
-		}
-	}
-	var n int64
-	for c := range seen {
-		if fused[c] {
-			continue
-		}
-		for _, in := range c.Instructions {
-			if in.Opcode == hlo.OpConstant {
-				continue
-			}
-			nodes := preorder(&in.Shape)
-			k := 0
-			cs := costs(in)
-			for i, nd := range nodes {
-				if !definesNode(in, nodes, i, true) {
-					if nd.shape.IsArray() {
-						k++
-					}
-					continue
-				}
-				switch {
-				case nd.shape.IsTuple():
-					n += tupleTableBytes(nd.shape)
-				case nd.shape.IsArray() && k < len(cs):
-					n += cs[k].Bytes
-				}
-				if nd.shape.IsArray() {
-					k++
+				if !fused[cc] {
+					out = append(out, cc)
 				}
 			}
 		}
 	}
-	return n
+	return out
 }

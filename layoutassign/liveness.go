@@ -263,7 +263,7 @@ func (lv *liveness) newValue(st *step, n int, cost *ArrayCost) int32 {
 	s := st.nodes[n].shape
 	switch {
 	case s.IsTuple():
-		v.size = tupleTableBytes(s)
+		v.size = lv.t.tupleBytes(len(s.Tuple))
 	case cost != nil:
 		v.size = cost.Bytes
 	}
@@ -279,10 +279,8 @@ func (lv *liveness) newValue(st *step, n int, cost *ArrayCost) int32 {
 
 // PointerBytes is the size of one entry of a tuple's index table: a tuple
 // buffer holds a pointer to each element (XLA's ShapeUtil::ByteSizeOf with
-// 8-byte pointers, as the CPU, GPU and TPU compilers size tuples).
+// 8-byte pointers).
 const PointerBytes = 8
-
-func tupleTableBytes(s *hlo.Shape) int64 { return PointerBytes * int64(len(s.Tuple)) }
 
 // propagate computes, for every node that no instruction defines, the
 // values that flow there (from an operand, a called computation's root or

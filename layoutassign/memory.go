@@ -94,6 +94,11 @@ type MemoryReport struct {
 	PeakAt                  string
 	// LiveAtPeak are the HBM allocations live at the peak, largest first.
 	LiveAtPeak []Allocation
+	// XLAPeakBytes is the peak as XLA's memory_analysis() reports it
+	// (ComputePeakMemory): the parameters, constants and outputs of every
+	// memory space plus the largest peak of one space's temporaries. It is
+	// PeakBytes when everything is in HBM; on the TPU it may count VMEM.
+	XLAPeakBytes int64
 	// Computations, when the module has no entry computation, report each
 	// computation no other calls, as if it were the entry.
 	Computations []ComputationPeak
@@ -208,7 +213,7 @@ func AnalyzeMemory(m *hlo.Module, t Target) (*MemoryReport, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.fill(lv, threadLocalBytes(m, lv.span, costOf))
+		r.fill(lv, threadLocal(lv.span, t, costOf))
 	} else if err := r.perComputation(m, t, costOf); err != nil {
 		return nil, err
 	}
@@ -217,12 +222,18 @@ func AnalyzeMemory(m *hlo.Module, t Target) (*MemoryReport, error) {
 }
 
 // fill sets the report's figures from the entry's analysis.
-func (r *MemoryReport) fill(lv *liveness, threadLocal int64) {
+func (r *MemoryReport) fill(lv *liveness, tl threadLocals) {
 	r.Entry, r.Order, r.Steps = lv.entry.Name, lv.order, len(lv.seq)
-	r.Spaces = lv.spaces(threadLocal)
+	r.Spaces = lv.spaces(tl)
 	for _, sp := range r.Spaces {
 		r.Stats.add(sp.Stats)
 	}
+	var static, temps int64
+	for _, sp := range r.Spaces {
+		static += sp.PeakBytes - sp.TemporaryPeakBytes
+		temps = max(temps, sp.TemporaryPeakBytes)
+	}
+	r.XLAPeakBytes = static + temps
 	hbm := r.Spaces[0]
 	r.ArgumentBytes, r.OutputBytes, r.AliasedBytes, r.TemporaryBytes = hbm.ArgumentBytes, hbm.OutputBytes, hbm.AliasedBytes, hbm.TemporaryBytes
 	r.PeakBytes, r.PeakUnpadded, r.PeakStep, r.PeakAt, r.LiveAtPeak = hbm.PeakBytes, hbm.PeakUnpadded, hbm.PeakStep, hbm.PeakAt, hbm.LiveAtPeak
@@ -248,7 +259,7 @@ func (r *MemoryReport) perComputation(m *hlo.Module, t Target, costOf func(*hlo.
 			return err
 		}
 		r.Order = lv.order
-		hbm := lv.spaces(0)[0]
+		hbm := lv.spaces(threadLocals{})[0]
 		r.Computations = append(r.Computations, ComputationPeak{Computation: c.Name, Steps: len(lv.seq),
 			ArgumentBytes: hbm.ArgumentBytes, OutputBytes: hbm.OutputBytes, TemporaryBytes: hbm.TemporaryBytes, PeakBytes: hbm.PeakBytes})
 	}

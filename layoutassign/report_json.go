@@ -55,8 +55,11 @@ func (r *Result) InstructionReport(in *hlo.Instruction) any {
 //	argument_bytes   argument_size_in_bytes (entry parameter allocations)
 //	output_bytes     output_size_in_bytes (maybe-live-out allocations)
 //	aliased_bytes    alias_size_in_bytes (parameters an output is aliased with)
-//	temporary_bytes  temp_size_in_bytes (the preallocated temp heap)
-//	peak.bytes       peak_memory_in_bytes
+//	temporary_bytes  temp_size_in_bytes (the preallocated temp allocation;
+//	                 the TPU reports 0 there)
+//	xla_peak_memory_bytes  peak_memory_in_bytes (all memory spaces: see
+//	                 MemoryReport.XLAPeakBytes)
+//	peak.bytes       the HBM peak (peak_memory_in_bytes on the GPU)
 //
 // and buffer_assignment as XLA's "BufferAssignment stats" (all memory
 // spaces); memory_spaces repeats these per space.
@@ -87,6 +90,7 @@ type ModuleJSON struct {
 	OutputBytes      int64             `json:"output_bytes"`
 	AliasedBytes     int64             `json:"aliased_bytes"`
 	TemporaryBytes   int64             `json:"temporary_bytes"`
+	XLAPeakBytes     int64             `json:"xla_peak_memory_bytes"`
 	BufferAssignment BufferStats       `json:"buffer_assignment"`
 	MemorySpaces     []SpaceJSON       `json:"memory_spaces"`
 	Peak             PeakJSON          `json:"peak"`
@@ -176,6 +180,7 @@ func (r *Result) ModuleReport() any {
 	j := ModuleJSON{Target: mr.Target.String(), Device: mr.Target.Device, Layouts: "kept", Bytes: mr.Bytes, UnpaddedBytes: mr.Unpadded,
 		Expansion: round3(expansion(mr.Bytes, mr.Unpadded)), UnsizedArrays: mr.Unsized, Entry: mr.Entry, Order: mr.Order, Steps: mr.Steps,
 		ArgumentBytes: mr.ArgumentBytes, OutputBytes: mr.OutputBytes, AliasedBytes: mr.AliasedBytes, TemporaryBytes: mr.TemporaryBytes,
+		XLAPeakBytes:     mr.XLAPeakBytes,
 		BufferAssignment: mr.Stats, MemorySpaces: []SpaceJSON{}, Copies: []Copy{},
 		FreeTransposes: []string{}, CostlyTransposes: []string{}, FreeReshapes: []string{}, CostlyReshapes: []string{},
 		Peak:        PeakJSON{Bytes: mr.PeakBytes, UnpaddedBytes: mr.PeakUnpadded, Step: mr.PeakStep, Instruction: mr.PeakAt, Live: []AllocationJSON{}},

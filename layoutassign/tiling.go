@@ -55,6 +55,16 @@ type Target struct {
 	HeapAlignment int64
 }
 
+// tupleBytes is the size of the index table of a tuple of n elements:
+// 8-byte pointers, padded to 512 bytes on the TPU (the tuple tables of the
+// TPU buffer assignments XLA dumps take 512 bytes for 2 to 15 elements).
+func (t Target) tupleBytes(n int) int64 {
+	if t.Backend == BackendTPU {
+		return alignUp(PointerBytes*int64(n), 512)
+	}
+	return PointerBytes * int64(n)
+}
+
 // heapAlignment is the alignment of the temporaries in the preallocated
 // temp heap: 256 bytes on the GPU (the offsets of XLA's buffer
 // assignments in testdata/groundtruth/*/h100-measured are multiples of

@@ -473,7 +473,7 @@ ENTRY e {
   ROOT root = f32[1] slice(concat), slice={[0:1]}
 }`, check: func(x *xlaRun) []string {
 		var d []string
-		sp := x.lv.spaces(0)[0]
+		sp := x.lv.spaces(threadLocals{})[0]
 		expect(&d, "preallocated temp", sp.TemporaryBytes, 1600)
 		var temps []int32
 		for _, a := range sp.LiveAtPeak {

@@ -59,7 +59,7 @@ func Example() {
 	// main reads 4096 bytes
 	// verify: ok (3 computations, 9 instructions)
 	//
-	// stats: module example: 3 computations (1 fusion), 9 instructions, entry parameters 4.00KiB, output 4B
+	// stats: module example: 3 computations (1 fusion), 9 instructions, entry parameters 4.0KiB, output 4B
 	//   computation  instructions  fused  fusions  parameter bytes  output bytes
 	//           add             3      0        -                8             4
 	//          main             4      2  kLoop 1             4096             4
