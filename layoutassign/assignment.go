@@ -491,7 +491,11 @@ func (lv *liveness) allocation(id int32, size int64, kind string) Allocation {
 		c.Rule = RuleUntiled
 	}
 	c.Index = v.path()
-	return Allocation{Instruction: v.def.in, Index: v.path(), Cost: c, Kind: kind, Start: v.start, End: v.end}
+	in := v.def.in
+	if o := lv.orig[in]; o != nil {
+		in = o
+	}
+	return Allocation{Instruction: in, Index: v.path(), Cost: c, Kind: kind, Start: v.start, End: v.end}
 }
 
 // threadLocals are the allocations of the computations called per

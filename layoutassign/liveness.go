@@ -18,6 +18,9 @@ type liveness struct {
 	costs func(in *hlo.Instruction) []ArrayCost
 	// aliases are the entry's input_output_alias pairs.
 	aliases []hlo.InputOutputAlias
+	// orig maps the instructions of a flattened copy of the call graph
+	// (flatCallGraph) to the module's; nil when entry is the module's.
+	orig map[*hlo.Instruction]*hlo.Instruction
 
 	// seq is the flattened schedule; steps[in] its instructions' state.
 	seq   []*step
@@ -50,7 +53,16 @@ func newLiveness(m *hlo.Module, entry *hlo.Computation, t Target, costs func(*hl
 			return nil, err
 		}
 	}
-	if err := lv.flatten(entry, nil); err != nil {
+	if flat, orig := flatCallGraph(entry); orig != nil {
+		lv.entry, lv.orig = flat, orig
+		lv.costs = func(in *hlo.Instruction) []ArrayCost {
+			if o := orig[in]; o != nil {
+				in = o
+			}
+			return costs(in)
+		}
+	}
+	if err := lv.flatten(lv.entry, nil); err != nil {
 		return nil, err
 	}
 	lv.define()

@@ -163,15 +163,18 @@ func costOf(s hlo.Shape, t Target) (ArrayCost, error) {
 // order (the text order when the module is_scheduled, else a stable
 // topological order), each preceded by the computations it runs: a call's
 // or conditional's computations, a while's condition and body, an async
-// op's computation. Fusions, reducers and other per-element computations
-// are not scheduled: a fusion's output is one buffer, its internals none.
+// op's computation. A computation called from several call sites is run
+// once per site, as XLA's FlattenCallGraph copies it before buffer
+// assignment. Fusions, reducers and other per-element computations are
+// not scheduled: a fusion's output is one buffer, its internals none; the
+// per-element computations' values are thread-local allocations.
 //
 // Values and buffers (HloDataflowAnalysis and HloAliasAnalysis, non-SSA).
 // Every instruction defines the array leaves and tuple tables of its
 // result, except those that pass values through: bitcast,
 // get-tuple-element, tuple elements (a tuple owns only its index table,
-// 8 bytes per element), while, call, conditional, domain,
-// optimization-barrier, add-dependency, the parameters of called
+// 8 bytes per element, 512 bytes on the TPU), while, call, conditional,
+// domain, optimization-barrier, add-dependency, the parameters of called
 // computations (their callers' operands), the done half of async pairs
 // (the start's output) and the aliased operands in a start's result. One
 // buffer holds the values that must share memory: a while's init, body and
@@ -179,20 +182,26 @@ func costOf(s hlo.Shape, t Target) (ArrayCost, error) {
 // and result; an entry output and the parameter input_output_alias gives
 // it (may- or must-alias); an in-place op's output and the operand it
 // updates (dynamic-update-slice, scatter, such fusions,
-// output_to_operand_aliasing) when that operand is not read afterwards,
-// as after XLA's copy insertion.
+// output_to_operand_aliasing). XLA's copy insertion has added the copies
+// such sharing needs in every dump after optimizations; a module without
+// them is analysed as it is.
 //
-// Live ranges and heap (HloLiveRange, HeapSimulator). A value lives from
-// its definition (a parameter from its computation's start) to its last
-// use or position (a root to its computation's end; a while's use of its
-// init ends at the body's start; an async computation's values span the
-// caller up to the done); entry parameters no output aliases live to the
-// end. Entry parameters, constants and the buffers of the entry's result
-// are allocations of their own; the other buffers of each memory space are
-// temporaries, replayed in schedule order (a value may take over the
-// buffer of an operand that dies at it, as CanShareOperandBufferWithUser
-// allows: elementwise ops, loop fusions using the operand elementwise,
-// in-place ops) and packed by the best of XLA's two best-fit heaps. The
+// Live ranges, allocations and heap (HloLiveRange, BufferAssigner,
+// HeapSimulator). A value lives from its definition (a parameter from its
+// computation's start) to its last use or position (a root to its
+// computation's end; a while's use of its init ends at the body's start; an
+// async computation's values span the caller up to the done); entry
+// parameters that are not donated (input_output_alias) live to the end.
+// Entry parameters, constants and tuple tables get allocations of their own;
+// the other buffers, largest first, take the allocation of an operand or of
+// a donated parameter or an output when no value there is live at the same
+// time (MaybeAssignBuffer), else an output gets its own allocation and the
+// rest are the temporaries of their memory space: replayed in schedule order
+// (a value may take over the buffer of an operand that dies at it, as
+// CanShareOperandBufferWithUser allows: elementwise ops, loop fusions using
+// the operand elementwise, in-place ops) and packed by the best of XLA's two
+// best-fit heaps, then combined with the temporary tuple tables into one
+// preallocated temp allocation per space at the backend's alignment. The
 // peak is the parameters, constants and outputs plus the most the
 // temporaries hold at once, as XLA's peak_memory_in_bytes.
 //

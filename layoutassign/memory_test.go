@@ -87,3 +87,34 @@ ENTRY main {
 	assert.Equal(t, RuleTPUCompact4x128.Name, j.Rule)
 	assert.InDelta(t, 1024.0/30.0, j.Expansion, 0.001)
 }
+
+// A computation called from two call sites is analysed as XLA's
+// FlattenCallGraph leaves it, one copy per call: the parameter of the
+// first call does not share a buffer with the result of the second.
+func TestMemoryFlattensCallGraph(t *testing.T) {
+	m := parse(t, `HloModule m
+
+callee {
+  a = f32[1024] parameter(0)
+  ROOT n = f32[1024] negate(a)
+}
+
+ENTRY main {
+  p = f32[1024] parameter(0)
+  c1 = f32[1024] call(p), to_apply=callee
+  e = f32[1024] exponential(c1)
+  c2 = f32[1024] call(e), to_apply=callee
+  ROOT out = f32[1024] add(c2, e)
+}`)
+	r, err := AnalyzeMemory(m, GPU())
+	require.NoError(t, err)
+	for _, a := range r.LiveAtPeak {
+		if a.Instruction.Name == "p" {
+			assert.Equal(t, KindParameter, a.Kind)
+			assert.Same(t, m.Entry.Params[0], a.Instruction, "allocations name the module's instructions")
+		}
+	}
+	assert.Equal(t, 9, r.Steps, "callee flattened once per call (5 + 2 + 2)")
+	assert.Equal(t, int64(4096), r.ArgumentBytes)
+	assert.Equal(t, int64(4096), r.OutputBytes)
+}
