@@ -44,8 +44,11 @@ func groundTruthTarget(backend string) (Target, bool) {
 // layouts and compared field by field (argument, output and alias sizes;
 // the temp size, the preallocated temp allocation, except on the TPU,
 // whose memory_analysis() reports 0 there (jax-ml/jax#18954) while its
-// buffer assignment has one; the peak, XLA's peak_memory_in_bytes). The
-// GPU compiles must all agree; other backends at least 90% of fields.
+// buffer assignment has one; the peak, XLA's peak_memory_in_bytes), and
+// the BufferAssignment stats classes against the allocations of XLA's
+// buffer-assignment.txt beside it (parameter, constant, maybe_live_out,
+// preallocated temp, thread-local, total). The GPU compiles must all
+// agree; other backends at least 90% of the figures.
 func TestMemoryAgainstXLA(t *testing.T) {
 	dirs, err := filepath.Glob("../testdata/groundtruth/*/*/*/memory_analysis.json")
 	require.NoError(t, err)
@@ -101,6 +104,15 @@ func TestMemoryAgainstXLA(t *testing.T) {
 			check("temp", r.TemporaryBytes, want.Temp)
 		}
 		check("peak", r.XLAPeakBytes, want.Peak)
+		if ba, err := os.ReadFile(filepath.Join(dir, "buffer-assignment.txt")); err == nil {
+			got, want := r.Stats, xlaStats(string(ba))
+			check("parameter allocation", got.ParameterBytes, want.ParameterBytes)
+			check("constant allocation", got.ConstantBytes, want.ConstantBytes)
+			check("maybe_live_out allocation", got.MaybeLiveOutBytes, want.MaybeLiveOutBytes)
+			check("preallocated temp allocation", got.PreallocatedTempBytes, want.PreallocatedTempBytes)
+			check("thread-local allocation", got.ThreadLocalBytes, want.ThreadLocalBytes)
+			check("total allocation", got.TotalBytes, want.TotalBytes)
+		}
 	}
 	for backend, tl := range byBackend {
 		t.Logf("%s: %d compiles (%d not parsed yet), %d of %d figures equal XLA's", backend, tl.compiles, tl.refused, tl.agree, tl.fields)
@@ -111,4 +123,35 @@ func TestMemoryAgainstXLA(t *testing.T) {
 	if len(byBackend) == 0 {
 		t.Skip("no ground truth under testdata/groundtruth")
 	}
+}
+
+// xlaStats sums the allocations of an XLA buffer-assignment.txt by
+// class, as BufferAssignment::ComputeSummaryStats does (an allocation
+// counts in each class it is in).
+func xlaStats(text string) BufferStats {
+	var st BufferStats
+	for _, line := range strings.Split(text, "\n") {
+		var n, size int64
+		if _, err := fmt.Sscanf(line, "allocation %d: size %d,", &n, &size); err != nil {
+			continue
+		}
+		flags := line[strings.LastIndex(line, ",")+1:]
+		if strings.Contains(line, ", parameter ") {
+			st.ParameterBytes += size
+		}
+		if strings.Contains(flags, "constant") {
+			st.ConstantBytes += size
+		}
+		if strings.Contains(flags, "maybe-live-out") {
+			st.MaybeLiveOutBytes += size
+		}
+		if strings.Contains(flags, "preallocated-temp") {
+			st.PreallocatedTempBytes += size
+		}
+		if strings.Contains(flags, "thread-local") {
+			st.ThreadLocalBytes += size
+		}
+		st.TotalBytes += size
+	}
+	return st
 }

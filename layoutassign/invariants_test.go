@@ -29,7 +29,9 @@ import (
 //   - every allocation holds buffers that never interfere, and is as large
 //     as each of them;
 //   - both best-fit heaps place temporaries that are live at the same
-//     time at disjoint offsets, in a heap at least the temporaries' peak.
+//     time at disjoint offsets, in a heap at least the temporaries' peak;
+//   - every suggestion names a layout other than the array's, measured
+//     against the array's size in the module, and saves memory.
 
 func TestMemoryInvariantsCorpus(t *testing.T) {
 	for _, cm := range hlotest.CorpusModules(t) {
@@ -83,6 +85,7 @@ func checkMemoryInvariants(t *testing.T, name string, m *hlo.Module, tgt Target)
 			t.Errorf("%s: "+format, append([]any{name}, args...)...)
 		}
 	}
+	checkSuggestions(t, name, m, r, check)
 	if m.Entry == nil {
 		for _, c := range r.Computations {
 			check(c.PeakBytes >= c.ArgumentBytes, "%s: peak %d below arguments %d", c.Computation, c.PeakBytes, c.ArgumentBytes)
@@ -119,6 +122,27 @@ func checkMemoryInvariants(t *testing.T, name string, m *hlo.Module, tgt Target)
 		ok = checkAllocations(t, name, m, tgt, r)
 	}
 	return ok
+}
+
+// checkSuggestions checks that each suggestion starts from the array as
+// the module lays it out and changes its layout.
+func checkSuggestions(t *testing.T, name string, m *hlo.Module, r *MemoryReport, check func(bool, string, ...any)) {
+	t.Helper()
+	byName := map[string][]*hlo.Instruction{} // names repeat across computations
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			byName[in.Name] = append(byName[in.Name], in)
+		}
+	}
+	for _, s := range r.Suggestions {
+		found := false
+		for _, in := range byName[s.Instruction] {
+			for _, ac := range r.Arrays[in] {
+				found = found || slices.Equal(ac.Index, s.Index) && s.Before == ac.Bytes && s.After < s.Before && !s.Shape.Equal(ac.Shape)
+			}
+		}
+		check(found, "suggestion for %s%v: no array of %d bytes other than %s", s.Instruction, s.Index, s.Before, s.Shape)
+	}
 }
 
 // checkAllocations rebuilds the entry's buffer assignment and checks the

@@ -439,12 +439,25 @@ func suggestions(m *hlo.Module, t Target, costs [][][]ArrayCost, cc *costCache) 
 		if len(out) == MaxSuggestions || k == 2*MaxSuggestions {
 			break
 		}
-		ac := cd.ac
-		if ss := Suggest(ac.Shape, t); len(ss) > 0 {
-			out = append(out, ArraySuggestion{Instruction: cd.in.Name, Index: ac.Index, Suggestion: ss[0]})
+		if s, ok := suggestFor(cd.ac, t); ok {
+			out = append(out, ArraySuggestion{Instruction: cd.in.Name, Index: cd.ac.Index, Suggestion: s})
 		}
 	}
 	return out
+}
+
+// suggestFor returns the best of Suggest's proposals for an array as laid
+// out in the module: measured against its own size (its own tiles, which
+// Suggest does not look at), and only a layout that differs from its own
+// and makes it smaller.
+func suggestFor(ac *ArrayCost, t Target) (Suggestion, bool) {
+	for _, s := range Suggest(ac.Shape, t) {
+		if s.After < ac.Bytes && !s.Shape.Equal(ac.Shape) {
+			s.Before = ac.Bytes
+			return s, true
+		}
+	}
+	return Suggestion{}, false
 }
 
 // appendCostKey appends to b what identifies an array's cost: its type,

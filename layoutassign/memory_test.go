@@ -118,3 +118,17 @@ ENTRY main {
 	assert.Equal(t, int64(4096), r.ArgumentBytes)
 	assert.Equal(t, int64(4096), r.OutputBytes)
 }
+
+// A suggestion is measured against the array as the module lays it out:
+// none when the module's layout is already smaller than the proposal.
+func TestSuggestionAgainstModuleLayout(t *testing.T) {
+	sh, err := hlo.ParseShape("f32[128,2]{1,0}")
+	require.NoError(t, err)
+	s, ok := suggestFor(&ArrayCost{Shape: sh, Bytes: 65536}, TPU())
+	require.True(t, ok)
+	assert.Equal(t, int64(65536), s.Before)
+	assert.Less(t, s.After, s.Before)
+	assert.False(t, s.Shape.Equal(sh))
+	_, ok = suggestFor(&ArrayCost{Shape: sh, Bytes: s.After}, TPU())
+	assert.False(t, ok, "the module's layout is as small as the proposal")
+}
