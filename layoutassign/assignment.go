@@ -161,10 +161,10 @@ func (lv *liveness) spaces(tl threadLocals) []SpaceReport {
 	runs := map[int64]*heapRun{}
 	for _, sp := range sortedKeys(bySpace) {
 		if len(temps[sp]) > 0 {
-			runs[sp] = lv.simulate(temps[sp], lv.bufOf, sizes, lens)
+			runs[sp] = lv.simulate(sp, temps[sp], lv.bufOf, sizes, lens)
 		}
 	}
-	combined := combineTemps(allocs, runs, tl.count, lv.t.heapAlignment())
+	combined := combineTemps(allocs, runs, tl.count, lv.t.heapAlignment)
 	var out []SpaceReport
 	for _, sp := range sortedKeys(bySpace) {
 		sr := SpaceReport{Space: sp, Name: SpaceName(sp)}
@@ -248,7 +248,7 @@ func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, si
 // leaves them in when it moves the temporary allocations behind the
 // others (parameters, constants, outputs in assignment order, then the
 // thread-local ones), as XLA does.
-func combineTemps(allocs []*alloc, runs map[int64]*heapRun, threadLocal int, align int64) map[int64]int64 {
+func combineTemps(allocs []*alloc, runs map[int64]*heapRun, threadLocal int, align func(space int64) int64) map[int64]int64 {
 	type entry struct {
 		temp  bool
 		space int64
@@ -291,7 +291,7 @@ func combineTemps(allocs []*alloc, runs map[int64]*heapRun, threadLocal int, ali
 			continue
 		}
 		if seen[e.space] {
-			out[e.space] = alignUp(out[e.space], align) + e.size
+			out[e.space] = alignUp(out[e.space], align(e.space)) + e.size
 		} else {
 			seen[e.space] = true
 			out[e.space] = e.size
@@ -322,7 +322,8 @@ func (a *alloc) kind() string {
 // (outputs before others of the same size, then in schedule order): a
 // constant or an entry parameter gets its own allocation (read-only
 // unless input_output_alias donates the parameter), as does a tuple's
-// index table; any other buffer first tries to reuse the allocation of an
+// index table (except on the TPU, whose dumps place tuple tables in the
+// temp heap); any other buffer first tries to reuse the allocation of an
 // operand, then the donated parameters and outputs allocated so far (the
 // last allocated first), when it is in the same memory space and no
 // value there is live at the same time; else an output gets an
@@ -349,7 +350,7 @@ func (lv *liveness) assign(bufs []int32, infos []bufferInfo) ([]*alloc, map[int6
 			if in.aliased {
 				reusable = append(reusable, a)
 			}
-		case lv.tupleBuffer(b):
+		case lv.tupleBuffer(b) && lv.t.Backend != BackendTPU:
 			a = &alloc{size: in.size, space: in.space, tuple: true, first: ids[0]}
 			allocs = append(allocs, a)
 		case in.output:

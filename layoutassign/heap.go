@@ -55,8 +55,8 @@ type heapRun struct {
 // already placed, or else of an operand that dies at this step when XLA
 // lets an instruction write its result over that operand
 // (canShareOperand); then the values ending there are freed.
-func (lv *liveness) simulate(ids []int32, bufOf []int32, bufSize []int64, bufLen []int) *heapRun {
-	r := &heapRun{size: make(map[int32]int64, len(ids))}
+func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []int64, bufLen []int) *heapRun {
+	r := &heapRun{space: space, size: make(map[int32]int64, len(ids))}
 	slices.SortFunc(ids, func(a, b int32) int {
 		va, vb := lv.values[a], lv.values[b]
 		return cmp.Or(cmp.Compare(va.start, vb.start), cmp.Compare(va.end, vb.end), cmp.Compare(a, b))
@@ -95,7 +95,7 @@ func (lv *liveness) simulate(ids []int32, bufOf []int32, bufSize []int64, bufLen
 		}
 	}
 	r.replay()
-	r.heapSize, _ = r.bestHeap(lv.t.heapAlignment())
+	r.heapSize, _ = r.bestHeap(lv.t.heapAlignment(space))
 	return r
 }
 

@@ -176,9 +176,9 @@ func checkAllocations(t *testing.T, name string, m *hlo.Module, tgt Target, r *M
 		}
 	}
 	for sp, ids := range temps {
-		run := lv.simulate(ids, lv.bufOf, sizes, lens)
+		run := lv.simulate(sp, ids, lv.bufOf, sizes, lens)
 		for _, order := range []intervalOrder{spatialOrder, temporalOrder} {
-			heap, offsets := run.bestFit(order, tgt.heapAlignment())
+			heap, offsets := run.bestFit(order, tgt.heapAlignment(sp))
 			if heap < run.peak {
 				ok = false
 				t.Errorf("%s: S(%d) heap %d below the temporaries' peak %d", name, sp, heap, run.peak)

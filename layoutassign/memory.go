@@ -192,7 +192,8 @@ func costOf(s hlo.Shape, t Target) (ArrayCost, error) {
 // computation's end; a while's use of its init ends at the body's start; an
 // async computation's values span the caller up to the done); entry
 // parameters that are not donated (input_output_alias) live to the end.
-// Entry parameters, constants and tuple tables get allocations of their own;
+// Entry parameters, constants and tuple tables (except on the TPU, whose
+// dumps place them in the temp heap) get allocations of their own;
 // the other buffers, largest first, take the allocation of an operand or of
 // a donated parameter or an output when no value there is live at the same
 // time (MaybeAssignBuffer), else an output gets its own allocation and the

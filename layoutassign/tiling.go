@@ -65,12 +65,17 @@ func (t Target) tupleBytes(n int) int64 {
 	return PointerBytes * int64(n)
 }
 
-// heapAlignment is the alignment of the temporaries in the preallocated
-// temp heap: 256 bytes on the GPU (the offsets of XLA's buffer
+// heapAlignment is the alignment of the temporaries of memory space
+// space in their heap and in the preallocated temp allocation (XLA's
+// color_alignment): 256 bytes on the GPU (the offsets of XLA's buffer
 // assignments in testdata/groundtruth/*/h100-measured are multiples of
 // 256, and two small values sit 256 bytes apart), 64 on the CPU (XLA's
-// minimum CPU buffer alignment), 512 on the TPU (a 128-word tile row).
-func (t Target) heapAlignment() int64 {
+// minimum CPU buffer alignment). On the TPU, as the TPU v5e buffer
+// assignments XLA dumps place them: 16 KiB in HBM (512-byte tuple tables
+// at offsets 16 KiB apart), 4 KiB in VMEM (two 1 KiB arrays 4 KiB apart),
+// 4 bytes in S(2) (its 4-byte sync flags side by side), 512 bytes (a
+// 128-word tile row) in the other spaces.
+func (t Target) heapAlignment(space int64) int64 {
 	if t.HeapAlignment > 0 {
 		return t.HeapAlignment
 	}
@@ -79,6 +84,14 @@ func (t Target) heapAlignment() int64 {
 		return 256
 	case BackendCPU:
 		return 64
+	}
+	switch space {
+	case 0:
+		return 16 << 10
+	case 1:
+		return 4 << 10
+	case 2:
+		return 4
 	}
 	return 512
 }

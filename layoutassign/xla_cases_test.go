@@ -100,7 +100,7 @@ func (x *xlaRun) heapAll() *heapRun {
 	for b, vs := range x.lv.buffers {
 		sizes[b], lens[b] = infos[b].size, len(vs)
 	}
-	return x.lv.simulate(ids, x.lv.bufOf, sizes, lens)
+	return x.lv.simulate(0, ids, x.lv.bufOf, sizes, lens)
 }
 
 // calls lists the heap events as HeapSimulatorTracker records them:
