@@ -35,6 +35,12 @@ func caseOptions(src string) Options {
 			switch {
 			case f == "--relayout":
 				opts.Relayout = true
+			case strings.HasPrefix(f, "--device="):
+				// The layout target follows the device's kind, as in hlo-opt.
+				opts.Target = GPU()
+				if strings.HasPrefix(strings.TrimPrefix(f, "--device="), "tpu") {
+					opts.Target = TPU()
+				}
 			case strings.HasPrefix(f, "--target="):
 				if t, err := ParseTarget(strings.TrimPrefix(f, "--target=")); err == nil {
 					opts.Target = t

@@ -100,7 +100,8 @@ type MemoryReport struct {
 	// PeakBytes when everything is in HBM; on the TPU it may count VMEM.
 	XLAPeakBytes int64
 	// Computations, when the module has no entry computation, report each
-	// computation no other calls, as if it were the entry.
+	// computation no other calls, as if it were the entry, largest peak
+	// first (then in module order).
 	Computations []ComputationPeak
 	// Suggestions are layout changes that would cut the padding of the
 	// most padded arrays, most saving first.
@@ -273,6 +274,7 @@ func (r *MemoryReport) perComputation(m *hlo.Module, t Target, costOf func(*hlo.
 		r.Computations = append(r.Computations, ComputationPeak{Computation: c.Name, Steps: len(lv.seq),
 			ArgumentBytes: hbm.ArgumentBytes, OutputBytes: hbm.OutputBytes, TemporaryBytes: hbm.TemporaryBytes, PeakBytes: hbm.PeakBytes})
 	}
+	slices.SortStableFunc(r.Computations, func(a, b ComputationPeak) int { return cmp.Compare(b.PeakBytes, a.PeakBytes) })
 	return nil
 }
 
@@ -289,16 +291,7 @@ func arrayCosts(m *hlo.Module, t Target) (*MemoryReport, [][][]ArrayCost, *costC
 		}
 	}
 	r := &MemoryReport{Target: t, Module: m.Name, Arrays: make(map[*hlo.Instruction][]ArrayCost, nInst)}
-	fusedComps := map[*hlo.Computation]bool{}
-	for _, c := range m.Computations {
-		for _, in := range c.Instructions {
-			if in.Opcode == hlo.OpFusion {
-				for _, f := range in.Called {
-					fusedComps[f] = true
-				}
-			}
-		}
-	}
+	fusedComps := fusedComputations(m)
 	// costs[ci][i] are the costs of instruction i of computation ci (the
 	// suggestions read them without map lookups), all carved from one
 	// backing array.
@@ -329,6 +322,22 @@ func arrayCosts(m *hlo.Module, t Target) (*MemoryReport, [][][]ArrayCost, *costC
 		}
 	}
 	return r, costs, cc, nil
+}
+
+// fusedComputations are the computations fusions call, whose values are
+// never materialised.
+func fusedComputations(m *hlo.Module) map[*hlo.Computation]bool {
+	fused := map[*hlo.Computation]bool{}
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			if in.Opcode == hlo.OpFusion {
+				for _, f := range in.Called {
+					fused[f] = true
+				}
+			}
+		}
+	}
+	return fused
 }
 
 // instructionCosts is the cost of each array leaf of in's result. An array
@@ -407,7 +416,8 @@ func (cc *costCache) cost(s *hlo.Shape, t Target) (ArrayCost, int32, error) {
 }
 
 // suggestions proposes layout changes for the arrays whose padding wastes
-// the most memory, one per array, best saving first.
+// the most memory (fused computations excluded), one per array, best
+// saving first.
 func suggestions(m *hlo.Module, t Target, costs [][][]ArrayCost, cc *costCache) []ArraySuggestion {
 	type cand struct {
 		in    *hlo.Instruction
@@ -416,7 +426,11 @@ func suggestions(m *hlo.Module, t Target, costs [][][]ArrayCost, cc *costCache) 
 	}
 	var cands []cand
 	seen := map[int32]bool{}
+	fused := fusedComputations(m)
 	for ci, c := range m.Computations {
+		if fused[c] {
+			continue // never materialised
+		}
 		for i, in := range c.Instructions {
 			if in.Opcode == "get-tuple-element" || in.Opcode == "tuple" || in.Opcode == "bitcast" {
 				continue

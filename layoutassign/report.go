@@ -193,12 +193,28 @@ func (r *Result) writeLayouts(bw *bufio.Writer) {
 	}
 }
 
-// writeComputations reports a module without entry computation.
+// maxComputations bounds the computations the text lists when the module
+// has no entry (the JSON lists them all).
+const maxComputations = 10
+
+// writeComputations reports a module without entry computation: the
+// computations with the largest peaks.
 func writeComputations(bw *bufio.Writer, mr *MemoryReport) {
-	fmt.Fprintf(bw, "\nNo entry computation (the text lost it): no entry peak. Each computation no other one calls, as if it were the entry (%s order):\n", mr.Order)
-	fmt.Fprintf(bw, "  %-40s %6s %11s %11s %12s %11s\n", "computation", "steps", "arguments", "output", "temporaries", "peak")
-	for _, c := range mr.Computations {
-		fmt.Fprintf(bw, "  %-40s %6d %11s %11s %12s %11s\n", c.Computation, c.Steps, fb(c.ArgumentBytes), fb(c.OutputBytes), fb(c.TemporaryBytes), fb(c.PeakBytes))
+	cs := mr.Computations
+	fmt.Fprintf(bw, "\nNo entry computation (the text lost it): no entry peak. Each of the %d computations no other one calls, as if it were the entry (%s order), largest peak first:\n", len(cs), mr.Order)
+	if len(cs) > maxComputations {
+		cs = cs[:maxComputations]
+	}
+	w := len("computation")
+	for _, c := range cs {
+		w = max(w, len(c.Computation))
+	}
+	fmt.Fprintf(bw, "  %-*s %6s %11s %11s %12s %11s\n", w, "computation", "steps", "arguments", "output", "temporaries", "peak")
+	for _, c := range cs {
+		fmt.Fprintf(bw, "  %-*s %6d %11s %11s %12s %11s\n", w, c.Computation, c.Steps, fb(c.ArgumentBytes), fb(c.OutputBytes), fb(c.TemporaryBytes), fb(c.PeakBytes))
+	}
+	if n := len(mr.Computations) - len(cs); n > 0 {
+		fmt.Fprintf(bw, "  ... %d more (the JSON report lists them all)\n", n)
 	}
 }
 
@@ -282,6 +298,16 @@ func writeSuggestions(bw *bufio.Writer, mr *MemoryReport) {
 // names when the program does not fit.
 const MaxContributors = 3
 
+// percent prints part/whole as a percentage: whole percents, or two
+// decimals below 1%.
+func percent(part, whole int64) string {
+	p := 100 * float64(part) / float64(whole)
+	if p < 1 {
+		return fmt.Sprintf("%.2f%%", p)
+	}
+	return fmt.Sprintf("%.0f%%", p)
+}
+
 // Verdict says whether the HBM peak fits the device: "Fits: 12.30GiB of
 // 16.00GiB HBM (77%) on tpu-v5e." or "Exceeds HBM capacity by 4.10GiB on
 // tpu-v5e (20.10GiB of 16.00GiB); largest: ...", naming the largest
@@ -294,7 +320,7 @@ func (mr *MemoryReport) Verdict() string {
 	case t.HBMBytes <= 0:
 		return "No verdict: no device given (hlo-opt --device=tpu-v4|tpu-v5e|tpu-v5p|tpu-v6e|h100|h200|a100)."
 	case mr.PeakBytes <= t.HBMBytes:
-		return fmt.Sprintf("Fits: %s of %s HBM (%.0f%%) on %s.", fb(mr.PeakBytes), fb(t.HBMBytes), 100*float64(mr.PeakBytes)/float64(t.HBMBytes), t.Device)
+		return fmt.Sprintf("Fits: %s of %s HBM (%s) on %s.", fb(mr.PeakBytes), fb(t.HBMBytes), percent(mr.PeakBytes, t.HBMBytes), t.Device)
 	}
 	var largest []string
 	for _, a := range mr.LiveAtPeak[:min(MaxContributors, len(mr.LiveAtPeak))] {
