@@ -223,9 +223,10 @@ func (lv *liveness) readOnlyParam(v *hloValue) bool {
 // last of its uses and positions; a computation's root lives to the
 // computation's end, an entry parameter that no output aliases to the end
 // of the program; a while's use of its init ends at the body's start; a
-// value of an async computation lives from the caller's start to the
-// async done. rawRanges runs before groupBuffers (which needs to know
-// whether an in-place operand is read later), normalize after.
+// value of an async computation lives to the async done (and from the
+// caller's start with Target.AsyncFromOuterStart). rawRanges runs before
+// groupBuffers (which needs to know whether an in-place operand is read
+// later), normalize after.
 func (lv *liveness) rawRanges() {
 	for _, v := range lv.values {
 		c := v.def.in.Parent
@@ -255,7 +256,8 @@ func (lv *liveness) rawRanges() {
 }
 
 // asyncRange widens the range of a value of a computation run by an async
-// op: from its caller's start to the async done.
+// op: to the async done, and from its caller's start with
+// Target.AsyncFromOuterStart.
 func (lv *liveness) asyncRange(v *hloValue, c *hlo.Computation) {
 	ctx := lv.asyncOf[c]
 	if ctx == nil {
@@ -265,7 +267,7 @@ func (lv *liveness) asyncRange(v *hloValue, c *hlo.Computation) {
 		if cs.in.Opcode == hlo.OpAsyncDone {
 			v.end = max(v.end, cs.time)
 		}
-		if cs.in.Parent != nil {
+		if lv.t.AsyncFromOuterStart && cs.in.Parent != nil {
 			v.start = min(v.start, lv.span[cs.in.Parent][0])
 		}
 	}

@@ -53,6 +53,13 @@ type Target struct {
 	// HeapAlignment aligns the temporaries in the preallocated temp heap;
 	// 0 takes the backend's (see heapAlignment).
 	HeapAlignment int64
+	// AsyncFromOuterStart makes the values of a computation run by an
+	// async op live from the start of the computation the async op is in,
+	// as XLA's HloLiveRange does at its head (openxla/xla c38f167,
+	// "Extend start_time backward to the outer computation's start").
+	// The XLA of jax 0.11.2, whose compiles are in testdata/groundtruth,
+	// starts them at their definition, as the default does.
+	AsyncFromOuterStart bool
 }
 
 // tupleBytes is the size of the index table of a tuple of n elements:
