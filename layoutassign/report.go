@@ -201,7 +201,11 @@ const maxComputations = 10
 // computations with the largest peaks.
 func writeComputations(bw *bufio.Writer, mr *MemoryReport) {
 	cs := mr.Computations
-	fmt.Fprintf(bw, "\nNo entry computation (the text lost it): no entry peak. Each of the %d computations no other one calls, as if it were the entry (%s order), largest peak first:\n", len(cs), mr.Order)
+	which := fmt.Sprintf("Each of the %d computations no other one calls", len(cs))
+	if len(cs) == 1 {
+		which = "The one computation no other one calls"
+	}
+	fmt.Fprintf(bw, "\nNo entry computation (the text lost it): no entry peak. %s, as if it were the entry (%s order), largest peak first:\n", which, mr.Order)
 	if len(cs) > maxComputations {
 		cs = cs[:maxComputations]
 	}

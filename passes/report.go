@@ -424,7 +424,11 @@ func reportValues(r *Results, opts JSONOptions) ([]*Pass, []any) {
 func ModuleNotes(m *hlo.Module) []string {
 	var notes []string
 	if t := m.Truncated; t != nil {
-		n := fmt.Sprintf("Truncated input: %s; %d complete computations kept", t, len(m.Computations))
+		kept := fmt.Sprintf("%d complete computations", len(m.Computations))
+		if len(m.Computations) == 1 {
+			kept = "1 complete computation"
+		}
+		n := fmt.Sprintf("Truncated input: %s; %s kept", t, kept)
 		if m.Entry == nil {
 			n += ", no entry computation"
 		}
