@@ -338,7 +338,7 @@ func (r *heapRun) bestFit(order intervalOrder, align int64) (int64, map[int32]in
 		sorted[i] = i
 	}
 	slices.SortStableFunc(sorted, func(a, b int) int { return order(&ivs[a], &ivs[b], ivs) })
-	var placed []chunk
+	var placed []chunk // by offset
 	var heap int64
 	var used []chunk
 	for _, k := range sorted {
@@ -348,18 +348,22 @@ func (r *heapRun) bestFit(order intervalOrder, align int64) (int64, map[int32]in
 		}
 		group := append([]int{k}, transitive(iv, ivs)...)
 		size := int64(0)
-		used = used[:0]
 		for _, g := range group {
 			size = max(size, ivs[g].size)
-			for _, c := range placed {
+		}
+		used = used[:0]
+		for _, c := range placed {
+			for _, g := range group {
 				if c.start <= ivs[g].end && ivs[g].start <= c.end {
 					used = append(used, c)
+					break
 				}
 			}
 		}
 		off := bestGap(used, size, align)
+		at, _ := slices.BinarySearchFunc(placed, off, func(c chunk, o int64) int { return cmp.Compare(c.offset, o) })
 		for _, g := range group {
-			placed = append(placed, chunk{off, size, ivs[g].start, ivs[g].end})
+			placed = slices.Insert(placed, at, chunk{off, size, ivs[g].start, ivs[g].end})
 			offsets[ivs[g].id] = off
 		}
 		heap = max(heap, off+size)
@@ -378,10 +382,9 @@ func (r *heapRun) bestHeap(align int64) (int64, map[int32]int64) {
 }
 
 // bestGap returns the offset of the smallest free gap (then the lowest)
-// between the used chunks that holds size bytes; gaps start at aligned
-// chunk ends.
+// between the used chunks (sorted by offset) that holds size bytes; gaps
+// start at aligned chunk ends.
 func bestGap(used []chunk, size, align int64) int64 {
-	slices.SortFunc(used, func(a, b chunk) int { return cmp.Compare(a.offset, b.offset) })
 	best, bestLen := int64(-1), int64(math.MaxInt64)
 	free := int64(0) // start of the current gap
 	for _, c := range used {

@@ -91,7 +91,7 @@ func canShareOperand(operand *hlo.Instruction, opPath []int64, user *hlo.Instruc
 	}
 	os, ok1 := operand.Shape.Subshape(opPath)
 	us, ok2 := user.Shape.Subshape(userPath)
-	if !ok1 || !ok2 || !os.Equal(*us) {
+	if !ok1 || !ok2 || !sameShape(os, us) {
 		return false
 	}
 	k := slices.Index(user.Operands, operand)
@@ -162,4 +162,16 @@ func countOperand(user, op *hlo.Instruction) int {
 		}
 	}
 	return n
+}
+
+// sameShape reports whether two shapes are equal, layouts included (as
+// ShapeUtil::Equal), without printing arrays.
+func sameShape(a, b *hlo.Shape) bool {
+	switch {
+	case !a.EqualIgnoringLayout(*b):
+		return false
+	case a.IsArray():
+		return sameLayout(a.Layout, b.Layout, a.Rank())
+	}
+	return a.Equal(*b)
 }
