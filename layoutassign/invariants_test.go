@@ -235,11 +235,10 @@ func checkDisjoint(t *testing.T, name string, ivs []interval, offsets map[int32]
 // tuple results, fusions, calls, conditionals, copy-start/copy-done, some parameters in S(1), sometimes scheduled, sometimes
 // with an input_output_alias.
 type moduleGen struct {
-	r     *rand.Rand
-	b     strings.Builder
-	vals  []string // names of the f32[8,128] values so far
-	n     int
-	loops int
+	r    *rand.Rand
+	b    strings.Builder
+	vals []string // names of the f32[8,128] values so far
+	n    int
 }
 
 func (g *moduleGen) name(prefix string) string {

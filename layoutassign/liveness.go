@@ -375,31 +375,12 @@ func union(a, b []int32) ([]int32, bool) {
 // definesNode for which those are.
 func (lv *liveness) inflow(st *step) bool {
 	in := st.in
-	op := func(k int) *step {
-		if k < len(in.Operands) {
-			return lv.stepOf(in.Operands[k])
-		}
-		return nil
-	}
-	root := func(c *hlo.Computation) *step {
-		if c == nil {
-			return nil
-		}
-		return lv.stepOf(c.Root)
-	}
-	at := func(s *step, path ...int64) int {
-		if s == nil {
-			return -1
-		}
-		return nodeAt(s.nodes, path)
-	}
+	op, root := lv.operandStep(in), lv.rootStep
 	switch in.Opcode {
 	case hlo.OpBitcast, hlo.OpAddDependency, hlo.OpDomain, hlo.OpOptimizationBarrier, hlo.OpAllReduceDone:
 		return flowFrom(st, 0, op(0), 0)
-	case hlo.OpAsyncUpdate:
-		return lv.updateInflow(st)
 	case hlo.OpGetTupleElement:
-		return flowFrom(st, 0, op(0), at(op(0), tupleIndex(in)))
+		return flowFrom(st, 0, op(0), nodeOf(op(0), tupleIndex(in)))
 	case hlo.OpTuple:
 		changed := false
 		for i := range in.Operands {
@@ -419,13 +400,25 @@ func (lv *liveness) inflow(st *step) bool {
 		return changed
 	case hlo.OpParameter:
 		return lv.paramInflow(st)
+	}
+	return lv.asyncInflow(st)
+}
+
+// asyncInflow is inflow for the halves of async pairs: async ops, copies
+// and collectives.
+func (lv *liveness) asyncInflow(st *step) bool {
+	in := st.in
+	op, root := lv.operandStep(in), lv.rootStep
+	switch in.Opcode {
+	case hlo.OpAsyncUpdate:
+		return lv.updateInflow(st)
 	case hlo.OpAsyncStart:
 		changed := false
 		for i := range in.Operands {
-			changed = flowFrom(st, at(st, 0, int64(i)), op(i), 0) || changed
+			changed = flowFrom(st, nodeOf(st, 0, int64(i)), op(i), 0) || changed
 		}
 		for _, c := range in.Called {
-			changed = flowFrom(st, at(st, 1), root(c), 0) || changed
+			changed = flowFrom(st, nodeOf(st, 1), root(c), 0) || changed
 		}
 		return changed
 	case hlo.OpAsyncDone:
@@ -433,28 +426,55 @@ func (lv *liveness) inflow(st *step) bool {
 			// Bound only at the done: the result comes from the computation.
 			return flowFrom(st, 0, root(asyncComputation(in)), 0)
 		}
-		return flowFrom(st, 0, op(0), at(op(0), 1))
+		return flowFrom(st, 0, op(0), nodeOf(op(0), 1))
 	case hlo.OpAllGatherDone, hlo.OpCollectivePermuteDone:
-		return flowFrom(st, 0, op(0), at(op(0), 1))
+		return flowFrom(st, 0, op(0), nodeOf(op(0), 1))
 	case hlo.OpCopyStart:
-		return flowFrom(st, at(st, 1), op(0), 0)
+		return flowFrom(st, nodeOf(st, 1), op(0), 0)
 	case hlo.OpCopyDone:
-		return flowFrom(st, 0, op(0), at(op(0), 0))
+		return flowFrom(st, 0, op(0), nodeOf(op(0), 0))
 	case hlo.OpAllGatherStart:
 		if len(in.Operands) == 1 {
-			return flowFrom(st, at(st, 0), op(0), 0)
+			return flowFrom(st, nodeOf(st, 0), op(0), 0)
 		}
 		changed := false
 		for i := range in.Operands {
-			changed = flowFrom(st, at(st, 0, int64(i)), op(i), 0) || changed
+			changed = flowFrom(st, nodeOf(st, 0, int64(i)), op(i), 0) || changed
 		}
 		return changed
 	case hlo.OpCollectivePermuteStart, hlo.OpSend:
-		return flowFrom(st, at(st, 0), op(0), 0)
+		return flowFrom(st, nodeOf(st, 0), op(0), 0)
 	case hlo.OpRecvDone:
-		return flowFrom(st, at(st, 0), op(0), at(op(0), 0))
+		return flowFrom(st, nodeOf(st, 0), op(0), nodeOf(op(0), 0))
 	}
 	return false
+}
+
+// operandStep returns the step of in's operand k (nil when there is none
+// or it is not scheduled).
+func (lv *liveness) operandStep(in *hlo.Instruction) func(k int) *step {
+	return func(k int) *step {
+		if k < len(in.Operands) {
+			return lv.stepOf(in.Operands[k])
+		}
+		return nil
+	}
+}
+
+// rootStep returns the step of c's root (nil for no computation).
+func (lv *liveness) rootStep(c *hlo.Computation) *step {
+	if c == nil {
+		return nil
+	}
+	return lv.stepOf(c.Root)
+}
+
+// nodeOf returns the node of s at path, -1 for no step.
+func nodeOf(s *step, path ...int64) int {
+	if s == nil {
+		return -1
+	}
+	return nodeAt(s.nodes, path)
 }
 
 // updateInflow passes an async-update its predecessor's operands ({0,i})

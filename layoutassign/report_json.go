@@ -211,8 +211,7 @@ func (r *Result) ModuleReport() any {
 			Percent: float64(int64(1000*float64(mr.PeakBytes)/float64(t.HBMBytes)+0.5)) / 10, Verdict: mr.Verdict()}
 	}
 	for _, c := range mr.Computations {
-		j.Computations = append(j.Computations, ComputationJSON{Computation: c.Computation, Steps: c.Steps, ArgumentBytes: c.ArgumentBytes,
-			OutputBytes: c.OutputBytes, TemporaryBytes: c.TemporaryBytes, PeakBytes: c.PeakBytes})
+		j.Computations = append(j.Computations, ComputationJSON(c))
 	}
 	for _, s := range mr.Suggestions {
 		j.Suggestions = append(j.Suggestions, SuggestionJSON{Instruction: s.Instruction, Index: s.Index, Problem: s.Problem,

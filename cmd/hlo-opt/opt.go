@@ -270,19 +270,28 @@ func (d *driver) moduleText(m *hlo.Module) (string, error) {
 	return b.String(), nil
 }
 
-func (d *driver) runChunk(ctx context.Context, idx, n int, ch chunk) (*blocks, error) {
-	o := d.o
-	start := time.Now()
+// parse parses a chunk as --allow-truncated and --entry ask.
+func (d *driver) parse(ch chunk) (*hlo.Module, error) {
 	// Pad the chunk so that positions in errors are those of the file.
 	src := append(bytes.Repeat([]byte("\n"), ch.line), ch.src...)
-	m, err := hlo.ParseOptions{AllowTruncated: o.allowTrunc}.ParseFile(d.filename, src)
+	m, err := hlo.ParseOptions{AllowTruncated: d.o.allowTrunc}.ParseFile(d.filename, src)
 	if err != nil {
 		return nil, err
 	}
-	if o.entry != "" {
-		if err := m.SetEntry(o.entry); err != nil {
+	if d.o.entry != "" {
+		if err := m.SetEntry(d.o.entry); err != nil {
 			return nil, fmt.Errorf("%s: --entry: %w", d.filename, err)
 		}
+	}
+	return m, nil
+}
+
+func (d *driver) runChunk(ctx context.Context, idx, n int, ch chunk) (*blocks, error) {
+	o := d.o
+	start := time.Now()
+	m, err := d.parse(ch)
+	if err != nil {
+		return nil, err
 	}
 	if o.timing {
 		fmt.Fprintf(d.env.Stderr, "hlo-opt: timing: parse %s\n", time.Since(start).Round(time.Microsecond))
