@@ -1,6 +1,8 @@
 package layoutassign
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -131,4 +133,25 @@ func TestSuggestionAgainstModuleLayout(t *testing.T) {
 	assert.False(t, s.Shape.Equal(sh))
 	_, ok = suggestFor(&ArrayCost{Shape: sh, Bytes: s.After}, TPU())
 	assert.False(t, ok, "the module's layout is as small as the proposal")
+}
+
+// A tuple copy whose abbreviated shapes read the same names the leaves
+// that change layout.
+func TestCopiedLeaves(t *testing.T) {
+	leaves := func(m2m []string) string {
+		var parts []string
+		for _, l := range m2m {
+			parts = append(parts, "f32[8,8]{"+l+"}")
+		}
+		return "(" + strings.Join(parts, ", ") + ")"
+	}
+	from := strings.Split(strings.Repeat("1,0 ", 12), " ")[:12]
+	to := slices.Clone(from)
+	to[9], to[11] = "0,1", "0,1"
+	c := Copy{From: leaves(from), To: leaves(to)}
+	assert.Equal(t, abbreviateShape(c.From), abbreviateShape(c.To))
+	assert.Equal(t, " (leaves {9} {11} change layout)", copiedLeaves(c))
+	to[0] = "0,1" // abbreviated shapes drop the layouts of the elements they show
+	assert.Equal(t, " (leaves {0} {9} ... 1 more change layout)", copiedLeaves(Copy{From: leaves(from), To: leaves(to)}))
+	assert.Empty(t, copiedLeaves(Copy{From: "f32[8,8]{1,0}", To: "f32[8,8]{0,1}"}), "arrays print whole")
 }

@@ -121,6 +121,41 @@ func abbreviateShape(s string) string {
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
+// copiedLeaves names, for a tuple copy whose abbreviated shapes read the
+// same, the leaves whose layouts change: " (leaves {3} {7} change layout)",
+// at most MaxTupleElements of them.
+func copiedLeaves(c Copy) string {
+	if abbreviateShape(c.From) != abbreviateShape(c.To) || c.From == c.To {
+		return ""
+	}
+	from, err1 := hlo.ParseShape(c.From)
+	to, err2 := hlo.ParseShape(c.To)
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	fl, tl := from.Leaves(), to.Leaves()
+	if len(fl) != len(tl) {
+		return ""
+	}
+	var diff []string
+	n := 0
+	for i := range fl {
+		if fl[i].Shape.String() == tl[i].Shape.String() {
+			continue
+		}
+		if n++; n <= MaxTupleElements {
+			diff = append(diff, strings.TrimSpace(indexSuffix(fl[i].Index)))
+		}
+	}
+	if n > MaxTupleElements {
+		diff = append(diff, fmt.Sprintf("... %d more", n-MaxTupleElements))
+	}
+	if len(diff) == 0 {
+		return ""
+	}
+	return " (leaves " + strings.Join(diff, " ") + " change layout)"
+}
+
 var indexCommentRE = regexp.MustCompile(`/\*index=\d+\*/`)
 
 // stripLayout drops the layout of a printed array shape: "f32[8]{0}" is
@@ -189,7 +224,7 @@ func (r *Result) writeLayouts(bw *bufio.Writer) {
 		if c.User != "" {
 			user = fmt.Sprintf("operand %d of %s", c.Operand, c.User)
 		}
-		fmt.Fprintf(bw, "    copy %s: %s %s -> %s for %s\n", c.Name, c.Of, abbreviateShape(c.From), abbreviateShape(c.To), user)
+		fmt.Fprintf(bw, "    copy %s: %s %s -> %s%s for %s\n", c.Name, c.Of, abbreviateShape(c.From), abbreviateShape(c.To), copiedLeaves(c), user)
 	}
 }
 
