@@ -37,6 +37,9 @@ type ArrayCost struct {
 // dimension, whose size no layout can tell before run time.
 var RuleUnbounded = Rule{"unbounded-dynamic", "An unbounded dynamic dimension (?): the size is known only at run time, so the array is not counted."}
 
+// RuleTupleTable marks the index table of a tuple-shaped entry result.
+var RuleTupleTable = Rule{"tuple-index-table", "The index table of a tuple-shaped result, returned with the outputs: one entry per element, 8 bytes on GPU and CPU, 4 on TPU rounded up to Target.TupleTableAlign."}
+
 // Allocation is one buffer of the entry computation.
 type Allocation struct {
 	// Instruction defines the buffer; Index is the tuple leaf.
@@ -774,6 +777,15 @@ func (lv *liveness) entry() error {
 		}
 		live = append(live, b)
 	}
+	if c.Root != nil && c.Root.Shape.IsTuple() && w.n > 0 {
+		// A tuple-shaped result is returned through its index table, a
+		// buffer of its own that XLA counts among the outputs.
+		table := tupleTables(&c.Root.Shape, lv.t)
+		r.OutputBytes += table
+		live = append(live, &buffer{in: c.Root, kind: "output", out: true,
+			cost:  &ArrayCost{Shape: c.Root.Shape, Bytes: table, Unpadded: table, Expansion: 1, Rule: RuleTupleTable},
+			start: w.n - 1, end: w.n - 1})
+	}
 	extra, err := lv.extras(c, w, 0)
 	if err != nil {
 		return err
@@ -817,6 +829,19 @@ func (lv *liveness) entry() error {
 		r.LiveAtPeak[i] = x.b.alloc()
 	}
 	return nil
+}
+
+// tupleTables is the size of the index tables of a tuple shape and of the
+// tuples nested in it.
+func tupleTables(s *hlo.Shape, t Target) int64 {
+	if !s.IsTuple() {
+		return 0
+	}
+	n := t.TupleTableBytes(len(s.Tuple))
+	for i := range s.Tuple {
+		n += tupleTables(&s.Tuple[i], t)
+	}
+	return n
 }
 
 // suggestions proposes layout changes for the arrays whose padding wastes
