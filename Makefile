@@ -5,7 +5,7 @@ FUZZTIME ?= 60s
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
 
-.PHONY: all build test vet fmt-check lint bench fuzz golden clean corpus-today
+.PHONY: all build test vet fmt-check lint bench fuzz golden clean corpus-today groundtruth groundtruth-data
 
 all: build
 
@@ -43,6 +43,30 @@ fuzz:
 # golden: regenerate golden files; review the diff before committing.
 golden:
 	$(GO) test $(PKGS) -update
+
+# groundtruth: set our sizes, layouts, memory and cost beside XLA's own
+# compiles of the ground-truth programs (testdata/groundtruth) and print
+# the summary of each comparison (the full tables are the .golden files).
+GROUNDTRUTH_GOLDENS := sizes layouts memory cost h100-times
+groundtruth:
+	$(GO) test -count=1 -run 'GroundTruth|Groundtruth' ./layoutassign ./cost
+	@for g in $(GROUNDTRUTH_GOLDENS); do echo; sed -n '1,/^## /p' testdata/groundtruth/$$g.golden | sed '$$d'; done
+
+# groundtruth-data: regenerate testdata/groundtruth/<program>/<backend>/<size>/
+# with XLA itself (TPU ahead of time, a deviceless H100, the CPU; no
+# accelerator needed). VENV=DIR reuses a venv that has
+# testdata/groundtruth/gen/requirements.txt; otherwise one is made in
+# .venv-groundtruth with the first python3.12 that runs (PATH, then
+# ~/.pyenv/versions/3.12*/bin).
+# GROUNDTRUTH_ARGS is passed on: --programs, --backends, --sizes, --out, --jobs.
+GROUNDTRUTH_VENV = $(if $(VENV),$(VENV),.venv-groundtruth)
+PYTHON312 ?= $(shell for p in $$(command -v python3.12) $$HOME/.pyenv/versions/3.12*/bin/python3.12; do $$p --version >/dev/null 2>&1 && { echo $$p; break; }; done)
+groundtruth-data:
+	@if [ ! -x $(GROUNDTRUTH_VENV)/bin/python ]; then \
+		if [ -z "$(PYTHON312)" ]; then echo "groundtruth-data: python3.12 not found (PATH, ~/.pyenv/versions/3.12*)"; exit 1; fi; \
+		$(PYTHON312) -m venv $(GROUNDTRUTH_VENV) && $(GROUNDTRUTH_VENV)/bin/pip install -r testdata/groundtruth/gen/requirements.txt; \
+	fi
+	$(GROUNDTRUTH_VENV)/bin/python testdata/groundtruth/gen/generate.py $(GROUNDTRUTH_ARGS)
 
 clean:
 	rm -rf bin

@@ -2,6 +2,7 @@ package cost
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
@@ -45,7 +46,16 @@ type InstructionCost struct {
 // carry.
 const FlopsPerElement = 3
 
-// transcendental opcodes (for the record; they cost FlopsPerElement here).
+// transcendentalOps are the elementwise ops HloCostAnalysis counts as
+// transcendentals instead of flops (HandleElementwiseOp in
+// xla/service/hlo_cost_analysis.cc); GpuHloCostAnalysis gives them
+// FlopsPerElement like any other.
+var transcendentalOps = map[hlo.Opcode]bool{
+	"erf": true, "exponential": true, "log": true, "logistic": true, "power": true,
+	"sqrt": true, "cbrt": true, "rsqrt": true, "tanh": true, "sine": true, "cosine": true,
+	"exponential-minus-one": true, "log-plus-one": true, "atan2": true, "tan": true,
+}
+
 var concatFlopsPerElement = int64(6)
 
 // Costs computes and caches GPU cost-analysis results. It is not safe for
@@ -54,8 +64,16 @@ type Costs struct {
 	// CountMultipleInputAccesses is XLA's count_multiple_input_accesses:
 	// when false, a parameter's or constant's bytes are capped at its size.
 	CountMultipleInputAccesses bool
-	compFlops                  map[*hlo.Computation]float64
-	instr                      map[*hlo.Instruction]*InstructionCost
+	// Base selects XLA's device-independent HloCostAnalysis, what
+	// compiled.cost_analysis() reports for CPU and GPU executables, instead
+	// of GpuHloCostAnalysis: an elementwise op costs 1 flop per element
+	// and a transcendental one (exp, log, rsqrt, tanh, ...) none, as XLA
+	// counts those apart; concatenate costs no flops; a custom-call's flops
+	// and bytes are -1, XLA's "unknown", summed like any figure.
+	// NewBaseCosts sets it.
+	Base      bool
+	compFlops map[*hlo.Computation]float64
+	instr     map[*hlo.Instruction]*InstructionCost
 }
 
 // NewCosts returns an empty cache with count_multiple_input_accesses on
@@ -66,6 +84,15 @@ func NewCosts() *Costs {
 		compFlops:                  map[*hlo.Computation]float64{},
 		instr:                      map[*hlo.Instruction]*InstructionCost{},
 	}
+}
+
+// NewBaseCosts returns an empty cache for XLA's HloCostAnalysis as
+// compiled.cost_analysis() runs it: Base on, count_multiple_input_accesses
+// off.
+func NewBaseCosts() *Costs {
+	c := NewCosts()
+	c.Base, c.CountMultipleInputAccesses = true, false
+	return c
 }
 
 // Of returns the cost of one instruction (a fusion is analysed through its
@@ -136,8 +163,12 @@ func (c *Costs) single(in *hlo.Instruction) *InstructionCost {
 	}
 	switch {
 	case IsElementwise(in):
-		if in.Opcode != "copy" && in.Opcode != "bitcast-convert" {
+		switch {
+		case in.Opcode == "copy" || in.Opcode == "bitcast-convert":
+		case !c.Base:
 			r.Flops = float64(FlopsPerElement * elementsRecursive(&in.Shape))
+		case !transcendentalOps[in.Opcode]:
+			r.Flops = float64(in.Shape.ElementCount())
 		}
 	}
 	switch in.Opcode {
@@ -212,6 +243,9 @@ func (c *Costs) single(in *hlo.Instruction) *InstructionCost {
 			r.Flops = float64(in.Operands[0].Shape.ElementCount()-out) * c.computationFlops(comp)
 		}
 	case "concatenate":
+		if c.Base {
+			break
+		}
 		r.Flops = float64(concatFlopsPerElement * in.Shape.ElementCount())
 		if len(in.Typed.Dimensions) == 1 && in.Typed.Dimensions[0] != 0 {
 			d := in.Typed.Dimensions[0]
@@ -244,6 +278,10 @@ func (c *Costs) single(in *hlo.Instruction) *InstructionCost {
 		r.Flops = float64(FlopsPerElement * elementsRecursive(&in.Shape))
 	}
 	r.total()
+	if c.Base && in.Opcode == "custom-call" {
+		// HloCostAnalysis marks what it cannot know as -1 (and sums it).
+		r.Flops, r.BytesAccessed = -1, -1
+	}
 	if keepDefaultTotal {
 		r.BytesAccessed = defaultTotal
 	}
@@ -499,7 +537,11 @@ func (c *Costs) fusion(f *hlo.Instruction) *InstructionCost {
 		}
 		r.FusedUtilization[in] = u
 		ic := c.Of(in)
-		r.Flops += u * ic.Flops
+		if c.Base {
+			r.Flops += ic.Flops // every fused instruction counts once
+		} else {
+			r.Flops += u * ic.Flops
+		}
 		inherit := IsElementwise(in) || in.Opcode == "tuple" || in.Opcode == "get-tuple-element"
 		for k, op := range in.Operands {
 			if inherit {
@@ -541,10 +583,54 @@ func (c *Costs) fusion(f *hlo.Instruction) *InstructionCost {
 		p := comp.Params[k]
 		u := r.FusedUtilization[p]
 		r.Operands[k].Utilization = u
-		r.Operands[k].BytesAccessed = c.paramReadBytes(p, u, r.FusedUtilization, comp)
+		if c.Base && !p.Shape.IsTuple() {
+			r.Operands[k].BytesAccessed = baseParamReadBytes(p, comp)
+		} else {
+			r.Operands[k].BytesAccessed = c.paramReadBytes(p, u, r.FusedUtilization, comp)
+		}
 	}
 	r.total()
 	return r
+}
+
+// baseParamReadBytes is HloCostAnalysis::FusionParameterReadBytes, the
+// base analysis's bytes read from a fused parameter p: a slice or a
+// dynamic-slice of it reads its result, a broadcast or reshape the whole
+// parameter each, a dynamic-update-slice into it nothing (it aliases the
+// output); every other user shares one read of the whole parameter.
+func baseParamReadBytes(p *hlo.Instruction, comp *hlo.Computation) int64 {
+	size := ShapeBytes(&p.Shape)
+	n, shared := int64(0), false
+	share := func() {
+		if !shared {
+			shared = true
+			n += size
+		}
+	}
+	for _, u := range comp.Instructions {
+		if !slices.Contains(u.Operands, p) {
+			continue
+		}
+		switch u.Opcode {
+		case "slice":
+			n += ShapeBytes(&u.Shape)
+		case "dynamic-slice":
+			if u.Operands[0] == p {
+				n += ShapeBytes(&u.Shape)
+			} else {
+				share()
+			}
+		case "dynamic-update-slice":
+			if u.Operands[0] != p {
+				share()
+			}
+		case "broadcast", "reshape":
+			n += size
+		default:
+			share()
+		}
+	}
+	return n
 }
 
 // paramReadBytes is FusionParameterReadBytes: llround(size * utilization),

@@ -521,7 +521,7 @@ func threadLocal(global map[*hlo.Computation][2]int, t Target, costs func(*hlo.I
 				var size int64
 				switch {
 				case nd.shape.IsTuple():
-					size = t.tupleBytes(len(nd.shape.Tuple))
+					size = t.TupleTableBytes(len(nd.shape.Tuple))
 				case nd.shape.IsArray():
 					if k < len(cs) {
 						size = cs[k].Bytes

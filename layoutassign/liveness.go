@@ -275,7 +275,7 @@ func (lv *liveness) newValue(st *step, n int, cost *ArrayCost) int32 {
 	s := st.nodes[n].shape
 	switch {
 	case s.IsTuple():
-		v.size = lv.t.tupleBytes(len(s.Tuple))
+		v.size = lv.t.TupleTableBytes(len(s.Tuple))
 	case cost != nil:
 		v.size = cost.Bytes
 	}

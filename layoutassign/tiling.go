@@ -60,16 +60,9 @@ type Target struct {
 	// The XLA of jax 0.11.2, whose compiles are in testdata/groundtruth,
 	// starts them at their definition, as the default does.
 	AsyncFromOuterStart bool
-}
-
-// tupleBytes is the size of the index table of a tuple of n elements:
-// 8-byte pointers, padded to 512 bytes on the TPU (the tuple tables of the
-// TPU buffer assignments XLA dumps take 512 bytes for 2 to 15 elements).
-func (t Target) tupleBytes(n int) int64 {
-	if t.Backend == BackendTPU {
-		return alignUp(PointerBytes*int64(n), 512)
-	}
-	return PointerBytes * int64(n)
+	// TupleTableAlign is the alignment of a TPU tuple's index table in
+	// bytes: 512 (used when 0) on TPU v5e, 32 on v6e ("tpu-v6e").
+	TupleTableAlign int64
 }
 
 // heapAlignment is the alignment of the temporaries of memory space
@@ -325,11 +318,16 @@ func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
 
 // ParseTarget returns the target named "tpu", "gpu" or "cpu" (the
 // --target flag), with 1-byte PRED; "tpu-pred4" is the TPU with 4-byte
-// PRED of the tiled-layout document.
+// PRED of the tiled-layout document, "tpu-v6e" the TPU with v6e's 32-byte
+// tuple table alignment.
 func ParseTarget(name string) (Target, error) {
 	switch strings.ToLower(strings.TrimSpace(name)) {
 	case "tpu", "":
 		return TPU(), nil
+	case "tpu-v6e":
+		t := TPU()
+		t.TupleTableAlign = 32
+		return t, nil
 	case "tpu-pred4":
 		t := TPU()
 		t.PredBytes = 4
@@ -339,5 +337,22 @@ func ParseTarget(name string) (Target, error) {
 	case "cpu":
 		return CPU(), nil
 	}
-	return Target{}, fmt.Errorf("unknown target %q (want tpu, tpu-pred4, gpu or cpu)", name)
+	return Target{}, fmt.Errorf("unknown target %q (want tpu, tpu-v6e, tpu-pred4, gpu or cpu)", name)
+}
+
+// TupleTableBytes is the size of the index table of a tuple of n elements,
+// the buffer XLA allocates for a tuple-shaped value: one 8-byte pointer per
+// element on GPU and CPU (ShapeUtil::ByteSizeOf with pointer size 8); on
+// TPU one 4-byte entry per element, rounded up to TupleTableAlign bytes
+// (XLA's buffer assignments of the ground-truth programs: 512 on v5e, 32
+// on v6e; an empty tuple has no table).
+func (t Target) TupleTableBytes(n int) int64 {
+	if t.Backend != BackendTPU {
+		return 8 * int64(n)
+	}
+	align := t.TupleTableAlign
+	if align <= 0 {
+		align = 512
+	}
+	return ceilDiv(4*int64(n), align) * align
 }

@@ -1,0 +1,222 @@
+package groundtruth
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
+)
+
+// The file names of one compile's directory.
+const (
+	BeforeOptimizations = "before_optimizations.txt"
+	AfterOptimizations  = "after_optimizations.txt"
+	BufferAssignmentTxt = "buffer-assignment.txt"
+	MemoryAnalysisJSON  = "memory_analysis.json"
+	CostAnalysisJSON    = "cost_analysis.json"
+	CompileJSON         = "compile.json"
+)
+
+// Case is one compile: a program at one size for one backend, in Dir.
+type Case struct {
+	Program, Backend, Size string
+	Dir                    string
+}
+
+// String is "program/backend/size".
+func (c Case) String() string { return c.Program + "/" + c.Backend + "/" + c.Size }
+
+// IsTPU tells whether the compile was for a TPU (tpu-v5e, tpu-v6e, ...).
+func (c Case) IsTPU() bool { return strings.HasPrefix(c.Backend, "tpu") }
+
+// Path is the path of a file of the compile.
+func (c Case) Path(name string) string { return filepath.Join(c.Dir, name) }
+
+// Has tells whether the compile has the file.
+func (c Case) Has(name string) bool {
+	_, err := os.Stat(c.Path(name))
+	return err == nil
+}
+
+// Dir is testdata/groundtruth of the repository.
+func Dir(tb testing.TB) string {
+	tb.Helper()
+	return filepath.Join(hlotest.RepoRoot(tb), "testdata", "groundtruth")
+}
+
+// Cases lists the compiles of the given backends (all when none is
+// given) in program, backend, size order. A compile that failed (its
+// compile.json records the error and nothing else is there) is left out.
+// It fails the test when there is none.
+func Cases(tb testing.TB, backends ...string) []Case {
+	tb.Helper()
+	root := Dir(tb)
+	dirs, err := filepath.Glob(filepath.Join(root, "*", "*", "*", AfterOptimizations))
+	require.NoError(tb, err)
+	var cases []Case
+	for _, f := range dirs {
+		dir := filepath.Dir(f)
+		rel, err := filepath.Rel(root, dir)
+		require.NoError(tb, err)
+		parts := strings.Split(filepath.ToSlash(rel), "/")
+		c := Case{Program: parts[0], Backend: parts[1], Size: parts[2], Dir: dir}
+		if len(backends) == 0 || slices.Contains(backends, c.Backend) {
+			cases = append(cases, c)
+		}
+	}
+	require.NotEmpty(tb, cases, "no compiles of %v under %s", backends, root)
+	slices.SortFunc(cases, func(a, b Case) int { return strings.Compare(a.sortKey(), b.sortKey()) })
+	return cases
+}
+
+func (c Case) sortKey() string {
+	size := "0"
+	if c.Size != "small" {
+		size = "1" + c.Size
+	}
+	return c.Program + "\x00" + c.Backend + "\x00" + size
+}
+
+// Module parses one of the compile's HLO modules (AfterOptimizations or
+// BeforeOptimizations). The error is the parser's, for modules it refuses.
+func (c Case) Module(tb testing.TB, name string) (*hlo.Module, error) {
+	tb.Helper()
+	path := c.Path(name)
+	src, err := os.ReadFile(path)
+	require.NoError(tb, err)
+	return hlo.ParseFile(path, src)
+}
+
+// BufferAssignment reads XLA's buffer assignment of the after-optimizations
+// module; nil when the compile has none.
+func (c Case) BufferAssignment(tb testing.TB) *BufferAssignment {
+	tb.Helper()
+	src, err := os.ReadFile(c.Path(BufferAssignmentTxt))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	require.NoError(tb, err)
+	ba, err := ParseBufferAssignment(string(src))
+	require.NoError(tb, err, c.Path(BufferAssignmentTxt))
+	return ba
+}
+
+// MemoryAnalysis is compiled.memory_analysis(): the bytes of one device.
+type MemoryAnalysis struct {
+	Arguments     int64 `json:"argument_size_in_bytes"`
+	Outputs       int64 `json:"output_size_in_bytes"`
+	Aliased       int64 `json:"alias_size_in_bytes"`
+	Temporaries   int64 `json:"temp_size_in_bytes"`
+	GeneratedCode int64 `json:"generated_code_size_in_bytes"`
+	// Peak is peak_memory_in_bytes; 0 where the jax version reports none.
+	Peak int64 `json:"peak_memory_in_bytes"`
+}
+
+// MemoryAnalysis reads memory_analysis.json; nil when XLA gave none.
+func (c Case) MemoryAnalysis(tb testing.TB) *MemoryAnalysis {
+	tb.Helper()
+	var ma *MemoryAnalysis
+	readJSON(tb, c.Path(MemoryAnalysisJSON), &ma)
+	return ma
+}
+
+// CostAnalysis is compiled.cost_analysis() of the whole module.
+type CostAnalysis struct {
+	Flops           float64 `json:"flops"`
+	Transcendentals float64 `json:"transcendentals"`
+	BytesAccessed   float64 `json:"bytes accessed"`
+}
+
+// CostAnalysis reads cost_analysis.json; nil when XLA gave none (the
+// deviceless GPU compile).
+func (c Case) CostAnalysis(tb testing.TB) *CostAnalysis {
+	tb.Helper()
+	var ca *CostAnalysis
+	readJSON(tb, c.Path(CostAnalysisJSON), &ca)
+	return ca
+}
+
+func readJSON(tb testing.TB, path string, v any) {
+	tb.Helper()
+	src, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return
+	}
+	require.NoError(tb, err)
+	require.NoError(tb, json.Unmarshal(src, v), path)
+}
+
+// FindInstruction returns the instruction of m named name, in any
+// computation (HLO names are unique in a module), or nil.
+func FindInstruction(m *hlo.Module, name string) *hlo.Instruction {
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			if in.Name == name {
+				return in
+			}
+		}
+	}
+	return nil
+}
+
+// Instructions maps every instruction name of m to its instruction.
+func Instructions(m *hlo.Module) map[string]*hlo.Instruction {
+	by := map[string]*hlo.Instruction{}
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			by[in.Name] = in
+		}
+	}
+	return by
+}
+
+// Golden compares got with the golden file path, or rewrites it under
+// -update.
+func Golden(tb testing.TB, path, got string) {
+	tb.Helper()
+	if *hlotest.Update {
+		require.NoError(tb, os.WriteFile(path, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(tb, err, "go test -update writes %s", path)
+	if string(want) != got {
+		tb.Errorf("%s differs from what the test computes; go test -run %s -update rewrites it (review the diff):\n%s",
+			path, tb.Name(), firstDiff(string(want), got))
+	}
+}
+
+func firstDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := range max(len(w), len(g)) {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			return fmt.Sprintf("line %d:\n- %s\n+ %s", i+1, a, b)
+		}
+	}
+	return ""
+}
+
+// Refusal is the first line of a parse error with the path made relative
+// to the repository (testdata/groundtruth/...), for golden tables that
+// must not depend on where the repository is.
+func Refusal(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	if i := strings.Index(s, "testdata/groundtruth/"); i >= 0 {
+		return s[i:]
+	}
+	return s
+}
