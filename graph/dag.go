@@ -79,10 +79,6 @@ type DAG struct {
 	index map[*hlo.Instruction]int
 	// preds[i] and succs[i] are the distinct neighbours of node i, ascending.
 	preds, succs [][]int
-	// dotPrefix qualifies node names in DOT output (fusion clusters).
-	dotPrefix string
-	clusters  []*DAG
-	dotName   string
 }
 
 // NewDAG builds the instruction graph of c. It fails if an operand or

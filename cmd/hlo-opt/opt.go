@@ -21,31 +21,33 @@ import (
 )
 
 type options struct {
-	passes       string
-	listPasses   bool
-	version      bool
-	format       string
-	emit         string
-	timing       bool
-	dumpDir      string
-	logLevel     zapcore.Level
-	logFormat    string
-	jobs         int
-	verify       bool
-	output       string
-	split        bool
-	print        string
-	elide        bool
-	computation  string
-	progress     bool
-	progressTerm bool // set when stderr is a terminal
-	device       string
-	coalescing   string
-	target       string
-	keepLayouts  bool
-	relayout     bool
-	allowTrunc   bool
-	entry        string
+	passes        string
+	listPasses    bool
+	version       bool
+	format        string
+	emit          string
+	timing        bool
+	dumpDir       string
+	logLevel      zapcore.Level
+	logFormat     string
+	jobs          int
+	verify        bool
+	output        string
+	split         bool
+	print         string
+	elide         bool
+	computation   string
+	expandFusions bool
+	maxNodes      int
+	progress      bool
+	progressTerm  bool // set when stderr is a terminal
+	device        string
+	coalescing    string
+	target        string
+	keepLayouts   bool
+	relayout      bool
+	allowTrunc    bool
+	entry         string
 }
 
 func newFlagSet(env *Env, o *options) *flag.FlagSet {
@@ -67,7 +69,9 @@ func newFlagSet(env *Env, o *options) *flag.FlagSet {
 	fs.BoolVar(&o.split, "split-input-file", false, "handle each '// -----' chunk of the input as its own module")
 	fs.StringVar(&o.print, "print", "full", "module text form: full (spelled as the input was), classic (operand shapes, a get-tuple-element for each %t#k) or short")
 	fs.BoolVar(&o.elide, "elide-large-constants", false, "print constants of more than 10 elements as {...}")
-	fs.StringVar(&o.computation, "computation", "", "with --format=dot: draw this computation's instruction graph (fusions as clusters)")
+	fs.StringVar(&o.computation, "computation", "", "with --format=dot: draw this computation's instruction graph")
+	fs.BoolVar(&o.expandFusions, "expand-fusions", false, "with --format=dot --computation: draw each fusion's computation as a cluster linked to the fusion")
+	fs.IntVar(&o.maxNodes, "max-nodes", graph.DefaultMaxNodes, "with --format=dot --computation: draw at most `N` instructions, those nearest the root (negative: all)")
 	fs.BoolVar(&o.progress, "progress", true, "show a progress line on stderr when it is a terminal")
 	fs.StringVar(&o.device, "device", "", "the device every pass models: tpu-v4, tpu-v5e, tpu-v5p, tpu-v6e, h100, h200, a100 or a JSON device `file`; the layout target follows its kind and the memory report checks its HBM capacity (default: h100 for the cost passes, the tpu target without capacity for the layout pass)")
 	fs.StringVar(&o.target, "target", "", "target of the layout pass: tpu, tpu-pred4 (4-byte PRED), gpu or cpu (default: the --device's kind, else tpu)")
@@ -343,7 +347,7 @@ func (d *driver) runChunk(ctx context.Context, idx, n int, ch chunk) (*blocks, e
 			if c == nil {
 				return nil, fmt.Errorf("%s: no computation %q", d.filename, o.computation)
 			}
-			b, err = graph.DOT(c, graph.DOTOptions{FusionClusters: true})
+			b, err = graph.DOT(c, graph.DOTOptions{ExpandFusions: o.expandFusions, MaxNodes: o.maxNodes})
 		} else {
 			b, err = graph.NewCallGraph(m).DOT()
 		}
