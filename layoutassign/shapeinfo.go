@@ -11,11 +11,16 @@ import (
 )
 
 // MaxLinearIndices bounds the arrays whose every linear index
-// DescribeShape lists, and MaxSVGElements those WriteSVG draws.
+// DescribeShape lists, MaxSVGElements those WriteSVG draws, and MaxSVGWidth
+// the width of its drawing in pixels.
 const (
 	MaxLinearIndices = 1 << 20
 	MaxSVGElements   = 4096
+	MaxSVGWidth      = 1200
 )
+
+// svgCells is the number of cells a row of WriteSVG's panels holds.
+const svgCells = 24
 
 // ShapeInfo describes one array shape on a target: the layout the rules
 // choose (or the stated one), its element count and sizes, and optionally
@@ -200,8 +205,14 @@ func WriteSVG(w io.Writer, s hlo.Shape, t Target) error {
 			}
 		}
 	}
-	if rowLen > 64 {
-		rowLen = 64
+	// Both panels wrap at svgCells cells a row (a memory row at 16 when
+	// the tile row is a multiple of 16, so rows stay tile-aligned), which
+	// keeps the drawing under MaxSVGWidth for any shape.
+	switch {
+	case rowLen > 16 && rowLen%16 == 0:
+		rowLen = 16
+	case rowLen > svgCells:
+		rowLen = svgCells
 	}
 	cols := int64(1)
 	if sh.Rank() > 0 {
@@ -235,24 +246,29 @@ func WriteSVG(w io.Writer, s hlo.Shape, t Target) error {
 	if err != nil {
 		return err
 	}
-	const cw, ch, gap, top = 44, 26, 60, 50
-	leftW := int64(cw)*cols + 60
+	const cw, ch, top = 44, 26, 50
+	lc := min(max(cols, 1), svgCells) // visual columns of the logical panel
+	wrap := (cols + lc - 1) / lc       // visual rows per logical row
+	if cols == 0 {
+		wrap = 1
+	}
 	memRows := (ts.PaddedElements + rowLen - 1) / rowLen
 	title := fmt.Sprintf("%s — %s, %d elements in %d slots (%.2fx)", sh.String(), t.String(), n, ts.PaddedElements,
 		expansion(ts.PaddedElements, n))
 	memLabel := fmt.Sprintf("memory order, %d slots per row (cell: logical index)", rowLen)
-	width := max(leftW+gap+int64(cw)*rowLen+60, 20+8*int64(len(title)), leftW+gap+7*int64(len(memLabel))+20)
-	height := int64(top) + max(rows, memRows)*ch + 40
+	memTop := int64(top) + rows*wrap*ch + 40
+	width := min(MaxSVGWidth, max(60+int64(cw)*max(lc, rowLen)+20, 20+8*int64(len(title))))
+	height := memTop + memRows*ch + 40
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="monospace" font-size="11">`+"\n", width, height)
 	fmt.Fprintf(bw, `<defs><pattern id="pad" width="6" height="6" patternUnits="userSpaceOnUse"><path d="M0,6 L6,0" stroke="#999" stroke-width="1"/></pattern></defs>`+"\n")
 	fmt.Fprintf(bw, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
 	fmt.Fprintf(bw, `<text x="10" y="18" font-size="13">%s</text>`+"\n", html.EscapeString(title))
 	fmt.Fprintf(bw, `<text x="10" y="38">logical index (cell: linear index)</text>`+"\n")
-	fmt.Fprintf(bw, `<text x="%d" y="38">%s</text>`+"\n", leftW+gap, memLabel)
+	fmt.Fprintf(bw, `<text x="10" y="%d">%s</text>`+"\n", memTop-12, memLabel)
 	for i, c := range cells {
 		r, col := int64(i)/cols, int64(i)%cols
-		x, y := 40+col*cw, int64(top)+r*ch
+		x, y := 60+(col%lc)*cw, int64(top)+(r*wrap+col/lc)*ch
 		fmt.Fprintf(bw, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s" stroke="#333"/>`, x, y, cw, ch, tileColors[c.tileID%int64(len(tileColors))])
 		fmt.Fprintf(bw, `<text x="%d" y="%d" text-anchor="middle">%d</text>`+"\n", x+cw/2, y+ch/2+4, c.li)
 		if col == 0 {
@@ -260,10 +276,10 @@ func WriteSVG(w io.Writer, s hlo.Shape, t Target) error {
 			fmt.Fprintf(bw, `<text x="%d" y="%d" text-anchor="end" fill="#666">%s</text>`+"\n", x-4, y+ch/2+4, label)
 		}
 	}
-	mx := leftW + gap
+	const mx = 60
 	for li := int64(0); li < ts.PaddedElements; li++ {
 		r, col := li/rowLen, li%rowLen
-		x, y := mx+col*cw, int64(top)+r*ch
+		x, y := mx+col*cw, memTop+r*ch
 		fill := "url(#pad)"
 		text := "pad"
 		if slot[li] != "" {
@@ -279,7 +295,7 @@ func WriteSVG(w io.Writer, s hlo.Shape, t Target) error {
 		for li := int64(0); li < ts.PaddedElements; li += groupLen {
 			r, col := li/rowLen, li%rowLen
 			fmt.Fprintf(bw, `<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="red" stroke-width="2"/>`+"\n",
-				mx+col*cw+1, int64(top)+r*ch+1, groupLen*cw-2, ch-2)
+				mx+col*cw+1, memTop+r*ch+1, groupLen*cw-2, ch-2)
 		}
 	}
 	fmt.Fprintf(bw, `<text x="10" y="%d" fill="#666">%s</text>`+"\n", height-12,

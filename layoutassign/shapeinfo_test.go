@@ -3,7 +3,9 @@ package layoutassign
 import (
 	"bytes"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -85,4 +87,21 @@ func TestWriteSVG(t *testing.T) {
 
 	err := WriteSVG(&b, mustShape(t, "f32[1024,1024]"), TPU())
 	assert.ErrorContains(t, err, "too large to draw")
+}
+
+// TestWriteSVGWidth draws shapes with long minor dimensions, big tiles and
+// many dimensions: every drawing is at most MaxSVGWidth pixels wide.
+func TestWriteSVGWidth(t *testing.T) {
+	width := regexp.MustCompile(`^<svg [^>]*width="(\d+)"`)
+	for _, s := range []string{"bf16[8,16]", "f32[4096]", "s8[16,200]", "f32[2,3,5,7]", "pred[4,4]",
+		"f32[1,4000]", "f32[30,1]", "u4[8,256]", "f32[3,5]{0,1}", "bf16[2,8,128]{2,1,0:T(8,128)(2,1)}"} {
+		var b bytes.Buffer
+		require.NoError(t, WriteSVG(&b, mustShape(t, s), TPU()), s)
+		m := width.FindStringSubmatch(b.String())
+		require.NotNil(t, m, s)
+		w, err := strconv.Atoi(m[1])
+		require.NoError(t, err)
+		assert.LessOrEqual(t, w, MaxSVGWidth, s)
+		assert.Greater(t, w, 200, s)
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -90,19 +91,37 @@ func TestUsageAndUnknownPass(t *testing.T) {
 
 	_, _, code = hloOpt(t, "", "--bogus-flag", example(t))
 	assert.Equal(t, 2, code)
-	_, _, code = hloOpt(t, "")
+	var out, errb bytes.Buffer
+	code = Main(context.Background(), nil, &Env{Stdout: &out, Stderr: &errb})
 	assert.Equal(t, 2, code, "missing input")
+	assert.Contains(t, errb.String(), "want exactly one input file")
+	stats, errOut, code := hloOpt(t, "HloModule m\nENTRY e {\n  ROOT p = f32[2] parameter(0)\n}\n", "--passes=stats")
+	assert.Equal(t, 0, code, errOut)
+	assert.Contains(t, stats, "module m", "no file argument and stdin not a terminal: stdin is read")
 	_, _, code = hloOpt(t, "", "--format=xml", example(t))
 	assert.Equal(t, 2, code)
 	_, _, code = hloOpt(t, "", "--emit=report", example(t))
 	assert.Equal(t, 2, code, "a report needs passes")
-	_, _, code = hloOpt(t, "", "-h")
+	var help string
+	help, errOut, code = hloOpt(t, "", "-h")
 	assert.Equal(t, 0, code)
+	assert.Contains(t, help, "usage: hlo-opt [flags] [FILE|-]", "-h prints on stdout")
+	assert.Empty(t, errOut)
+	_, errOut, code = hloOpt(t, "", "--help")
+	assert.Equal(t, 0, code)
+	assert.Empty(t, errOut)
+	help, errOut, code = hloOpt(t, "", "--bogus-flag")
+	assert.Equal(t, 2, code)
+	assert.Empty(t, help, "a usage error goes to stderr")
+	assert.Contains(t, errOut, "usage: hlo-opt")
+	help, _, code = hloOpt(t, "", "shape-info", "-h")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, help, "usage: hlo-opt shape-info")
 
-	out, _, code := hloOpt(t, "", "--list-passes")
+	list, _, code := hloOpt(t, "", "--list-passes")
 	assert.Equal(t, 0, code)
-	assert.Contains(t, out, "stats        count instructions by opcode")
-	assert.Contains(t, out, "verify       check operands")
+	assert.Contains(t, list, "stats        count instructions by opcode")
+	assert.Contains(t, list, "verify       check operands")
 
 	_, errOut, code = hloOpt(t, "", filepath.Join(t.TempDir(), "missing.hlo"))
 	assert.Equal(t, 1, code)
@@ -168,6 +187,6 @@ func TestSubcommandTable(t *testing.T) {
 	assert.Equal(t, 3, code)
 	assert.Equal(t, []string{"a", "b"}, got)
 	assert.Panics(t, func() { register("test-echo", subcommand{}) })
-	_, errOut, _ := hloOpt(t, "", "-h")
-	assert.Contains(t, errOut, "hlo-opt test-echo ARGS")
+	help, _, _ := hloOpt(t, "", "-h")
+	assert.Contains(t, help, "hlo-opt test-echo ARGS")
 }

@@ -1,6 +1,10 @@
 package main
 
-import "flag"
+import (
+	"flag"
+	"io"
+	"os"
+)
 
 // parseInterspersed parses args with fs, allowing flags after positional
 // arguments ("hlo-opt mod.hlo -o out.hlo"), as users of XLA's hlo-opt
@@ -25,4 +29,30 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// helpOutput is where a flag set's usage goes: stdout when args ask for it
+// (-h, -help or --help before any "--"), as a user piping it to less
+// expects, and stderr after a usage error.
+func helpOutput(env *Env, args []string) io.Writer {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return env.Stderr
+		case "-h", "-help", "--help", "--h":
+			return env.Stdout
+		}
+	}
+	return env.Stderr
+}
+
+// isTerminal tells whether f is an *os.File on a character device (a
+// terminal); any other reader or writer is not one.
+func isTerminal(f any) bool {
+	file, ok := f.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := file.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

@@ -81,11 +81,12 @@ func newFlagSet(env *Env, o *options) *flag.FlagSet {
 	fs.StringVar(&o.entry, "entry", "", "treat the computation `name` as the entry (default: the one marked ENTRY, else the last one)")
 	fs.StringVar(&o.coalescing, "coalescing", "indexing", "analysis of the coalescing pass: indexing or heuristic (the cost pass derates reads by the heuristic in either case, as XLA's GPU performance model does)")
 	fs.Usage = func() {
-		fmt.Fprintf(env.Stderr, "usage: hlo-opt [flags] FILE|-\n")
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: hlo-opt [flags] [FILE|-]\n")
 		for _, name := range subcommandNames() {
-			fmt.Fprintf(env.Stderr, "       hlo-opt %s\n", subcommands[name].Synopsis)
+			fmt.Fprintf(w, "       hlo-opt %s\n", subcommands[name].Synopsis)
 		}
-		fmt.Fprintf(env.Stderr, "\nParses an HLO module, runs the passes named by --passes and prints the module\nand/or the passes' reports. Exit status: 0 ok, 1 failure, 2 usage.\n\nFlags:\n")
+		fmt.Fprintf(w, "\nParses an HLO module, runs the passes named by --passes and prints the module\nand/or the passes' reports. Without FILE, reads standard input when it is not a\nterminal. Exit status: 0 ok, 1 failure, 2 usage.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	return fs
@@ -100,6 +101,7 @@ func Main(ctx context.Context, args []string, env *Env) int {
 	}
 	var o options
 	fs := newFlagSet(env, &o)
+	fs.SetOutput(helpOutput(env, args))
 	args, err := parseInterspersed(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -126,6 +128,9 @@ func Main(ctx context.Context, args []string, env *Env) int {
 		fmt.Fprintf(env.Stderr, "hlo-opt: "+format+"\n", args...)
 		fmt.Fprintf(env.Stderr, "run 'hlo-opt -h' for usage\n")
 		return 2
+	}
+	if len(args) == 0 && env.Stdin != nil && !isTerminal(env.Stdin) {
+		args = []string{"-"} // as XLA's hlo-opt: no file, a pipe or a redirect
 	}
 	switch {
 	case len(args) != 1:
@@ -157,11 +162,7 @@ func Main(ctx context.Context, args []string, env *Env) int {
 	if o.emit != "module" && len(ps) == 0 && o.format != "dot" {
 		return usage("--emit=%s needs --passes", o.emit)
 	}
-	if f, ok := env.Stderr.(*os.File); ok && o.progress {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			o.progressTerm = true
-		}
-	}
+	o.progressTerm = o.progress && isTerminal(env.Stderr)
 
 	filename := args[0]
 	src, err := readInput(env, filename)
