@@ -248,7 +248,7 @@ func WriteSVG(w io.Writer, s hlo.Shape, t Target) error {
 	}
 	const cw, ch, top = 44, 26, 50
 	lc := min(max(cols, 1), svgCells) // visual columns of the logical panel
-	wrap := (cols + lc - 1) / lc       // visual rows per logical row
+	wrap := (cols + lc - 1) / lc      // visual rows per logical row
 	if cols == 0 {
 		wrap = 1
 	}
