@@ -64,6 +64,15 @@ func (b *blocks) trimNewlines() {
 // empty reports whether nothing was written (or all was trimmed).
 func (b *blocks) empty() bool { return len(b.bs) == 0 }
 
+// size is the number of bytes held.
+func (b *blocks) size() int {
+	n := 0
+	for _, x := range b.bs {
+		n += len(x)
+	}
+	return n
+}
+
 // writeTo writes the blocks to w in order.
 func (b *blocks) writeTo(w io.Writer) error {
 	for _, p := range b.bs {

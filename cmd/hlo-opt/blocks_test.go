@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -53,4 +54,26 @@ func TestBlocksTrimNewlines(t *testing.T) {
 	var none blocks
 	none.trimNewlines()
 	assert.True(t, none.empty())
+}
+
+func TestProgressStages(t *testing.T) {
+	var w bytes.Buffer
+	p := newProgress(&w, true)
+	p.stage("parsing big.hlo", bigInput-1)
+	assert.Empty(t, w.String(), "a small file draws nothing")
+	p.stage("parsing big.hlo", 40<<20)
+	assert.Equal(t, "\r\x1b[Khlo-opt: parsing big.hlo (40.00MiB)", w.String())
+	p.done()
+	assert.True(t, strings.HasSuffix(w.String(), "\r\x1b[K"), "the line is erased")
+	w.Reset()
+	p.started = time.Now().Add(-time.Second)
+	p.update("indexing", 3, 40)
+	assert.Equal(t, "\r\x1b[Khlo-opt: indexing 3/40 computations", w.String())
+
+	var off bytes.Buffer
+	q := newProgress(&off, false)
+	q.stage("parsing big.hlo", 40<<20)
+	q.update("indexing", 3, 40)
+	q.done()
+	assert.Empty(t, off.String(), "nothing when stderr is not a terminal")
 }

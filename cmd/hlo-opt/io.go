@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/passes"
 )
 
 // readInput reads the named file, or stdin for "-".
@@ -100,6 +101,23 @@ func (p *progress) update(pass string, done, total int) {
 	fmt.Fprintf(p.w, "\r\x1b[Khlo-opt: %s %d/%d computations", pass, done, total)
 }
 
+// bigInput is the size from which parsing and writing draw a progress line
+// (the parser runs at 100-200 MB/s: a quarter of a second and up).
+const bigInput = 32 << 20
+
+// stage draws "hlo-opt: what" at once for a step that is not counted in
+// computations (parsing, writing the output), when size is big enough for
+// the step to take a while.
+func (p *progress) stage(what string, size int) {
+	if !p.on || size < bigInput {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.drawn = true
+	fmt.Fprintf(p.w, "\r\x1b[Khlo-opt: %s (%s)", what, passes.FormatBytes(int64(size)))
+}
+
 func (p *progress) done() {
 	if !p.on {
 		return
@@ -108,5 +126,6 @@ func (p *progress) done() {
 	defer p.mu.Unlock()
 	if p.drawn {
 		fmt.Fprint(p.w, "\r\x1b[K")
+		p.drawn = false
 	}
 }

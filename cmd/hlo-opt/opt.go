@@ -180,7 +180,8 @@ func Main(ctx context.Context, args []string, env *Env) int {
 	if o.split {
 		chunks = splitInput(src)
 	}
-	d := &driver{o: &o, env: env, passes: ps, logger: logger, filename: filename}
+	prog := newProgress(env.Stderr, o.progressTerm)
+	d := &driver{o: &o, env: env, passes: ps, logger: logger, filename: filename, prog: prog}
 	var outs []*blocks
 	failed := false
 	for i, ch := range chunks {
@@ -231,7 +232,10 @@ func Main(ctx context.Context, args []string, env *Env) int {
 			add("\n")
 		}
 	}
-	if err := writeOutput(env, o.output, &all); err != nil {
+	prog.stage("writing the output", all.size())
+	err = writeOutput(env, o.output, &all)
+	prog.done()
+	if err != nil {
 		fmt.Fprintf(env.Stderr, "hlo-opt: %v\n", err)
 		return 1
 	}
@@ -261,6 +265,7 @@ type driver struct {
 	passes   []*passes.Pass
 	logger   *zap.Logger
 	filename string
+	prog     *progress
 }
 
 func (d *driver) printOpts() hlo.PrintOptions {
@@ -294,7 +299,9 @@ func (d *driver) parse(ch chunk) (*hlo.Module, error) {
 func (d *driver) runChunk(ctx context.Context, idx, n int, ch chunk) (*blocks, error) {
 	o := d.o
 	start := time.Now()
+	d.prog.stage("parsing "+d.filename, len(ch.src))
 	m, err := d.parse(ch)
+	d.prog.done()
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +322,8 @@ func (d *driver) runChunk(ctx context.Context, idx, n int, ch chunk) (*blocks, e
 	}
 	res := &passes.Results{Module: m}
 	if len(d.passes) > 0 {
-		prog := newProgress(d.env.Stderr, o.progressTerm)
+		prog := d.prog
+		prog.started = time.Now()
 		opts := passes.Options{
 			Jobs: o.jobs, Logger: d.logger, NoVerify: !o.verify, Progress: prog.update,
 			AfterPass: func(e passes.PassEvent) error {
