@@ -79,6 +79,18 @@ type SpaceReport struct {
 	// LiveAtPeak are the allocations live at the peak, largest first;
 	// their sizes add up to PeakBytes.
 	LiveAtPeak []Allocation
+	// Timeline is what the space holds at each step of the schedule: the
+	// parameters, constants and outputs throughout, plus the temporaries
+	// live at the step (the most during it), padded and unpadded, as XLA's
+	// memory viewer draws a program; its largest Bytes is PeakBytes.
+	Timeline []LivePoint
+}
+
+// LivePoint is the memory a space holds at one schedule step.
+type LivePoint struct {
+	Step            int
+	At              string // the instruction at the step
+	Bytes, Unpadded int64
 }
 
 // SpaceName names memory space n as the report does.
@@ -198,6 +210,7 @@ func sortedKeys[V any](m map[int64]V) []int64 {
 // replay of its temporaries (nil when it has none).
 func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, sizes []int64) {
 	var live []Allocation
+	var fixed, fixedU int64 // parameters, constants and outputs
 	for _, a := range allocs {
 		if a.space != sr.Space || a.tuple && !a.output {
 			continue // a temporary tuple table is counted in the temp allocation
@@ -215,8 +228,11 @@ func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, si
 			sr.Stats.MaybeLiveOutBytes += a.size
 		}
 		sr.Stats.TotalBytes += a.size
-		live = append(live, lv.allocation(a.first, a.size, a.kind()))
+		al := lv.allocation(a.first, a.size, a.kind())
+		fixed, fixedU = fixed+al.Cost.Bytes, fixedU+al.Cost.Unpadded
+		live = append(live, al)
 	}
+	sr.Timeline = lv.timeline(fixed, fixedU, run)
 	sr.ArgumentBytes, sr.OutputBytes = sr.Stats.ParameterBytes, sr.Stats.MaybeLiveOutBytes
 	if run != nil {
 		sr.Stats.PreallocatedTempFragmentationBytes = run.heapSize - run.noFrag
@@ -239,6 +255,28 @@ func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, si
 		return cmp.Or(cmp.Compare(b.Cost.Bytes, a.Cost.Bytes), cmp.Compare(a.Start, b.Start))
 	})
 	sr.LiveAtPeak = live
+}
+
+// timeline is a space's LivePoint at every step: fixed (fixedU unpadded)
+// throughout, plus the temporaries of run at the step, or as the last step
+// with events left them.
+func (lv *liveness) timeline(fixed, fixedU int64, run *heapRun) []LivePoint {
+	out := make([]LivePoint, len(lv.seq))
+	var temp, tempU int64
+	k := 0
+	for step := range out {
+		p := LivePoint{Step: step, At: lv.seq[step].in.Name, Bytes: temp, Unpadded: tempU}
+		if run != nil && k < len(run.series) && run.series[k].step == step {
+			sm := run.series[k]
+			p.Bytes, p.Unpadded = sm.most, sm.mostU
+			temp, tempU = sm.end, sm.endU
+			k++
+		}
+		p.Bytes += fixed
+		p.Unpadded += fixedU
+		out[step] = p
+	}
+	return out
 }
 
 // combineTemps is the size of each memory space's preallocated temp
@@ -480,7 +518,7 @@ func (lv *liveness) allocation(id int32, size int64, kind string) Allocation {
 	c := ArrayCost{Shape: *v.shape(), Bytes: size, Unpadded: size, Expansion: 1, Rule: RuleTupleTable}
 	switch {
 	case v.shape().IsTuple():
-		c.Unpadded = PointerBytes * int64(len(v.shape().Tuple))
+		c.Unpadded = min(PointerBytes*int64(len(v.shape().Tuple)), size)
 		c.Expansion = expansion(c.Bytes, c.Unpadded)
 	case v.cost != nil:
 		c = *v.cost

@@ -32,12 +32,23 @@ type heapEvent struct {
 	time int
 }
 
+// stepMem is what the temporaries hold during one step (the most, padded
+// and unpadded) and after it.
+type stepMem struct {
+	step                   int
+	most, mostU, end, endU int64
+}
+
 // heapRun is the simulation of one memory space's temporaries.
 type heapRun struct {
 	space  int64
 	events []heapEvent
-	// size is each value's size in the heap (its buffer's).
-	size map[int32]int64
+	// size is each value's size in the heap (its buffer's), unpadded its
+	// data without padding.
+	size, unpadded map[int32]int64
+	// series is what the temporaries hold at each step with events, in
+	// step order.
+	series []stepMem
 	// Peak is the most memory the temporaries hold at once (a shared
 	// buffer counted once), PeakEvent the first event reaching it.
 	peak      int64
@@ -56,7 +67,7 @@ type heapRun struct {
 // lets an instruction write its result over that operand
 // (canShareOperand); then the values ending there are freed.
 func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []int64, bufLen []int) *heapRun {
-	r := &heapRun{space: space, size: make(map[int32]int64, len(ids))}
+	r := &heapRun{space: space, size: make(map[int32]int64, len(ids)), unpadded: make(map[int32]int64, len(ids))}
 	slices.SortFunc(ids, func(a, b int32) int {
 		va, vb := lv.values[a], lv.values[b]
 		return cmp.Or(cmp.Compare(va.start, vb.start), cmp.Compare(va.end, vb.end), cmp.Compare(a, b))
@@ -70,6 +81,10 @@ func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []
 		freed[v.end] = append(freed[v.end], id)
 		in[id] = true
 		r.size[id] = bufSize[bufOf[id]]
+		r.unpadded[id] = r.size[id]
+		if v.cost != nil && v.cost.Unpadded < r.size[id] {
+			r.unpadded[id] = v.cost.Unpadded
+		}
 	}
 	first := map[int32]int32{}
 	for t := range n {
@@ -135,7 +150,7 @@ func (lv *liveness) reusableOperand(id int32, t int, freeing []int32, in map[int
 func (r *heapRun) replay() {
 	root := map[int32]int32{}
 	refs := map[int32]int{}
-	var mem, noFrag int64
+	var mem, noFrag, memU int64
 	r.peakEvent = -1
 	for i, e := range r.events {
 		size := r.size[e.v]
@@ -144,6 +159,7 @@ func (r *heapRun) replay() {
 			refs[e.v]++
 			if refs[e.v] == 1 {
 				mem += size
+				memU += r.unpadded[e.v]
 			}
 			noFrag += size
 		case evShare:
@@ -159,6 +175,7 @@ func (r *heapRun) replay() {
 			refs[rt]++
 			if refs[rt] == 1 {
 				mem += r.size[rt]
+				memU += r.unpadded[rt]
 			}
 			noFrag += size
 		case evFree:
@@ -174,12 +191,19 @@ func (r *heapRun) replay() {
 			refs[rt]--
 			if refs[rt] == 0 {
 				mem -= r.size[rt]
+				memU -= r.unpadded[rt]
 			}
 			noFrag -= size
 		}
 		if mem > r.peak {
 			r.peak, r.peakEvent = mem, i
 		}
+		if n := len(r.series); n == 0 || r.series[n-1].step != e.time {
+			r.series = append(r.series, stepMem{step: e.time, most: mem, mostU: memU})
+		} else if mem > r.series[n-1].most {
+			r.series[n-1].most, r.series[n-1].mostU = mem, memU
+		}
+		r.series[len(r.series)-1].end, r.series[len(r.series)-1].endU = mem, memU
 		r.noFrag = max(r.noFrag, noFrag)
 	}
 }

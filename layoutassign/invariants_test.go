@@ -103,6 +103,15 @@ func checkMemoryInvariants(t *testing.T, name string, m *hlo.Module, tgt Target)
 			live += a.Cost.Bytes
 		}
 		check(live == sp.PeakBytes, "%s: live at the peak %d, peak %d", s, live, sp.PeakBytes)
+		var most LivePoint
+		for _, p := range sp.Timeline {
+			check(p.Unpadded <= p.Bytes, "%s: step %d unpadded %d above padded %d", s, p.Step, p.Unpadded, p.Bytes)
+			if p.Bytes > most.Bytes {
+				most = p
+			}
+		}
+		check(len(sp.Timeline) == 0 || most.Bytes == sp.PeakBytes && most.Step == sp.PeakStep,
+			"%s: the timeline's top %d at step %d, the peak %d at step %d", s, most.Bytes, most.Step, sp.PeakBytes, sp.PeakStep)
 		check(sp.PeakBytes <= sp.WithoutReuseBytes, "%s: peak %d above no-reuse %d", s, sp.PeakBytes, sp.WithoutReuseBytes)
 		check(sp.PeakBytes-sp.TemporaryPeakBytes >= sp.ArgumentBytes, "%s: peak %d less temporaries %d below arguments %d",
 			s, sp.PeakBytes, sp.TemporaryPeakBytes, sp.ArgumentBytes)
