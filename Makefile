@@ -5,7 +5,7 @@ FUZZTIME ?= 60s
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
 
-.PHONY: all build test vet fmt-check lint bench fuzz golden clean corpus-today groundtruth groundtruth-data
+.PHONY: all build test vet fmt-check lint bench fuzz golden clean corpus-today groundtruth groundtruth-data screenshot
 
 all: build
 
@@ -85,3 +85,19 @@ corpus-today:
 		"$$py" -m venv "$(XLA_TODAY_VENV)" && "$(XLA_TODAY_VENV)/bin/pip" install -q -r testdata/xla-today/gen/requirements.txt; \
 	fi
 	"$(XLA_TODAY_VENV)/bin/python" testdata/xla-today/gen/generate.py testdata/xla-today
+
+# screenshot: the Memory Viewer pages (--format=html) of the TPU and GPU
+# training steps in testdata/layout, written to testdata/memview/*.html and
+# rendered by headless Chromium (Debian package chromium) to PNGs beside
+# them. Not part of make test; look at the PNGs before committing them.
+CHROMIUM ?= $(shell command -v chromium || command -v chromium-browser || command -v google-chrome)
+screenshot: build
+	@if [ -z "$(CHROMIUM)" ]; then echo "screenshot: no Chromium (apt install chromium)" >&2; exit 1; fi
+	mkdir -p testdata/memview
+	bin/hlo-opt --passes=layout,cost --device=tpu-v5e --format=html -o testdata/memview/tpu_train_step.html testdata/layout/tpu_train_step.hlo
+	bin/hlo-opt --passes=layout,cost --device=h100 --format=html -o testdata/memview/gpu_train_step.html testdata/layout/gpu_train_step.hlo
+	for p in tpu_train_step gpu_train_step; do \
+		"$(CHROMIUM)" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --disable-background-networking \
+			--no-first-run --hide-scrollbars --window-size=1280,2000 \
+			--screenshot=$(CURDIR)/testdata/memview/$$p.png file://$(CURDIR)/testdata/memview/$$p.html 2>/dev/null; \
+	done

@@ -149,7 +149,7 @@ func TestCopiedLeaves(t *testing.T) {
 	to := slices.Clone(from)
 	to[9], to[11] = "0,1", "0,1"
 	c := Copy{From: leaves(from), To: leaves(to)}
-	assert.Equal(t, abbreviateShape(c.From), abbreviateShape(c.To))
+	assert.Equal(t, AbbreviateShape(c.From), AbbreviateShape(c.To))
 	assert.Equal(t, " (leaves {9} {11} change layout)", copiedLeaves(c))
 	to[0] = "0,1" // abbreviated shapes drop the layouts of the elements they show
 	assert.Equal(t, " (leaves {0} {9} ... 1 more change layout)", copiedLeaves(Copy{From: leaves(from), To: leaves(to)}))

@@ -100,11 +100,11 @@ func indexSuffix(idx []int64) string {
 // before "... N more".
 const MaxTupleElements = 2
 
-// abbreviateShape shortens a printed tuple shape of more than
+// AbbreviateShape shortens a printed tuple shape of more than
 // MaxTupleElements+1 elements to its first elements, without layouts, and
 // a count: "(s32[], bf16[2,8192,8192], ... 47 more)". Other shapes are
 // returned as they are.
-func abbreviateShape(s string) string {
+func AbbreviateShape(s string) string {
 	if !strings.HasPrefix(s, "(") || !strings.HasSuffix(s, ")") {
 		return s
 	}
@@ -115,7 +115,7 @@ func abbreviateShape(s string) string {
 	parts := make([]string, 0, MaxTupleElements+1)
 	for _, e := range elems[:MaxTupleElements] {
 		e = strings.TrimSpace(indexCommentRE.ReplaceAllString(e, ""))
-		parts = append(parts, abbreviateShape(stripLayout(e)))
+		parts = append(parts, AbbreviateShape(stripLayout(e)))
 	}
 	parts = append(parts, fmt.Sprintf("... %d more", len(elems)-MaxTupleElements))
 	return "(" + strings.Join(parts, ", ") + ")"
@@ -125,7 +125,7 @@ func abbreviateShape(s string) string {
 // same, the leaves whose layouts change: " (leaves {3} {7} change layout)",
 // at most MaxTupleElements of them.
 func copiedLeaves(c Copy) string {
-	if abbreviateShape(c.From) != abbreviateShape(c.To) || c.From == c.To {
+	if AbbreviateShape(c.From) != AbbreviateShape(c.To) || c.From == c.To {
 		return ""
 	}
 	from, err1 := hlo.ParseShape(c.From)
@@ -159,7 +159,7 @@ func copiedLeaves(c Copy) string {
 var indexCommentRE = regexp.MustCompile(`/\*index=\d+\*/`)
 
 // stripLayout drops the layout of a printed array shape: "f32[8]{0}" is
-// "f32[8]"; a tuple is left to abbreviateShape.
+// "f32[8]"; a tuple is left to AbbreviateShape.
 func stripLayout(s string) string {
 	if strings.HasPrefix(s, "(") {
 		return s
@@ -224,7 +224,7 @@ func (r *Result) writeLayouts(bw *bufio.Writer) {
 		if c.User != "" {
 			user = fmt.Sprintf("operand %d of %s", c.Operand, c.User)
 		}
-		fmt.Fprintf(bw, "    copy %s: %s %s -> %s%s for %s\n", c.Name, c.Of, abbreviateShape(c.From), abbreviateShape(c.To), copiedLeaves(c), user)
+		fmt.Fprintf(bw, "    copy %s: %s %s -> %s%s for %s\n", c.Name, c.Of, AbbreviateShape(c.From), AbbreviateShape(c.To), copiedLeaves(c), user)
 	}
 }
 
@@ -309,7 +309,7 @@ func writePeak(bw *bufio.Writer, mr *MemoryReport) {
 		if op := operator(a.Instruction); op != "" {
 			fmt.Fprintf(bw, "     Operator: %s\n", op)
 		}
-		fmt.Fprintf(bw, "     Shape: %s%s\n", abbreviateShape(a.Cost.Shape.String()), indexSuffix(a.Index))
+		fmt.Fprintf(bw, "     Shape: %s%s\n", AbbreviateShape(a.Cost.Shape.String()), indexSuffix(a.Index))
 		fmt.Fprintf(bw, "     Unpadded size: %s\n", fb(a.Cost.Unpadded))
 		if a.Cost.Bytes != a.Cost.Unpadded {
 			fmt.Fprintf(bw, "     Extra memory due to padding: %s (%.1fx expansion)\n", fb(a.Cost.Bytes-a.Cost.Unpadded), a.Cost.Expansion)

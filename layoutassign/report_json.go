@@ -202,7 +202,7 @@ func (r *Result) ModuleReport() any {
 			TemporaryPeakBytes: sp.TemporaryPeakBytes, PeakBytes: sp.PeakBytes, WithoutReuseBytes: sp.WithoutReuseBytes, BufferAssignment: sp.Stats})
 	}
 	for _, a := range mr.LiveAtPeak {
-		j.Peak.Live = append(j.Peak.Live, AllocationJSON{Instruction: a.Instruction.Name, Index: a.Index, Shape: abbreviateShape(a.Cost.Shape.String()),
+		j.Peak.Live = append(j.Peak.Live, AllocationJSON{Instruction: a.Instruction.Name, Index: a.Index, Shape: AbbreviateShape(a.Cost.Shape.String()),
 			Bytes: a.Cost.Bytes, UnpaddedBytes: a.Cost.Unpadded, Expansion: round3(a.Cost.Expansion), Kind: a.Kind,
 			Rule: a.Cost.Rule.Name, Operator: operator(a.Instruction), Start: a.Start, End: a.End})
 	}

@@ -190,3 +190,21 @@ func TestSubcommandTable(t *testing.T) {
 	help, _, _ := hloOpt(t, "", "-h")
 	assert.Contains(t, help, "hlo-opt test-echo ARGS")
 }
+
+func TestFormatHTML(t *testing.T) {
+	_, errOut, code := hloOpt(t, "", "--format=html", "--passes=stats", example(t))
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "--format=html draws the layout pass's memory report: add layout to --passes")
+
+	out := filepath.Join(t.TempDir(), "page.html")
+	_, errOut, code = hloOpt(t, "", "--format=html", "--passes=layout,cost", "--device=tpu-v5e", "-o", out, example(t))
+	require.Equal(t, 0, code, errOut)
+	page, err := os.ReadFile(out)
+	require.NoError(t, err)
+	s := string(page)
+	assert.True(t, strings.HasPrefix(s, "<!DOCTYPE html>"))
+	assert.Contains(t, s, "<title>Memory of softmax</title>")
+	assert.Contains(t, s, `id="verdict" class="verdict fits"`)
+	assert.Contains(t, s, `<svg class="chart"`)
+	assert.Contains(t, s, `id="fusions"`, "the cost pass ran: the fusion table")
+}

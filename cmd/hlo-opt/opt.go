@@ -9,15 +9,19 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/hlo-opt/hlo-opt/cost"
 	"github.com/hlo-opt/hlo-opt/graph"
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/layoutassign"
 	"github.com/hlo-opt/hlo-opt/passes"
+	"github.com/hlo-opt/hlo-opt/passes/render/memview"
 )
 
 type options struct {
@@ -56,7 +60,7 @@ func newFlagSet(env *Env, o *options) *flag.FlagSet {
 	fs.StringVar(&o.passes, "passes", "", "comma-separated `list` of passes to run, in order (see --list-passes)")
 	fs.BoolVar(&o.listPasses, "list-passes", false, "print the name and doc of each pass and exit")
 	fs.BoolVar(&o.version, "version", false, "print the version and the XLA whose HLO text hlo-opt follows, and exit")
-	fs.StringVar(&o.format, "format", "text", "output `format`: text, json or dot")
+	fs.StringVar(&o.format, "format", "text", "output `format`: text, json, dot, or html (the Memory Viewer page of the layout pass, with the cost passes' fusion table when they ran)")
 	fs.StringVar(&o.emit, "emit", "", "what to print: module, report or both (default: module without --passes, report with)")
 	fs.BoolVar(&o.timing, "timing", false, "print the wall time of the parse, each pass, the output and the whole on stderr")
 	fs.StringVar(&o.dumpDir, "dump-dir", "", "write the module after each pass as `dir`/NN-pass.hlo")
@@ -135,8 +139,8 @@ func Main(ctx context.Context, args []string, env *Env) int {
 	switch {
 	case len(args) != 1:
 		return usage("want exactly one input file (or -), got %d arguments", len(args))
-	case o.format != "text" && o.format != "json" && o.format != "dot":
-		return usage("--format=%s: want text, json or dot", o.format)
+	case o.format != "text" && o.format != "json" && o.format != "dot" && o.format != "html":
+		return usage("--format=%s: want text, json, dot or html", o.format)
 	case o.emit != "" && o.emit != "module" && o.emit != "report" && o.emit != "both":
 		return usage("--emit=%s: want module, report or both", o.emit)
 	case o.print != "full" && o.print != "short" && o.print != "classic":
@@ -161,6 +165,9 @@ func Main(ctx context.Context, args []string, env *Env) int {
 	}
 	if o.emit != "module" && len(ps) == 0 && o.format != "dot" {
 		return usage("--emit=%s needs --passes", o.emit)
+	}
+	if o.format == "html" && !slices.ContainsFunc(ps, func(p *passes.Pass) bool { return p.Name == "layout" }) {
+		return usage("--format=html draws the layout pass's memory report: add layout to --passes")
 	}
 	o.progressTerm = o.progress && isTerminal(env.Stderr)
 
@@ -365,6 +372,10 @@ func (d *driver) runChunk(ctx context.Context, idx, n int, ch chunk) (*blocks, e
 		}
 		out.Write(b)
 		out.WriteByte('\n')
+	case "html":
+		if err := d.writePage(&out, res); err != nil {
+			return nil, err
+		}
 	case "json":
 		jo := passes.JSONOptions{Indent: "  ", NoReports: o.emit == "module", Jobs: o.jobs}
 		if o.emit != "report" {
@@ -420,4 +431,20 @@ func newLogger(w io.Writer, level zapcore.Level, format string) *zap.Logger {
 		enc = zapcore.NewConsoleEncoder(cfg)
 	}
 	return zap.New(zapcore.NewCore(enc, zapcore.Lock(zapcore.AddSync(w)), level)).Named("hlo-opt")
+}
+
+// writePage renders the Memory Viewer page of res: the layout pass's
+// memory report and, when it ran, the cost pass's estimates.
+func (d *driver) writePage(w io.Writer, res *passes.Results) error {
+	in := memview.Input{File: d.filename}
+	for _, p := range res.Passes {
+		v, _ := res.Of(p)
+		switch r := v.(type) {
+		case *layoutassign.Result:
+			in.Memory, in.Relayout = r.Memory, r.Relayout
+		case *cost.CostResult:
+			in.Cost = r
+		}
+	}
+	return memview.Write(w, in)
 }
