@@ -21,17 +21,17 @@ const (
 
 // chart is the live-memory chart of one memory space.
 type chart struct {
-	Space                  string
-	Peak, PeakUnpadded     int64
-	PeakStep               int
-	PeakAt                 string
-	Capacity               int64
-	CapacityDrawn          bool
-	CapacityOff            string // why the capacity line is not drawn
-	Steps                  int
-	SVG                    template.HTML
-	Width, Height          int
-	Points                 template.JS
+	Space              string
+	Peak, PeakUnpadded int64
+	PeakStep           int
+	PeakAt             string
+	Capacity           int64
+	CapacityDrawn      bool
+	CapacityOff        string // why the capacity line is not drawn
+	Steps              int
+	SVG                template.HTML
+	Width, Height      int
+	Points             template.JS
 }
 
 // newChart draws the padded and unpadded bytes of sp against program

@@ -47,7 +47,7 @@ func run(t *testing.T, file string, target layoutassign.Target, device cost.Devi
 
 // jsonReport is the part of hlo-opt's JSON report the page shows.
 type jsonReport struct {
-	Layout layoutassign.ModuleJSON `json:"layout"`
+	Layout       layoutassign.ModuleJSON `json:"layout"`
 	Computations []struct {
 		Name         string `json:"name"`
 		Instructions []struct {
