@@ -505,7 +505,10 @@ func (lv *liveness) updateInflow(st *step) bool {
 		}
 	}
 	dst, src := nodeAt(st.nodes, []int64{1}), nodeAt(prev.nodes, []int64{1})
-	if dst >= 0 && src >= 0 && prev.nodes[src].end-src == st.nodes[dst].end-dst {
+	// The predecessor's result passes on unless it was the empty tuple of
+	// a result not bound yet (an array and () both take one node).
+	if dst >= 0 && src >= 0 && prev.nodes[src].end-src == st.nodes[dst].end-dst &&
+		prev.nodes[src].shape.IsTuple() == st.nodes[dst].shape.IsTuple() {
 		changed = flowFrom(st, dst, prev, src) || changed
 	} else if c := asyncComputation(in); c != nil {
 		changed = flowFrom(st, dst, lv.stepOf(c.Root), 0) || changed

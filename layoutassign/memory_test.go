@@ -121,6 +121,31 @@ ENTRY main {
 	assert.Equal(t, int64(4096), r.OutputBytes)
 }
 
+// An async chain whose start binds nothing (its result is ()) gets its
+// result at the async-update, from the computation it runs: the output is
+// that computation's value, not the start's empty tuple (the SparseCore
+// gather offload of XLA's TPU v6e compiles).
+func TestAsyncResultBoundAtUpdate(t *testing.T) {
+	m := parse(t, `HloModule m, is_scheduled=true
+
+offload {
+  t = f32[1024] parameter(0)
+  ROOT g = f32[1024] negate(t)
+}, execution_thread="sparsecore"
+
+ENTRY main {
+  p = f32[1024] parameter(0)
+  s = ((), (), s32[]) async-start(), async_execution_thread="sparsecore", calls=offload
+  u = ((f32[1024]), f32[1024], s32[]) async-update(s, p)
+  d = f32[1024] async-done(u)
+  ROOT out = f32[1024] bitcast(d)
+}`)
+	r, err := AnalyzeMemory(m, GPU())
+	require.NoError(t, err)
+	assert.Equal(t, int64(4096), r.OutputBytes, "the result bound at the update is the output")
+	assert.Equal(t, int64(4096), r.ArgumentBytes)
+}
+
 // A suggestion is measured against the array as the module lays it out:
 // none when the module's layout is already smaller than the proposal.
 func TestSuggestionAgainstModuleLayout(t *testing.T) {
