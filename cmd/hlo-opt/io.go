@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -20,38 +19,13 @@ func readInput(env *Env, name string) ([]byte, error) {
 	return os.ReadFile(name)
 }
 
-// writeOutput writes data to stdout for "-" and otherwise atomically to the
-// named file.
+// writeOutput writes data to stdout for "-" and otherwise to the named
+// file (see writeFile).
 func writeOutput(env *Env, name string, data *blocks) error {
 	if name == "" || name == "-" {
 		return data.writeTo(env.Stdout)
 	}
-	return writeFileAtomic(name, data)
-}
-
-// writeFileAtomic writes a temporary file next to path and renames it into
-// place, so that path is either complete or untouched.
-func writeFileAtomic(path string, data *blocks) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = data.writeTo(f); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return writeFile(name, data)
 }
 
 // chunk is one '// -----' separated part of the input; line is the number

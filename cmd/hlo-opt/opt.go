@@ -69,7 +69,7 @@ func newFlagSet(env *Env, o *options) *flag.FlagSet {
 	fs.StringVar(&o.logFormat, "log-format", "console", "log format: console or json")
 	fs.IntVar(&o.jobs, "jobs", 0, "computations processed in parallel (default GOMAXPROCS)")
 	fs.BoolVar(&o.verify, "verify", true, "verify the module after each pass that changed it")
-	fs.StringVar(&o.output, "o", "-", "write output to `file` (atomically; - is stdout)")
+	fs.StringVar(&o.output, "o", "-", "write output to `file` (- is stdout): a regular file is replaced atomically keeping its mode, a symlink's target is written, a device or fifo written through; nothing is written when the run fails")
 	fs.BoolVar(&o.split, "split-input-file", false, "handle each '// -----' chunk of the input as its own module")
 	fs.StringVar(&o.print, "print", "full", "module text form: full (spelled as the input was), classic (operand shapes, a get-tuple-element for each %t#k) or short")
 	fs.BoolVar(&o.elide, "elide-large-constants", false, "print constants of more than 10 elements as {...}")
@@ -417,7 +417,7 @@ func (d *driver) dump(path string, m *hlo.Module) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, &blocks{bs: [][]byte{[]byte(text)}})
+	return writeFile(path, &blocks{bs: [][]byte{[]byte(text)}})
 }
 
 func newLogger(w io.Writer, level zapcore.Level, format string) *zap.Logger {
