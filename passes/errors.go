@@ -129,11 +129,17 @@ type PassError struct {
 	// After is set when Pass is the verifier and names the pass whose
 	// changes it rejected.
 	After string
+	// Input is set when Pass is the verifier run on the input before the
+	// first pass: the module was invalid as given.
+	Input bool
 	// Err is the pass's error, usually an ErrorList.
 	Err error
 }
 
 func (e *PassError) prefix() string {
+	if e.Input {
+		return "invalid input (" + e.Pass + ")"
+	}
 	if e.After != "" {
 		return fmt.Sprintf("%s after pass %q", e.Pass, e.After)
 	}

@@ -30,8 +30,8 @@ type Options struct {
 	Jobs int
 	// Logger receives debug logs; nil means zap.NewNop().
 	Logger *zap.Logger
-	// NoVerify turns off running Verify after each pass that changed the
-	// IR.
+	// NoVerify turns off running Verify on the input before the first
+	// pass and after each pass that changed the IR.
 	NoVerify bool
 	// AfterPass, if set, is called after each pass ran (required ones
 	// included), for timing, dumps and progress. An error stops the run.
@@ -158,6 +158,9 @@ type run struct {
 func (pl *Pipeline) Run(ctx context.Context, m *hlo.Module) (*Results, error) {
 	r := &run{pl: pl, mod: m, valid: map[*Pass]any{},
 		res: &Results{Module: m, Passes: pl.Passes(), values: map[*Pass]any{}}}
+	if err := r.verifyInput(ctx); err != nil {
+		return r.res, err
+	}
 	for i := 0; i < len(pl.passes); {
 		if ch := r.chain(pl.passes[i:]); len(ch) > 1 {
 			if err := r.runChain(ctx, ch); err != nil {
@@ -172,6 +175,25 @@ func (pl *Pipeline) Run(ctx context.Context, m *hlo.Module) (*Results, error) {
 		i++
 	}
 	return r.res, nil
+}
+
+// verifyInput runs Verify on the module before the first pass, as XLA's
+// HloVerifier runs on a parsed module, so that an invalid input is reported
+// as the input's fault (PassError.Input) rather than as the fault of the
+// first pass after which verify runs, and no analysis meets a state it was
+// not written for. It is skipped with NoVerify, and when Verify is the
+// first pass anyway.
+func (r *run) verifyInput(ctx context.Context) error {
+	if r.pl.opts.NoVerify || len(r.pl.passes) == 0 || r.pl.passes[0] == Verify {
+		return nil
+	}
+	if _, _, err := r.runPass(ctx, Verify, nil); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &PassError{Pass: Verify.Name, Input: true, Err: err}
+	}
+	return nil
 }
 
 // chain returns the longest prefix of ps that can run in one fan-out:

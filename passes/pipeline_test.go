@@ -105,6 +105,34 @@ func TestPipelineVerifiesAfterChangeAndNamesThePass(t *testing.T) {
 	assert.NoError(t, err, "--verify=false")
 }
 
+// An invalid input is the input's fault: verify runs before the first
+// pass and no pass sees the module.
+func TestPipelineVerifiesTheInputFirst(t *testing.T) {
+	ran := false
+	spy := &Pass{Name: "spy", Doc: "notes that it ran", Run: func(*Unit) (any, error) { ran = true; return nil, nil }}
+	m, _ := hlotest.LoopsModule()
+	m.Source = "loops.hlo"
+	for _, in := range m.Computation("sum").Instructions {
+		if in.Opcode == "add" {
+			in.Operands = in.Operands[:1]
+		}
+	}
+	pl, err := NewPipeline([]*Pass{spy, Stats}, Options{Jobs: 2})
+	require.NoError(t, err)
+	_, err = pl.Run(context.Background(), m)
+	var pe *PassError
+	require.True(t, errors.As(err, &pe), "got %v", err)
+	assert.True(t, pe.Input)
+	assert.Equal(t, `invalid input (verify): loops.hlo: sum/s: add has 1 operands, want 2`, err.Error())
+	assert.False(t, ran, "no pass ran on the invalid input")
+
+	pl, err = NewPipeline([]*Pass{spy}, Options{NoVerify: true})
+	require.NoError(t, err)
+	_, err = pl.Run(context.Background(), m)
+	assert.NoError(t, err, "--verify=false runs the passes on it anyway")
+	assert.True(t, ran)
+}
+
 func TestPipelineReportsEveryComputationsErrorsInOrder(t *testing.T) {
 	m := hlotest.CallsModule(6, 3)
 	// Break c1, c4 and main: operands from another computation.

@@ -68,7 +68,7 @@ func newFlagSet(env *Env, o *options) *flag.FlagSet {
 	fs.Var(&o.logLevel, "log-level", "log `level`: debug, info, warn, error")
 	fs.StringVar(&o.logFormat, "log-format", "console", "log format: console or json")
 	fs.IntVar(&o.jobs, "jobs", 0, "computations processed in parallel (default GOMAXPROCS)")
-	fs.BoolVar(&o.verify, "verify", true, "verify the module after each pass that changed it")
+	fs.BoolVar(&o.verify, "verify", true, "verify the input before the first pass (an invalid input is reported as such) and the module after each pass that changed it")
 	fs.StringVar(&o.output, "o", "-", "write output to `file` (- is stdout): a regular file is replaced atomically keeping its mode, a symlink's target is written, a device or fifo written through; nothing is written when the run fails")
 	fs.BoolVar(&o.split, "split-input-file", false, "handle each '// -----' chunk of the input as its own module")
 	fs.StringVar(&o.print, "print", "full", "module text form: full (spelled as the input was), classic (operand shapes, a get-tuple-element for each %t#k) or short")
