@@ -1,6 +1,8 @@
 package hlo
 
 import (
+	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 )
@@ -280,6 +282,7 @@ func (p *shapeParser) parseArrayShape() (Shape, bool) {
 	}
 	p.off = i + 1
 	sh := Shape{Type: t}
+	dimsPos := p.pos()
 	dims := p.scratch[:0]
 	var dynamic []bool
 	p.skipSpace()
@@ -322,6 +325,10 @@ func (p *shapeParser) parseArrayShape() (Shape, bool) {
 	}
 	p.scratch = dims[:0]
 	if !p.expect(']') {
+		return Shape{}, false
+	}
+	if !sizeFits(dims, t) {
+		p.errorAt(dimsPos, "expected an array whose size in bits fits in an int64, found "+t.String()+"["+joinDims(dims)+"]")
 		return Shape{}, false
 	}
 	if len(dims) > 0 {
@@ -693,4 +700,34 @@ func ParseLayout(s string) (Layout, error) {
 		return Layout{}, p.err
 	}
 	return *l, nil
+}
+
+// sizeFits tells whether an array of type t and dims has a size in bits
+// that an int64 holds, so that its element count, byte size, padded size
+// and linear indices (at most a few times larger, checked where computed)
+// are exact; unbounded dimensions count as none.
+func sizeFits(dims []int64, t PrimitiveType) bool {
+	n := uint64(max(t.BitWidth(), 8))
+	for _, d := range dims {
+		if d == UnboundedDim {
+			continue
+		}
+		hi, lo := bits.Mul64(n, uint64(d))
+		if hi != 0 || lo > math.MaxInt64 {
+			return false
+		}
+		n = lo
+	}
+	return true
+}
+
+func joinDims(dims []int64) string {
+	var b strings.Builder
+	for i, d := range dims {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatInt(d, 10))
+	}
+	return b.String()
 }

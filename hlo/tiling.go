@@ -108,9 +108,15 @@ func tilingShapeBytes(s Shape, o SizeOptions, padded bool) (int64, error) {
 		}
 		elems = s.ElementCount()
 	}
-	n := tilingCeilDiv(elems*o.ElementBits(s), 8)
+	nbits, ok := MulInt64(elems, o.ElementBits(s))
+	if !ok {
+		return 0, fmt.Errorf("shape %s: size in bits %w", s.String(), ErrOverflow)
+	}
+	n := nbits/8 + min(nbits%8, 1)
 	if padded && s.Layout != nil {
-		n += s.Layout.DynamicShapeMetadataPrefixBytes
+		if n, ok = AddInt64(n, s.Layout.DynamicShapeMetadataPrefixBytes); !ok {
+			return 0, fmt.Errorf("shape %s: size %w", s.String(), ErrOverflow)
+		}
 	}
 	return n, nil
 }
@@ -239,11 +245,17 @@ func Tiled(s Shape) (*TiledShape, error) {
 	ts.Final = cur
 	ts.Exprs = exprs
 	n := int64(1)
+	ok := true
 	for _, d := range cur {
-		n *= d
+		if n, ok = MulInt64(n, d); !ok {
+			break
+		}
 	}
-	if s.Layout != nil && s.Layout.TailPaddingAlignment > 1 {
-		n = tilingCeilDiv(n, s.Layout.TailPaddingAlignment) * s.Layout.TailPaddingAlignment
+	if ok && s.Layout != nil && s.Layout.TailPaddingAlignment > 1 {
+		n, ok = roundUpChecked(n, s.Layout.TailPaddingAlignment)
+	}
+	if !ok {
+		return nil, fmt.Errorf("shape %s: padded element count %w", s.String(), ErrOverflow)
 	}
 	ts.PaddedElements = n
 	return ts, nil
@@ -294,11 +306,17 @@ func applyTile(cur []int64, t Tile) (TilingStep, error) {
 	var carry int64 = 1
 	for i, v := range t {
 		d := in[step.Prefix+i]
+		var ok bool
 		if v == CombinedDim {
-			carry *= d
+			if carry, ok = MulInt64(carry, d); !ok {
+				return TilingStep{}, fmt.Errorf("tile %s: combined dims %w", t, ErrOverflow)
+			}
 			continue
 		}
-		merged = append(merged, carry*d)
+		if d, ok = MulInt64(carry, d); !ok {
+			return TilingStep{}, fmt.Errorf("tile %s: combined dims %w", t, ErrOverflow)
+		}
+		merged = append(merged, d)
 		step.Sizes = append(step.Sizes, v)
 		carry = 1
 	}

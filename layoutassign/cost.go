@@ -245,12 +245,16 @@ func joinInts(v []int64) string {
 // dims, invalid layouts or tiles) go to hlo.PaddedBytes, which also
 // reports their errors; TestPaddedBytesMatchesHLO checks the two agree.
 func paddedBytes(s hlo.Shape, o hlo.SizeOptions) (int64, error) {
+	// The fast path; hlo.PaddedBytes for the rest, and to report an
+	// overflow.
 	if elems, ok := paddedElements(s); ok {
-		n := ceilDiv(elems*o.ElementBits(s), 8)
-		if s.Layout != nil {
-			n += s.Layout.DynamicShapeMetadataPrefixBytes
+		if nbits, ok := hlo.MulInt64(elems, o.ElementBits(s)); ok {
+			n := ceilDiv(nbits, 8)
+			if s.Layout != nil {
+				n += s.Layout.DynamicShapeMetadataPrefixBytes
+			}
+			return n, nil
 		}
-		return n, nil
 	}
 	return hlo.PaddedBytes(s, o)
 }
@@ -302,14 +306,17 @@ func paddedElements(s hlo.Shape) (int64, bool) {
 		carry := int64(1)
 		for i, v := range t {
 			d := cur[prefix+i]
+			var ok bool
 			if v == hlo.CombinedDim {
-				carry *= d
+				if carry, ok = hlo.MulInt64(carry, d); !ok {
+					return 0, false
+				}
 				continue
 			}
-			if v <= 0 || ns == len(sizes) {
+			if d, ok = hlo.MulInt64(carry, d); !ok || v <= 0 || ns == len(sizes) {
 				return 0, false
 			}
-			out = append(out, ceilDiv(carry*d, v))
+			out = append(out, ceilDiv(d, v))
 			sizes[ns] = v
 			ns++
 			carry = 1
@@ -322,7 +329,10 @@ func paddedElements(s hlo.Shape) (int64, bool) {
 	}
 	p := int64(1)
 	for _, d := range cur {
-		p *= d
+		var ok bool
+		if p, ok = hlo.MulInt64(p, d); !ok {
+			return 0, false
+		}
 	}
 	return p, true
 }
