@@ -177,6 +177,7 @@ func (v *verifier) computation(c *hlo.Computation) {
 		v.operandCount(in, info)
 		if operandsOK {
 			v.shape(in, info)
+			v.attrs(in)
 		}
 		v.calls(in)
 	}

@@ -19,6 +19,8 @@ func LoopsModule() (*hlo.Module, map[string]*hlo.Computation) {
 	p := b.Param("p", 0, f32v)
 	zero := b.Add("zero", "constant", f32s)
 	red := Calls(b.Add("red", "reduce", f32s, p, zero), "to_apply", nil)
+	red.Attrs = append(red.Attrs, hlo.Attribute{Name: "dimensions", Value: "{0}"})
+	red.Typed.Dimensions = []int64{0}
 	w := Calls(b.Add("loop", "while", f32s, red), "condition", nil)
 	Calls(w, "body", nil)
 	f := Calls(b.Add("fus", "fusion", f32v, p, w), "calls", nil)

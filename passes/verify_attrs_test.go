@@ -1,0 +1,178 @@
+package passes
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+const addComp = `add_f {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+`
+
+// verifyCases are a valid module per op and, for each check, one
+// hand-written mutation of it with the message verify gives. The bodies
+// are the entry's; add_f is there for reducers.
+var verifyCases = []struct {
+	name, valid string
+	mutations   []mutation
+}{
+	{"dot", `a = f32[2,8,4] parameter(0)
+  b = f32[2,4,16] parameter(1)
+  ROOT d = f32[2,8,16] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}`, []mutation{
+		{"rhs_contracting_dims={1}", "rhs_contracting_dims={1,2}", "dot has 1/1 batch and 1/2 contracting dimensions (lhs/rhs)"},
+		{"lhs_contracting_dims={2}", "lhs_contracting_dims={3}", "lhs batch and contracting dimensions {0,3}: dimension 3 out of range for rank 3"},
+		{"rhs_contracting_dims={1}", "rhs_contracting_dims={0}", "rhs batch and contracting dimensions {0,0}: dimension 0 repeated"},
+		{"lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}", "lhs_contracting_dims={1}, rhs_batch_dims={0}, rhs_contracting_dims={1}", "dot contracts lhs dimension 1 (size 8) with rhs dimension 1 (size 4)"},
+		{"b = f32[2,4,16]", "b = f32[3,4,16]", "dot batch lhs dimension 0 (size 2) and rhs dimension 0 (size 3) differ"},
+		{"ROOT d = f32[2,8,16]", "ROOT d = f32[2,16,8]", "result f32[2,16,8], want dimensions [2,8,16]"},
+	}},
+	{"gather", `op = f32[4,8] parameter(0)
+  idx = s32[5,1] parameter(1)
+  ROOT g = f32[5,8] gather(op, idx), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,8}`, []mutation{
+		{"index_vector_dim=1", "index_vector_dim=3", "index_vector_dim 3 out of range for indices of rank 2"},
+		{"start_index_map={0}", "start_index_map={3}", "start_index_map {3}: dimension 3 out of range for rank 2"},
+		{"start_index_map={0}", "start_index_map={0,1}", "start_index_map {0,1} has 2 entries, the index vector 1"},
+		{"slice_sizes={1,8}", "slice_sizes={1,8,1}", "slice_sizes {1,8,1} has 3 entries for an operand of rank 2"},
+		{"collapsed_slice_dims={0}", "collapsed_slice_dims={}", "do not cover the operand's 2 dimensions"},
+		{"slice_sizes={1,8}", "slice_sizes={1,9}", "slice size 9 of dimension 1 outside the operand's 8"},
+		{"slice_sizes={1,8}", "slice_sizes={2,8}", "collapsed or batching dimension 0 has slice size 2, want at most 1"},
+		{"ROOT g = f32[5,8]", "ROOT g = f32[5,7]", "result f32[5,7], want dimensions [5,8]"},
+		{"ROOT g = f32[5,8]", "ROOT g = f32[5,8,1]", "result f32[5,8,1], want rank 2 (1 batch and 1 offset dimensions)"},
+	}},
+	{"gather sorted", `op = f32[4,8,2] parameter(0)
+  idx = s32[5,1] parameter(1)
+  ROOT g = f32[5,8,2] gather(op, idx), offset_dims={1,2}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,8,2}`, []mutation{
+		{"offset_dims={1,2}", "offset_dims={2,1}", "offset_dims {2,1}: not sorted"},
+	}},
+	{"scatter", `op = f32[4,8] parameter(0)
+  idx = s32[5,1] parameter(1)
+  upd = f32[5,8] parameter(2)
+  ROOT sc = f32[4,8] scatter(op, idx, upd), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add_f`, []mutation{
+		{"update_window_dims={1}", "update_window_dims={1,1}", "update_window_dims {1,1}: dimension 1 repeated"},
+		{"update_window_dims={1}", "update_window_dims={2}", "update_window_dims {2}: dimension 2 out of range for rank 2"},
+		{"inserted_window_dims={0}", "inserted_window_dims={}", "do not cover the operand's 2 dimensions"},
+		{"scatter_dims_to_operand_dims={0}", "scatter_dims_to_operand_dims={0,1}", "scatter_dims_to_operand_dims {0,1} has 2 entries, the index vector 1"},
+		{"upd = f32[5,8]", "upd = f32[5,9]", "update window dimension 1 (size 9) larger than operand dimension 1 (size 8)"},
+		{"upd = f32[5,8]", "upd = f32[6,8]", "update scatter dimension 0 has size 6, the indices' 5"},
+		{"ROOT sc = f32[4,8]", "ROOT sc = f32[4,7]", "result f32[4,7], want dimensions [4,8]"},
+	}},
+	{"scatter windows", `op = f32[4,8,16,32] parameter(0)
+  idx = s32[5,1] parameter(1)
+  upd = f32[5,8,16,32] parameter(2)
+  ROOT sc = f32[4,8,16,32] scatter(op, idx, upd), update_window_dims={1,2,3}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add_f`, []mutation{
+		{"update_window_dims={1,2,3}", "update_window_dims={2,2,3,1}", "update_window_dims {2,2,3,1}: dimension 2 repeated"},
+		{"update_window_dims={1,2,3}", "update_window_dims={1,3,2}", "update_window_dims {1,3,2}: not sorted"},
+		{"index_vector_dim=1", "index_vector_dim=2", "updates of rank 4, want 5 (2 scatter and 3 window dimensions)"},
+	}},
+	{"slice", `p = f32[8] parameter(0)
+  ROOT s = f32[4] slice(p), slice={[2:6]}`, []mutation{
+		{"slice={[2:6]}", "slice={[6:10]}", "slice [6:10:1] of dimension 0 outside [0:8] or with a non-positive stride"},
+		{"ROOT s = f32[4]", "ROOT s = f32[3]", "slice dimension 0 has size 3, want 4"},
+	}},
+	{"dynamic-slice", `p = f32[8,4] parameter(0)
+  i = s32[] parameter(1)
+  ROOT d = f32[2,4] dynamic-slice(p, i, i), dynamic_slice_sizes={2,4}`, []mutation{
+		{"dynamic_slice_sizes={2,4}", "dynamic_slice_sizes={2}", "dynamic_slice_sizes {2} has 1 entries for an operand of rank 2"},
+		{"ROOT d = f32[2,4] dynamic-slice(p, i, i), dynamic_slice_sizes={2,4}", "ROOT d = f32[2,5] dynamic-slice(p, i, i), dynamic_slice_sizes={2,5}", "dynamic slice size 5 of dimension 1 outside the operand's 4"},
+		{"ROOT d = f32[2,4]", "ROOT d = f32[4,2]", "result f32[4,2], want dimensions [2,4]"},
+	}},
+	{"dynamic-update-slice", `p = f32[8,4] parameter(0)
+  u = f32[2,4] parameter(1)
+  i = s32[] parameter(2)
+  ROOT d = f32[8,4] dynamic-update-slice(p, u, i, i)`, []mutation{
+		{"u = f32[2,4]", "u = f32[2,5]", "update dimension 1 (size 5) larger than the operand's 4"},
+		{"ROOT d = f32[8,4]", "ROOT d = f32[8,5]", "result f32[8,5], want dimensions [8,4]"},
+	}},
+	{"pad", `p = f32[8] parameter(0)
+  z = f32[] constant(0)
+  ROOT q = f32[25] pad(p, z), padding=1_2_2`, []mutation{
+		{"padding=1_2_2", "padding=1_2_2x0_0", "padding has 2 dimensions for an operand of rank 1"},
+		{"ROOT q = f32[25]", "ROOT q = f32[24]", "result f32[24], want dimensions [25]"},
+		{"ROOT q = f32[25] pad(p, z), padding=1_2_2", "ROOT q = f32[0] pad(p, z), padding=-10_-10", "padding of dimension 0 leaves a negative size -12"},
+	}},
+	{"reduce", `p = f32[8,4] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[8] reduce(p, z), dimensions={1}, to_apply=add_f`, []mutation{
+		{"dimensions={1}", "dimensions={7}", "dimensions {7}: dimension 7 out of range for rank 2"},
+		{"ROOT r = f32[8] reduce(p, z), dimensions={1}", "ROOT r = f32[8] reduce(p, z), dimensions={1,1}", "dimensions {1,1}: dimension 1 repeated"},
+		{"ROOT r = f32[8]", "ROOT r = f32[4]", "reduce result f32[4], want dimensions [8]"},
+	}},
+	{"convolution", `a = f32[1,8,8,4] parameter(0)
+  k = f32[3,3,2,6] parameter(1)
+  ROOT c = f32[1,8,8,6] convolution(a, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=2`, []mutation{
+		{"feature_group_count=2", "feature_group_count=4", "feature_group_count 4 does not divide the input features 4 and the kernel output features 6"},
+		{"feature_group_count=2", "feature_group_count=1", "input features 4, kernel input features 2 x feature_group_count 1"},
+		{"ROOT c = f32[1,8,8,6]", "ROOT c = f32[1,8,8,5]", "output features 5, kernel output features 6"},
+		{"window={size=3x3 pad=1_1x1_1}", "window={size=3 pad=1_1}", "window has 1 dimensions for 2 spatial ones"},
+	}},
+	{"reverse", `p = f32[8,4] parameter(0)
+  ROOT r = f32[8,4] reverse(p), dimensions={1}`, []mutation{
+		{"dimensions={1}", "dimensions={2}", "dimensions {2}: dimension 2 out of range for rank 2"},
+	}},
+	{"call", `p = f32[4] parameter(0)
+  ROOT c = f32[4] call(p), to_apply=neg_f`, []mutation{
+		{"ROOT c = f32[4] call(p)", "ROOT c = f32[4] call(p, p)", "call has 2 operands, neg_f has 1 parameters"},
+		{"p = f32[4] parameter(0)\n  ROOT c = f32[4] call(p)", "p = f32[5] parameter(0)\n  ROOT c = f32[4] call(p)", "call operand 0 f32[5], parameter 0 of neg_f is f32[4]"},
+		{"ROOT c = f32[4] call", "ROOT c = f32[2] call", "call shape f32[2], neg_f returns f32[4]"},
+	}},
+	{"shapes", `p = f32[8] parameter(0)
+  b = f32[8,4] broadcast(p), dimensions={0}
+  t = f32[4,8] transpose(b), dimensions={1,0}
+  r = f32[32] reshape(t)
+  tu = (f32[32], f32[8]) tuple(r, p)
+  ROOT g = f32[8] get-tuple-element(tu), index=1`, []mutation{
+		{"dimensions={0}\n", "dimensions={1}\n", "broadcast dimension 1 maps operand dimension 0 (size 8) to a different size in f32[8,4]"},
+		{"dimensions={1,0}", "dimensions={0,1}", "transpose dimensions {0,1} do not map f32[8,4] to f32[4,8]"},
+		{"r = f32[32]", "r = f32[31]", "reshape from f32[4,8] to f32[31] changes the element count"},
+		{"index=1", "index=2", "index 2 out of range for a 2-tuple"},
+		{"tuple(r, p)", "tuple(r, p, p)", "shape (f32[32], f32[8]) does not match its operands"},
+	}},
+	{"operands", `p = f32[8] parameter(0)
+  ROOT a = f32[8] add(p, p)`, []mutation{
+		{"add(p, p)", "add(p)", "add has 1 operands, want 2"},
+		{"add(p, p)", "add(p, p, p)", "add has 3 operands, want 2"},
+	}},
+}
+
+type mutation struct{ from, to, want string }
+
+// module wraps an entry body with the computations the cases call.
+func module(body string) string {
+	return "HloModule m\n\n" + addComp + "neg_f {\n  x = f32[4] parameter(0)\n  ROOT n = f32[4] negate(x)\n}\n\nENTRY e {\n  " + body + "\n}\n"
+}
+
+func TestVerifyMutations(t *testing.T) {
+	pl, err := NewPipeline([]*Pass{Verify}, Options{Jobs: 1})
+	require.NoError(t, err)
+	run := func(src string) error {
+		m, err := hlo.ParseFile("m.hlo", []byte(src))
+		if err != nil {
+			return err
+		}
+		_, err = pl.Run(context.Background(), m)
+		return err
+	}
+	for _, c := range verifyCases {
+		t.Run(c.name, func(t *testing.T) {
+			require.NoError(t, run(module(c.valid)), "the valid module verifies")
+			for _, mu := range c.mutations {
+				require.True(t, strings.Contains(c.valid, mu.from), "%q not in the case", mu.from)
+				err := run(module(strings.Replace(c.valid, mu.from, mu.to, 1)))
+				if assert.Error(t, err, mu.want) {
+					assert.Contains(t, err.Error(), mu.want)
+					assert.Regexp(t, `m\.hlo:\d+:\d+: `, err.Error(), "positioned")
+				}
+			}
+		})
+	}
+}
