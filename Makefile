@@ -35,10 +35,12 @@ bench:
 	@uptime
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) -count=$(BENCHCOUNT) $(PKGS)
 
-# fuzz: run each fuzz target for FUZZTIME; crashers are kept under testdata/fuzz.
+# fuzz: run each fuzz target for FUZZTIME (bounded: FUZZTIME per target);
+# crashers are kept under each package's testdata/fuzz.
 fuzz:
-	$(GO) test ./hlo -run='^$$' -fuzz=FuzzParse -fuzztime=$(FUZZTIME)
-	$(GO) test ./indexing -run='^$$' -fuzz=FuzzParseIndexingMap -fuzztime=$(FUZZTIME)
+	$(GO) test ./hlo -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./indexing -run='^$$' -fuzz='^FuzzParseIndexingMap$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./cmd/hlo-opt -run='^$$' -fuzz='^FuzzPipeline$$' -fuzztime=$(FUZZTIME)
 
 # golden: regenerate golden files; review the diff before committing.
 golden:

@@ -150,3 +150,15 @@ func (e *PassError) Error() string { return e.prefix() + ": " + e.Err.Error() }
 
 // Unwrap returns the pass's error.
 func (e *PassError) Unwrap() error { return e.Err }
+
+// PanicError is a pass's panic, recovered by the pipeline as its last
+// guard: a pass is to return an error for any state it does not handle,
+// so a PanicError is a bug (the fuzz tests fail on one).
+type PanicError struct {
+	Pass, Where string
+	Value       any
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("panic during pass %s on %s: %v", e.Pass, e.Where, e.Value)
+}

@@ -489,7 +489,7 @@ func (r *run) call(p *Pass, u *Unit) (v any, err error) {
 				where = "computation " + u.Computation.Name
 			}
 			u.Logger.Error("panic", zap.Any("value", x), zap.ByteString("stack", debug.Stack()))
-			v, err = nil, fmt.Errorf("panic during pass %s on %s: %v", p.Name, where, x)
+			v, err = nil, &PanicError{Pass: p.Name, Where: where, Value: x}
 		}
 	}()
 	if u.Computation != nil {
