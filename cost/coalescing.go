@@ -58,7 +58,7 @@ func firstNonTrivial(s *hlo.Shape) int64 {
 // non-trivial dimension.
 func TransposesMinorDimension(in *hlo.Instruction) bool {
 	switch in.Opcode {
-	case "fusion":
+	case hlo.OpFusion:
 		if c := fusedComputation(in); c != nil {
 			for _, f := range c.Instructions {
 				if TransposesMinorDimension(f) {
@@ -67,12 +67,12 @@ func TransposesMinorDimension(in *hlo.Instruction) bool {
 			}
 		}
 		return false
-	case "copy":
+	case hlo.OpCopy:
 		if len(in.Operands) != 1 || !in.Shape.IsArray() || in.Operands[0].Shape.Rank() != in.Shape.Rank() {
 			return false
 		}
 		return firstNonTrivial(&in.Operands[0].Shape) != firstNonTrivial(&in.Shape)
-	case "transpose":
+	case hlo.OpTranspose:
 		if len(in.Operands) != 1 || len(in.Typed.Dimensions) != in.Shape.Rank() {
 			return false
 		}
@@ -98,13 +98,13 @@ func TransposesMinorDimension(in *hlo.Instruction) bool {
 // a broadcast or iota.
 func isBroadcastLike(in *hlo.Instruction) bool {
 	for {
-		if in.Opcode == "broadcast" || in.Opcode == "iota" {
+		if in.Opcode == hlo.OpBroadcast || in.Opcode == hlo.OpIota {
 			return true
 		}
 		if len(in.Operands) != 1 {
 			return false
 		}
-		if in.Opcode != "bitcast" && !IsElementwise(in) {
+		if in.Opcode != hlo.OpBitcast && !IsElementwise(in) {
 			return false
 		}
 		in = in.Operands[0]
@@ -292,7 +292,7 @@ func (a *FusionAnalysis) coalescing(mode CoalescingMode, d *Device, cache *Verdi
 		}
 		fromShape = &hero.Operands[0].Shape
 		n := len(hero.Operands)
-		if hero.Opcode == "reduce" {
+		if hero.Opcode == hlo.OpReduce {
 			n /= 2
 		}
 		froms = append(froms, hero.Operands[:n]...)

@@ -63,11 +63,11 @@ func (e *Estimate) Bytes() int64 { return e.Cost.BytesAccessed }
 // fusion (Triton, cuDNN, custom) containing a dot or convolution.
 func usesMatrixUnit(in *hlo.Instruction) bool {
 	switch in.Opcode {
-	case "dot", "convolution":
+	case hlo.OpDot, hlo.OpConvolution:
 		return true
-	case "custom-call":
+	case hlo.OpCustomCall:
 		return customCallFlops(in) > 0
-	case "fusion":
+	case hlo.OpFusion:
 		if c := fusedComputation(in); c != nil {
 			for _, f := range c.Instructions {
 				if usesMatrixUnit(f) {
@@ -86,8 +86,8 @@ func usesMatrixUnit(in *hlo.Instruction) bool {
 // Ampere). "" when the kernel has none.
 func matrixClass(in *hlo.Instruction) string {
 	switch in.Opcode {
-	case "dot", "convolution", "custom-call":
-		if len(in.Operands) == 0 || in.Opcode == "custom-call" && customCallFlops(in) == 0 {
+	case hlo.OpDot, hlo.OpConvolution, hlo.OpCustomCall:
+		if len(in.Operands) == 0 || in.Opcode == hlo.OpCustomCall && customCallFlops(in) == 0 {
 			return ""
 		}
 		t := firstArray(&in.Operands[0].Shape).Type
@@ -107,7 +107,7 @@ func matrixClass(in *hlo.Instruction) string {
 			return "f8"
 		}
 		return ""
-	case "fusion":
+	case hlo.OpFusion:
 		if c := fusedComputation(in); c != nil {
 			for _, f := range c.Instructions {
 				if cl := matrixClass(f); cl != "" {
@@ -260,7 +260,7 @@ func (m *Model) estimate(a *FusionAnalysis, c *InstructionCost, coal []OperandCo
 // index table, a quirk Costs keeps so that bytes accessed match XLA's, but
 // the call does write its whole result (element 0).
 func writtenBytes(in *hlo.Instruction, c *InstructionCost) int64 {
-	if in.Opcode == "custom-call" && in.Shape.IsTuple() && len(in.Shape.Tuple) > 0 && customCallFlops(in) > 0 {
+	if in.Opcode == hlo.OpCustomCall && in.Shape.IsTuple() && len(in.Shape.Tuple) > 0 && customCallFlops(in) > 0 {
 		return max(c.OutputBytes, ShapeBytes(&in.Shape.Tuple[0]))
 	}
 	return c.OutputBytes
@@ -276,7 +276,7 @@ func scatterInPlace(a *FusionAnalysis) (int, int64) {
 		return -1, 0
 	}
 	s := a.Roots[0]
-	if s.Opcode != "scatter" || len(s.Operands) != 3 || s.Operands[0].Opcode != "parameter" {
+	if s.Opcode != hlo.OpScatter || len(s.Operands) != 3 || s.Operands[0].Opcode != hlo.OpParameter {
 		return -1, 0
 	}
 	return s.Operands[0].ParameterNumber, ShapeBytes(&s.Operands[2].Shape)
@@ -319,16 +319,16 @@ const rereadShare = 0.1
 // whose called computations are estimated instead.
 func isKernel(in *hlo.Instruction) bool {
 	switch in.Opcode {
-	case "parameter", "constant", "get-tuple-element", "tuple", "bitcast", "after-all",
-		"partition-id", "replica-id", "opt-barrier", "add-dependency", "domain",
-		"while", "conditional", "call", "async-start", "async-update", "async-done",
-		"copy-start", "copy-done", "send", "send-done", "recv", "recv-done",
-		"all-reduce-done", "all-gather-done", "collective-permute-done", "iota", "get-dimension-size",
-		"set-dimension-size", "infeed", "outfeed", "rng-get-and-update-state":
+	case hlo.OpParameter, hlo.OpConstant, hlo.OpGetTupleElement, hlo.OpTuple, hlo.OpBitcast, hlo.OpAfterAll,
+		hlo.OpPartitionID, hlo.OpReplicaID, hlo.OpOptimizationBarrier, hlo.OpAddDependency, hlo.OpDomain,
+		hlo.OpWhile, hlo.OpConditional, hlo.OpCall, hlo.OpAsyncStart, hlo.OpAsyncUpdate, hlo.OpAsyncDone,
+		hlo.OpCopyStart, hlo.OpCopyDone, hlo.OpSend, hlo.OpSendDone, hlo.OpRecv, hlo.OpRecvDone,
+		hlo.OpAllReduceDone, hlo.OpAllGatherDone, hlo.OpCollectivePermuteDone, hlo.OpIota, hlo.OpGetDimensionSize,
+		hlo.OpSetDimensionSize, hlo.OpInfeed, hlo.OpOutfeed, hlo.OpRngGetAndUpdateState:
 		return false
-	case "reshape":
+	case hlo.OpReshape:
 		return !isBitcastReshape(in)
-	case "transpose":
+	case hlo.OpTranspose:
 		return !isBitcastTranspose(in)
 	}
 	return true
@@ -358,7 +358,7 @@ func kernelComputations(m *hlo.Module) []*hlo.Computation {
 		stack = stack[:len(stack)-1]
 		for _, in := range c.Instructions {
 			switch in.Opcode {
-			case "while", "conditional", "call", "async-start":
+			case hlo.OpWhile, hlo.OpConditional, hlo.OpCall, hlo.OpAsyncStart:
 				for _, cc := range in.Called {
 					if cc != nil && !keep[cc] {
 						keep[cc] = true

@@ -82,7 +82,7 @@ const (
 // the layout) whose physical permutation normalizes to {0,2,1} or {2,1,0}
 // with both swapped dimensions large enough.
 func TiledTranspose(in *hlo.Instruction) (TransposeDesc, bool) {
-	if (in.Opcode != "transpose" && in.Opcode != "copy") || len(in.Operands) != 1 || !in.Shape.IsArray() {
+	if (in.Opcode != hlo.OpTranspose && in.Opcode != hlo.OpCopy) || len(in.Operands) != 1 || !in.Shape.IsArray() {
 		return TransposeDesc{}, false
 	}
 	perm, sizes := normalizedTranspose(in)
@@ -221,7 +221,7 @@ func (r ReductionDims) raceFree() bool {
 // reduce whose kept or reduced dims are consecutive in the layout and that
 // the reduction emitter handles faster than the loop emitter.
 func IsContiguousReduction(in *hlo.Instruction) bool {
-	if in.Opcode != "reduce" || len(in.Operands) < 2 {
+	if in.Opcode != hlo.OpReduce || len(in.Operands) < 2 {
 		return false
 	}
 	op := &in.Operands[0].Shape
@@ -261,7 +261,7 @@ func FusionRoots(c *hlo.Computation) []*hlo.Instruction {
 	if c.Root == nil {
 		return nil
 	}
-	if c.Root.Opcode == "tuple" {
+	if c.Root.Opcode == hlo.OpTuple {
 		return slices.Clone(c.Root.Operands)
 	}
 	return []*hlo.Instruction{c.Root}
@@ -275,18 +275,18 @@ func FusionRoots(c *hlo.Computation) []*hlo.Instruction {
 // reduce reached by the walk, else the root itself.
 func FindHero(root *hlo.Instruction, us map[*hlo.Instruction][]*hlo.Instruction) *hlo.Instruction {
 	hero := root
-	for isIntermediate(hero, 1) && len(hero.Operands) == 1 && hero.Operands[0].Opcode != "parameter" {
+	for isIntermediate(hero, 1) && len(hero.Operands) == 1 && hero.Operands[0].Opcode != hlo.OpParameter {
 		hero = hero.Operands[0]
 	}
 	isTranspose := func(in *hlo.Instruction) bool { _, ok := TiledTranspose(in); return ok }
 	if t := findUniqueHero(hero, us, isTranspose); t != nil {
 		return t
 	}
-	isConcat := func(in *hlo.Instruction) bool { return in.Opcode == "concatenate" }
+	isConcat := func(in *hlo.Instruction) bool { return in.Opcode == hlo.OpConcatenate }
 	if c := findUniqueHero(hero, us, isConcat); c != nil {
 		return c
 	}
-	if hero.Opcode != "reduce" {
+	if hero.Opcode != hlo.OpReduce {
 		return root
 	}
 	return hero
@@ -328,7 +328,7 @@ func findUniqueHero(start *hlo.Instruction, us map[*hlo.Instruction][]*hlo.Instr
 	for len(queue) > 0 {
 		n := queue[0]
 		queue = queue[1:]
-		if n.Opcode != "tuple" && n.Opcode != "parameter" && !isIntermediate(n, 3) {
+		if n.Opcode != hlo.OpTuple && n.Opcode != hlo.OpParameter && !isIntermediate(n, 3) {
 			return nil
 		}
 		for _, u := range us[n] {
@@ -433,7 +433,7 @@ func analyzeSingle(in *hlo.Instruction) *FusionAnalysis {
 	a := &b.a
 	a.Fusion, a.Roots, a.Heroes = in, b.one[:], b.one[:]
 	switch in.Opcode {
-	case "dot", "convolution", "custom-call", "fft", "cholesky", "triangular-solve":
+	case hlo.OpDot, hlo.OpConvolution, hlo.OpCustomCall, hlo.OpFft, hlo.OpCholesky, hlo.OpTriangularSolve:
 		a.Emitter, a.Reason = EmitterLibrary, "unfused "+string(in.Opcode)
 		return a
 	}
@@ -497,10 +497,10 @@ func (a *FusionAnalysis) pickEmitter() (EmitterKind, string) {
 		return EmitterLoop, "multi-output fusion"
 	}
 	root := a.Roots[0]
-	if root.Opcode == "scatter" {
+	if root.Opcode == hlo.OpScatter {
 		return EmitterScatter, "scatter root"
 	}
-	if h := a.Heroes[0]; h.Opcode == "concatenate" && len(h.Operands) <= 4 && !a.rootIsTuple() {
+	if h := a.Heroes[0]; h.Opcode == hlo.OpConcatenate && len(h.Operands) <= 4 && !a.rootIsTuple() {
 		return EmitterConcatenate, "concatenate hero " + h.Name
 	}
 	if a.Fused != nil && a.allInPlaceDUS() {
@@ -510,12 +510,12 @@ func (a *FusionAnalysis) pickEmitter() (EmitterKind, string) {
 }
 
 func (a *FusionAnalysis) rootIsTuple() bool {
-	return a.Fused != nil && a.Fused.Root.Opcode == "tuple"
+	return a.Fused != nil && a.Fused.Root.Opcode == hlo.OpTuple
 }
 
 func (a *FusionAnalysis) allNonStridedSlices() bool {
 	for _, r := range a.Roots {
-		if r.Opcode != "slice" {
+		if r.Opcode != hlo.OpSlice {
 			return false
 		}
 		for _, s := range r.Typed.Slice {
@@ -531,17 +531,17 @@ func (a *FusionAnalysis) allNonStridedSlices() bool {
 // (possibly under bitcasts) whose operand 0 is a fusion parameter.
 func (a *FusionAnalysis) allInPlaceDUS() bool {
 	for _, r := range a.Roots {
-		for r.Opcode == "bitcast" {
+		for r.Opcode == hlo.OpBitcast {
 			r = r.Operands[0]
 		}
-		if r.Opcode != "dynamic-update-slice" {
+		if r.Opcode != hlo.OpDynamicUpdateSlice {
 			return false
 		}
 		p := r.Operands[0]
-		for p.Opcode == "bitcast" {
+		for p.Opcode == hlo.OpBitcast {
 			p = p.Operands[0]
 		}
-		if p.Opcode != "parameter" {
+		if p.Opcode != hlo.OpParameter {
 			return false
 		}
 	}

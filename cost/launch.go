@@ -36,13 +36,13 @@ func vectorizationPreventer(c *hlo.Computation) bool {
 	}
 	for _, in := range c.Instructions {
 		switch in.Opcode {
-		case "reduce-window", "sort", "dot":
+		case hlo.OpReduceWindow, hlo.OpSort, hlo.OpDot:
 			return true
-		case "concatenate":
+		case hlo.OpConcatenate:
 			if len(in.Operands) > 10 {
 				return true
 			}
-		case "reduce":
+		case hlo.OpReduce:
 			if in.Shape.IsTuple() {
 				return true
 			}
@@ -228,7 +228,7 @@ func (a *FusionAnalysis) Launch(d *Device) LaunchDims {
 		return l
 	case EmitterDynamicUpdateSlice:
 		r := a.Roots[0]
-		for r.Opcode == "bitcast" {
+		for r.Opcode == hlo.OpBitcast {
 			r = r.Operands[0]
 		}
 		l := loopLaunch(d, r.Operands[1].Shape.ElementCount(), false, 8)

@@ -2,38 +2,11 @@ package cost
 
 import "github.com/hlo-opt/hlo-opt/hlo"
 
-// elementwiseOps are the opcodes XLA's HloInstruction::IsElementwise accepts
-// for any operand (xla/hlo/ir/hlo_instruction.cc): unary, binary and
-// ternary elementwise operations. dynamic-update-slice is elementwise only
-// in its operand 0 and is handled separately.
-var elementwiseOps = map[hlo.Opcode]bool{
-	// unary
-	"abs": true, "round-nearest-afz": true, "round-nearest-even": true, "ceil": true,
-	"clz": true, "convert": true, "bitcast-convert": true, "copy": true, "cosine": true,
-	"exponential": true, "exponential-minus-one": true, "floor": true, "imag": true,
-	"is-finite": true, "log": true, "log-plus-one": true, "not": true, "negate": true,
-	"popcnt": true, "real": true, "reduce-precision": true, "rsqrt": true, "logistic": true,
-	"sign": true, "sine": true, "sqrt": true, "cbrt": true, "tan": true, "tanh": true,
-	"erf": true,
-	// binary
-	"add": true, "atan2": true, "compare": true, "complex": true, "divide": true,
-	"maximum": true, "minimum": true, "multiply": true, "power": true, "remainder": true,
-	"subtract": true, "and": true, "or": true, "xor": true, "shift-left": true,
-	"shift-right-arithmetic": true, "shift-right-logical": true, "stochastic-convert": true,
-	// ternary
-	"select": true, "clamp": true,
-}
-
 // IsElementwise reports whether XLA treats the instruction as elementwise in
-// all its operands.
+// all its operands (XLA's HloInstruction::IsElementwise): the elementwise
+// opcodes of hlo.Info, map, and bitcast-convert.
 func IsElementwise(in *hlo.Instruction) bool {
-	if elementwiseOps[in.Opcode] {
-		return true
-	}
-	if in.Opcode == "map" {
-		return true
-	}
-	return false
+	return hlo.Info(in.Opcode).Elementwise || in.Opcode == hlo.OpBitcastConvert
 }
 
 // isIntermediate is XLA's IsIntermediate with allowed_operand_count 1 by
@@ -45,13 +18,13 @@ func isIntermediate(in *hlo.Instruction, n int) bool {
 		return false
 	}
 	switch in.Opcode {
-	case "bitcast":
+	case hlo.OpBitcast:
 		return true
-	case "reshape":
+	case hlo.OpReshape:
 		return isBitcastReshape(in)
-	case "transpose":
+	case hlo.OpTranspose:
 		return isBitcastTranspose(in)
-	case "copy":
+	case hlo.OpCopy:
 		return false
 	}
 	return IsElementwise(in)
@@ -112,7 +85,7 @@ func isBitcastTranspose(in *hlo.Instruction) bool {
 // transposeSource returns, for a transpose or copy, the operand dimension
 // that each result dimension reads.
 func transposeSource(in *hlo.Instruction) []int64 {
-	if in.Opcode == "transpose" && len(in.Typed.Dimensions) == in.Shape.Rank() {
+	if in.Opcode == hlo.OpTranspose && len(in.Typed.Dimensions) == in.Shape.Rank() {
 		return in.Typed.Dimensions
 	}
 	src := make([]int64, in.Shape.Rank())
@@ -245,7 +218,7 @@ func firstArray(s *hlo.Shape) *hlo.Shape {
 
 // fusedComputation returns the computation a fusion calls, or nil.
 func fusedComputation(in *hlo.Instruction) *hlo.Computation {
-	if in.Opcode != "fusion" || len(in.Called) == 0 {
+	if in.Opcode != hlo.OpFusion || len(in.Called) == 0 {
 		return nil
 	}
 	return in.Called[0]

@@ -203,7 +203,7 @@ func isKernelComputation(u *passes.Unit, c *hlo.Computation, depth int) bool {
 	}
 	for _, s := range u.CallGraph.Callers(c) {
 		switch s.Caller.Opcode {
-		case "while", "conditional", "call", "async-start":
+		case hlo.OpWhile, hlo.OpConditional, hlo.OpCall, hlo.OpAsyncStart:
 			if s.Caller.Parent != nil && isKernelComputation(u, s.Caller.Parent, depth+1) {
 				return true
 			}

@@ -210,7 +210,7 @@ func tileFusion(c *Costs, comp *hlo.Computation, cfg blockLevelConfig, transacti
 					padded *= pow2Ceil(e)
 				}
 				tf.maxTile = max(tf.maxTile, padded)
-				if in.Opcode == "parameter" {
+				if in.Opcode == hlo.OpParameter {
 					elems := int64(1)
 					for i, e := range ext {
 						elems *= min(e, in.Shape.Dims[i])
@@ -220,7 +220,7 @@ func tileFusion(c *Costs, comp *hlo.Computation, cfg blockLevelConfig, transacti
 					continue
 				}
 				f := float64(blocks) * float64(padded) * tiledFlopsPerElement(c, in)
-				if in.Opcode == "dot" || in.Opcode == "scaled-dot" {
+				if in.Opcode == hlo.OpDot || in.Opcode == hlo.OpScaledDot {
 					tf.matrixFlops += f
 				} else {
 					tf.flops += f
@@ -253,10 +253,10 @@ func extKey(ext []int64) string {
 // analysis's flops over the output elements.
 func tiledFlopsPerElement(c *Costs, in *hlo.Instruction) float64 {
 	switch in.Opcode {
-	case "bitcast", "broadcast", "constant", "dynamic-slice", "dynamic-update-slice", "gather", "iota",
-		"pad", "parameter", "slice", "transpose", "tuple", "reshape", "get-tuple-element":
+	case hlo.OpBitcast, hlo.OpBroadcast, hlo.OpConstant, hlo.OpDynamicSlice, hlo.OpDynamicUpdateSlice, hlo.OpGather, hlo.OpIota,
+		hlo.OpPad, hlo.OpParameter, hlo.OpSlice, hlo.OpTranspose, hlo.OpTuple, hlo.OpReshape, hlo.OpGetTupleElement:
 		return 0
-	case "reduce":
+	case hlo.OpReduce:
 		if len(in.Operands) == 0 || len(in.Called) == 0 || in.Called[0] == nil {
 			return 0
 		}
@@ -272,7 +272,7 @@ func tiledFlopsPerElement(c *Costs, in *hlo.Instruction) float64 {
 		return float64(factor-1) * reducer
 	}
 	if IsElementwise(in) {
-		if in.Opcode == "copy" || in.Opcode == "bitcast-convert" {
+		if in.Opcode == hlo.OpCopy || in.Opcode == hlo.OpBitcastConvert {
 			return 0
 		}
 		return FlopsPerElement
@@ -288,7 +288,7 @@ func tiledFlopsPerElement(c *Costs, in *hlo.Instruction) float64 {
 // convolution, which block-level tiling does not cover here.
 func hasConvolution(comp *hlo.Computation) bool {
 	for _, in := range comp.Instructions {
-		if in.Opcode == "convolution" {
+		if in.Opcode == hlo.OpConvolution {
 			return true
 		}
 		for _, cc := range in.Called {

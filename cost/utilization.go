@@ -46,16 +46,6 @@ type InstructionCost struct {
 // carry.
 const FlopsPerElement = 3
 
-// transcendentalOps are the elementwise ops HloCostAnalysis counts as
-// transcendentals instead of flops (HandleElementwiseOp in
-// xla/service/hlo_cost_analysis.cc); GpuHloCostAnalysis gives them
-// FlopsPerElement like any other.
-var transcendentalOps = map[hlo.Opcode]bool{
-	"erf": true, "exponential": true, "log": true, "logistic": true, "power": true,
-	"sqrt": true, "cbrt": true, "rsqrt": true, "tanh": true, "sine": true, "cosine": true,
-	"exponential-minus-one": true, "log-plus-one": true, "atan2": true, "tan": true,
-}
-
 var concatFlopsPerElement = int64(6)
 
 // Costs computes and caches GPU cost-analysis results. It is not safe for
@@ -164,38 +154,38 @@ func (c *Costs) single(in *hlo.Instruction) *InstructionCost {
 	switch {
 	case IsElementwise(in):
 		switch {
-		case in.Opcode == "copy" || in.Opcode == "bitcast-convert":
+		case in.Opcode == hlo.OpCopy || in.Opcode == hlo.OpBitcastConvert:
 		case !c.Base:
 			r.Flops = float64(FlopsPerElement * elementsRecursive(&in.Shape))
-		case !transcendentalOps[in.Opcode]:
+		case !hlo.Info(in.Opcode).Transcendental:
 			r.Flops = float64(in.Shape.ElementCount())
 		}
 	}
 	switch in.Opcode {
-	case "parameter", "constant", "get-tuple-element", "bitcast", "after-all", "domain", "opt-barrier":
+	case hlo.OpParameter, hlo.OpConstant, hlo.OpGetTupleElement, hlo.OpBitcast, hlo.OpAfterAll, hlo.OpDomain, hlo.OpOptimizationBarrier:
 		zeroAll()
-	case "tuple":
+	case hlo.OpTuple:
 		for i := range r.Operands {
 			r.Operands[i].BytesAccessed = 0
 		}
-	case "transpose":
+	case hlo.OpTranspose:
 		if isBitcastTranspose(in) {
 			zeroAll()
 		}
-	case "slice":
+	case hlo.OpSlice:
 		setOp(0, ratio(in.Shape.ElementCount(), in.Operands[0].Shape.ElementCount()), ShapeBytes(&in.Shape))
-	case "dynamic-slice":
+	case hlo.OpDynamicSlice:
 		setOp(0, ratio(in.Shape.ElementCount(), in.Operands[0].Shape.ElementCount()), ShapeBytes(&in.Shape))
-	case "dynamic-update-slice":
+	case hlo.OpDynamicUpdateSlice:
 		upd := in.Operands[1].Shape.ElementCount()
 		setOp(0, ratio(in.Shape.ElementCount()-upd, in.Shape.ElementCount()), 0)
 		r.OutputBytes = ShapeBytes(&in.Operands[1].Shape)
 		for i := 3; i < len(r.Operands); i++ { // only the first index is charged
 			r.Operands[i].BytesAccessed = 0
 		}
-	case "gather":
+	case hlo.OpGather:
 		setOp(0, ratio(in.Shape.ElementCount(), in.Operands[0].Shape.ElementCount()), ShapeBytes(&in.Shape))
-	case "scatter":
+	case hlo.OpScatter:
 		n := (len(in.Operands) - 1) / 2
 		updBytes := int64(0)
 		for i := n + 1; i < len(in.Operands); i++ {
@@ -209,13 +199,13 @@ func (c *Costs) single(in *hlo.Instruction) *InstructionCost {
 			upd := in.Operands[len(in.Operands)-1].Shape.ElementCount()
 			r.Flops = float64(upd) * c.computationFlops(comp)
 		}
-	case "broadcast":
+	case hlo.OpBroadcast:
 		if c.CountMultipleInputAccesses {
 			// XLA's quirk: the operand "bytes" are the output element count.
 			setOp(0, ratio(in.Shape.ElementCount(), in.Operands[0].Shape.ElementCount()), in.Shape.ElementCount())
 			keepDefaultTotal = true
 		}
-	case "reduce-window":
+	case hlo.OpReduceWindow:
 		win := int64(1)
 		for _, w := range in.Typed.Window {
 			win *= w.Size
@@ -232,7 +222,7 @@ func (c *Costs) single(in *hlo.Instruction) *InstructionCost {
 		if comp := calledComp(in); comp != nil {
 			r.Flops = float64(out) * float64(win-1) * c.computationFlops(comp)
 		}
-	case "reduce":
+	case hlo.OpReduce:
 		n := len(in.Operands) / 2
 		out := firstArray(&in.Shape).ElementCount()
 		r.OutputBytes = arrayBytes(&in.Shape)
@@ -242,7 +232,7 @@ func (c *Costs) single(in *hlo.Instruction) *InstructionCost {
 		if comp := calledComp(in); comp != nil && n > 0 {
 			r.Flops = float64(in.Operands[0].Shape.ElementCount()-out) * c.computationFlops(comp)
 		}
-	case "concatenate":
+	case hlo.OpConcatenate:
 		if c.Base {
 			break
 		}
@@ -256,29 +246,29 @@ func (c *Costs) single(in *hlo.Instruction) *InstructionCost {
 				}
 			}
 		}
-	case "dot":
+	case hlo.OpDot:
 		r.Flops = dotFlops(in)
-	case "convolution":
+	case hlo.OpConvolution:
 		r.Flops = convFlops(in, &in.Shape)
-	case "custom-call":
+	case hlo.OpCustomCall:
 		r.Flops = customCallFlops(in)
 		if r.Flops > 0 && in.Shape.IsTuple() && strings.Contains(customTarget(in), "cudnn$conv") {
 			r.OutputBytes = ShapeBytes(&in.Shape.Tuple[0])
 		}
-	case "map":
+	case hlo.OpMap:
 		if comp := calledComp(in); comp != nil {
 			r.Flops = outElems * c.computationFlops(comp)
 		}
-	case "sort":
+	case hlo.OpSort:
 		n := float64(in.Operands[0].Shape.ElementCount())
 		if n > 1 {
 			r.Flops = n * math.Ceil(math.Log2(n))
 		}
-	case "all-reduce", "all-reduce-start", "reduce-scatter":
+	case hlo.OpAllReduce, hlo.OpAllReduceStart, hlo.OpReduceScatter:
 		r.Flops = float64(FlopsPerElement * elementsRecursive(&in.Shape))
 	}
 	r.total()
-	if c.Base && in.Opcode == "custom-call" {
+	if c.Base && in.Opcode == hlo.OpCustomCall {
 		// HloCostAnalysis marks what it cannot know as -1 (and sums it).
 		r.Flops, r.BytesAccessed = -1, -1
 	}
@@ -448,7 +438,7 @@ func jsonIntList(s, key string) []int64 {
 func fusionDUSRoots(comp *hlo.Computation) map[*hlo.Instruction]bool {
 	m := map[*hlo.Instruction]bool{}
 	for _, r := range FusionRoots(comp) {
-		if r.Opcode == "dynamic-update-slice" {
+		if r.Opcode == hlo.OpDynamicUpdateSlice {
 			m[r] = true
 		}
 	}
@@ -502,7 +492,7 @@ func (c *Costs) fusion(f *hlo.Instruction) *InstructionCost {
 	r := &InstructionCost{FusedUtilization: map[*hlo.Instruction]float64{}}
 	dus := fusionDUSRoots(comp)
 	// Output bytes: every array leaf; a DUS root writes only its update.
-	if comp.Root.Opcode == "tuple" {
+	if comp.Root.Opcode == hlo.OpTuple {
 		for _, op := range comp.Root.Operands {
 			if dus[op] {
 				r.OutputBytes += ShapeBytes(&op.Operands[1].Shape)
@@ -542,7 +532,7 @@ func (c *Costs) fusion(f *hlo.Instruction) *InstructionCost {
 		} else {
 			r.Flops += u * ic.Flops
 		}
-		inherit := IsElementwise(in) || in.Opcode == "tuple" || in.Opcode == "get-tuple-element"
+		inherit := IsElementwise(in) || in.Opcode == hlo.OpTuple || in.Opcode == hlo.OpGetTupleElement
 		for k, op := range in.Operands {
 			if inherit {
 				for root := range ewRoots[in] {
@@ -566,7 +556,7 @@ func (c *Costs) fusion(f *hlo.Instruction) *InstructionCost {
 	}
 	// Fused constants with more than one element are read from memory.
 	for _, in := range comp.Instructions {
-		if in.Opcode == "constant" && elementsRecursive(&in.Shape) > 1 {
+		if in.Opcode == hlo.OpConstant && elementsRecursive(&in.Shape) > 1 {
 			u := r.FusedUtilization[in]
 			if !c.CountMultipleInputAccesses {
 				u = math.Min(u, 1)
@@ -612,19 +602,19 @@ func baseParamReadBytes(p *hlo.Instruction, comp *hlo.Computation) int64 {
 			continue
 		}
 		switch u.Opcode {
-		case "slice":
+		case hlo.OpSlice:
 			n += ShapeBytes(&u.Shape)
-		case "dynamic-slice":
+		case hlo.OpDynamicSlice:
 			if u.Operands[0] == p {
 				n += ShapeBytes(&u.Shape)
 			} else {
 				share()
 			}
-		case "dynamic-update-slice":
+		case hlo.OpDynamicUpdateSlice:
 			if u.Operands[0] != p {
 				share()
 			}
-		case "broadcast", "reshape":
+		case hlo.OpBroadcast, hlo.OpReshape:
 			n += size
 		default:
 			share()
@@ -648,7 +638,7 @@ func (c *Costs) paramReadBytes(p *hlo.Instruction, u float64, util map[*hlo.Inst
 	}
 	n := int64(0)
 	for _, in := range comp.Instructions {
-		if in.Opcode == "get-tuple-element" && len(in.Operands) == 1 && in.Operands[0] == p {
+		if in.Opcode == hlo.OpGetTupleElement && len(in.Operands) == 1 && in.Operands[0] == p {
 			n += read(&in.Shape, util[in])
 		}
 	}

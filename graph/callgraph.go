@@ -100,18 +100,18 @@ func callKind(op hlo.Opcode, attr string) CallKind {
 	switch attr {
 	case "calls":
 		switch {
-		case op == "fusion":
+		case op == hlo.OpFusion:
 			return CallFusion
-		case op == "call":
+		case op == hlo.OpCall:
 			return CallCall
-		case op == "custom-call":
+		case op == hlo.OpCustomCall:
 			return CallCustom
-		case op == "async-start" || strings.HasSuffix(string(op), "-start"):
+		case op == hlo.OpAsyncStart || strings.HasSuffix(string(op), "-start"):
 			return CallAsync
 		}
 		return CallOther
 	case "to_apply":
-		if op == "call" {
+		if op == hlo.OpCall {
 			return CallCall
 		}
 		return CallToApply

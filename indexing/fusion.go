@@ -66,7 +66,7 @@ func postOrder(root *hlo.Instruction) []*hlo.Instruction {
 
 // fusedComputation returns the computation a fusion calls.
 func fusedComputation(fusion *hlo.Instruction) (*hlo.Computation, error) {
-	if fusion.Opcode != "fusion" || len(fusion.Called) == 0 || fusion.Called[0] == nil || fusion.Called[0].Root == nil {
+	if fusion.Opcode != hlo.OpFusion || len(fusion.Called) == 0 || fusion.Called[0] == nil || fusion.Called[0].Root == nil {
 		return nil, instrError(fusion, "expected a fusion calling a computation with a root")
 	}
 	return fusion.Called[0], nil
@@ -114,7 +114,7 @@ func GroupedOutputToInput(target *hlo.Instruction, outputIndex int) (map[*hlo.In
 					break
 				}
 				key := resultKey{in.Operands[j], 0}
-				if in.Opcode == "get-tuple-element" {
+				if in.Opcode == hlo.OpGetTupleElement {
 					key.out = int(in.Typed.TupleIndex)
 				}
 				for _, p := range set {
@@ -217,7 +217,7 @@ func ComputeFusionOutputToInput(fusion *hlo.Instruction, root int) (*HloInstruct
 		return nil, err
 	}
 	target, out := comp.Root, root
-	if target.Opcode == "tuple" {
+	if target.Opcode == hlo.OpTuple {
 		if root < 0 || root >= len(target.Operands) {
 			return nil, instrError(fusion, "expected a fusion result in [0, %d), found %d", len(target.Operands), root)
 		}
@@ -293,7 +293,7 @@ func fusionInputToOutput(fusion *hlo.Instruction, comp *hlo.Computation, order [
 	for _, in := range order {
 		for j, op := range in.Operands {
 			key := resultKey{op, 0}
-			if in.Opcode == "get-tuple-element" {
+			if in.Opcode == hlo.OpGetTupleElement {
 				key.out = int(in.Typed.TupleIndex)
 			}
 			consumers := grouped[key]

@@ -51,37 +51,37 @@ func inputToOutput(instr *hlo.Instruction, operandIndex int) (*HloInstructionInd
 		return fromMaps(IdentityMap(out)), nil
 	}
 	switch instr.Opcode {
-	case "bitcast":
+	case hlo.OpBitcast:
 		m, err := bitcastInputToOutput(instr)
 		if err != nil {
 			return nil, err
 		}
 		return fromMaps(m), nil
-	case "broadcast":
+	case hlo.OpBroadcast:
 		return broadcastInputToOutput(instr)
-	case "concatenate":
+	case hlo.OpConcatenate:
 		return concatInputToOutput(instr, operandIndex)
-	case "dot":
+	case hlo.OpDot:
 		return dotInputToOutput(instr, operandIndex)
-	case "dynamic-update-slice":
+	case hlo.OpDynamicUpdateSlice:
 		return dusInputToOutput(instr, operandIndex)
-	case "fusion":
+	case hlo.OpFusion:
 		return ComputeFusionInputToOutput(instr, operandIndex)
-	case "get-tuple-element":
+	case hlo.OpGetTupleElement:
 		return gteIndexing(instr)
-	case "pad":
+	case hlo.OpPad:
 		return padInputToOutput(instr, operandIndex)
-	case "reduce":
+	case hlo.OpReduce:
 		return reduceInputToOutput(instr, operandIndex)
-	case "reshape":
+	case hlo.OpReshape:
 		return reshapeInputToOutput(instr)
-	case "reverse":
+	case hlo.OpReverse:
 		return reverseIndexing(instr)
-	case "slice":
+	case hlo.OpSlice:
 		return sliceInputToOutput(instr)
-	case "transpose":
+	case hlo.OpTranspose:
 		return transposeInputToOutput(instr)
-	case "tuple":
+	case hlo.OpTuple:
 		h := newIndexing(len(instr.Operands))
 		op := instr.Operands[operandIndex]
 		if !op.Shape.IsArray() {

@@ -7,31 +7,15 @@ import (
 	"github.com/hlo-opt/hlo-opt/hlo"
 )
 
-// elementwiseOps are the opcodes whose output element i reads element i of
-// every operand (XLA's HloInstruction::IsOpElementwise, plus map).
-var elementwiseOps = map[hlo.Opcode]bool{
-	"abs": true, "add": true, "and": true, "atan2": true, "cbrt": true, "ceil": true,
-	"clamp": true, "clz": true, "complex": true, "compare": true, "convert": true,
-	"copy": true, "cosine": true, "divide": true, "erf": true, "exponential": true,
-	"exponential-minus-one": true, "floor": true, "imag": true, "is-finite": true,
-	"log": true, "log-plus-one": true, "logistic": true, "map": true, "maximum": true,
-	"minimum": true, "multiply": true, "negate": true, "not": true, "or": true,
-	"popcnt": true, "power": true, "real": true, "reduce-precision": true,
-	"remainder": true, "round-nearest-afz": true, "round-nearest-even": true,
-	"rsqrt": true, "select": true, "shift-left": true, "shift-right-arithmetic": true,
-	"shift-right-logical": true, "sign": true, "sine": true, "sqrt": true,
-	"stochastic-convert": true, "subtract": true, "tan": true, "tanh": true, "xor": true,
-}
-
 // IsElementwise reports whether the opcode is elementwise for indexing: its
 // output-to-input maps are identities (a scalar operand, as clamp's bounds
 // or select's predicate may be, is read as "()" for every element).
 // bitcast-convert is elementwise when it keeps the rank.
 func IsElementwise(in *hlo.Instruction) bool {
-	if elementwiseOps[in.Opcode] {
+	if hlo.Info(in.Opcode).Elementwise {
 		return true
 	}
-	return in.Opcode == "bitcast-convert" && len(in.Operands) == 1 &&
+	return in.Opcode == hlo.OpBitcastConvert && len(in.Operands) == 1 &&
 		in.Operands[0].Shape.Rank() == in.Shape.Rank()
 }
 
@@ -61,49 +45,49 @@ func outputToInput(instr *hlo.Instruction, outputIndex int) (*HloInstructionInde
 		return cwiseOutputToInput(instr)
 	}
 	switch instr.Opcode {
-	case "constant", "iota", "parameter":
+	case hlo.OpConstant, hlo.OpIota, hlo.OpParameter:
 		return newIndexing(len(instr.Operands)), nil
-	case "bitcast":
+	case hlo.OpBitcast:
 		m, err := bitcastOutputToInput(instr)
 		if err != nil {
 			return nil, err
 		}
 		return fromMaps(m), nil
-	case "broadcast":
+	case hlo.OpBroadcast:
 		return broadcastOutputToInput(instr)
-	case "concatenate":
+	case hlo.OpConcatenate:
 		return concatOutputToInput(instr)
-	case "convolution":
+	case hlo.OpConvolution:
 		return convOutputToInput(instr)
-	case "dot":
+	case hlo.OpDot:
 		return dotOutputToInput(instr)
-	case "dynamic-slice":
+	case hlo.OpDynamicSlice:
 		return dynamicSliceOutputToInput(instr)
-	case "dynamic-update-slice":
+	case hlo.OpDynamicUpdateSlice:
 		return dusOutputToInput(instr)
-	case "fusion":
+	case hlo.OpFusion:
 		return ComputeFusionOutputToInput(instr, outputIndex)
-	case "gather":
+	case hlo.OpGather:
 		return gatherOutputToInput(instr)
-	case "get-tuple-element":
+	case hlo.OpGetTupleElement:
 		return gteIndexing(instr)
-	case "pad":
+	case hlo.OpPad:
 		return padOutputToInput(instr)
-	case "reduce":
+	case hlo.OpReduce:
 		return reduceOutputToInput(instr, outputIndex)
-	case "reduce-window":
+	case hlo.OpReduceWindow:
 		return reduceWindowOutputToInput(instr, outputIndex)
-	case "reshape":
+	case hlo.OpReshape:
 		return reshapeOutputToInput(instr)
-	case "reverse":
+	case hlo.OpReverse:
 		return reverseIndexing(instr)
-	case "scatter":
+	case hlo.OpScatter:
 		return scatterOutputToInput(instr, outputIndex)
-	case "slice":
+	case hlo.OpSlice:
 		return sliceOutputToInput(instr)
-	case "transpose":
+	case hlo.OpTranspose:
 		return transposeOutputToInput(instr)
-	case "tuple":
+	case hlo.OpTuple:
 		return tupleOutputToInput(instr, outputIndex)
 	}
 	return undefinedIndexing(len(instr.Operands)), nil

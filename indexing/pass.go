@@ -71,11 +71,11 @@ func (r *Result) Of(in *hlo.Instruction) *InstructionMaps {
 // definedOps are the opcodes besides the elementwise ones whose maps
 // depend on the result index.
 var definedOps = map[hlo.Opcode]bool{
-	"bitcast": true, "broadcast": true, "concatenate": true, "constant": true, "convolution": true,
-	"dot": true, "dynamic-slice": true, "dynamic-update-slice": true, "fusion": true, "gather": true,
-	"get-tuple-element": true, "iota": true, "pad": true, "parameter": true, "reduce": true,
-	"reduce-window": true, "reshape": true, "reverse": true, "scatter": true, "slice": true,
-	"transpose": true, "tuple": true,
+	hlo.OpBitcast: true, hlo.OpBroadcast: true, hlo.OpConcatenate: true, hlo.OpConstant: true, hlo.OpConvolution: true,
+	hlo.OpDot: true, hlo.OpDynamicSlice: true, hlo.OpDynamicUpdateSlice: true, hlo.OpFusion: true, hlo.OpGather: true,
+	hlo.OpGetTupleElement: true, hlo.OpIota: true, hlo.OpPad: true, hlo.OpParameter: true, hlo.OpReduce: true,
+	hlo.OpReduceWindow: true, hlo.OpReshape: true, hlo.OpReverse: true, hlo.OpScatter: true, hlo.OpSlice: true,
+	hlo.OpTranspose: true, hlo.OpTuple: true,
 }
 
 // ComputeInstructionMaps computes every map of one instruction: for each
@@ -92,7 +92,7 @@ func ComputeInstructionMaps(in *hlo.Instruction) (*InstructionMaps, error) {
 		im.OutputToInput = make([]OperandMaps, 0, n)
 		im.InputToOutput = make([]OperandMaps, 0, n)
 	}
-	if in.Opcode == "tuple" {
+	if in.Opcode == hlo.OpTuple {
 		// Result k is operand k; asking for every result through
 		// ComputeOutputToInput would be quadratic in the tuple's size.
 		for k, op := range in.Operands {
@@ -128,7 +128,7 @@ func ComputeInstructionMaps(in *hlo.Instruction) (*InstructionMaps, error) {
 	var fusedOrder []*hlo.Instruction
 	var comp *hlo.Computation
 	fused := false
-	if in.Opcode == "fusion" {
+	if in.Opcode == hlo.OpFusion {
 		c, err := fusedComputation(in)
 		fused = err == nil && !hasUnboundedDims(in) && len(c.Params) == len(in.Operands)
 		if fused {
@@ -207,7 +207,7 @@ func runComputation(u *passes.Unit) (any, error) {
 		cur := queue[0]
 		queue = queue[1:]
 		for _, in := range cur.Instructions {
-			if in.Opcode != "fusion" {
+			if in.Opcode != hlo.OpFusion {
 				continue
 			}
 			for _, fc := range in.Called {

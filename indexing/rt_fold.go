@@ -56,7 +56,7 @@ func rtValue(in *hlo.Instruction, access []*Expr, depth int) (*Expr, bool) {
 		return nil, false
 	}
 	switch in.Opcode {
-	case "constant":
+	case hlo.OpConstant:
 		idx := make([]int64, len(access))
 		for i, a := range access {
 			c, ok := a.IsConst()
@@ -70,13 +70,13 @@ func rtValue(in *hlo.Instruction, access []*Expr, depth int) (*Expr, bool) {
 			return nil, false
 		}
 		return Const(v), true
-	case "iota":
+	case hlo.OpIota:
 		d := in.Typed.IotaDimension
 		if d < 0 || int(d) >= len(access) {
 			return nil, false
 		}
 		return access[d], true
-	case "bitcast", "broadcast", "reshape", "reverse", "slice", "transpose":
+	case hlo.OpBitcast, hlo.OpBroadcast, hlo.OpReshape, hlo.OpReverse, hlo.OpSlice, hlo.OpTranspose:
 		h, err := outputToInput(in, 0)
 		if err != nil || len(h.Maps) == 0 || len(h.Maps[0]) != 1 {
 			return nil, false
@@ -90,13 +90,13 @@ func rtValue(in *hlo.Instruction, access []*Expr, depth int) (*Expr, bool) {
 			next[i] = r.Replace(access, nil, nil)
 		}
 		return rtValue(in.Operands[0], next, depth+1)
-	case "negate":
+	case hlo.OpNegate:
 		v, ok := rtValue(in.Operands[0], access, depth+1)
 		if !ok {
 			return nil, false
 		}
 		return Neg(v), true
-	case "add", "subtract", "multiply":
+	case hlo.OpAdd, hlo.OpSubtract, hlo.OpMultiply:
 		if len(in.Operands) != 2 {
 			return nil, false
 		}
@@ -109,9 +109,9 @@ func rtValue(in *hlo.Instruction, access []*Expr, depth int) (*Expr, bool) {
 			return nil, false
 		}
 		switch in.Opcode {
-		case "add":
+		case hlo.OpAdd:
 			return Add(a, b), true
-		case "subtract":
+		case hlo.OpSubtract:
 			return Sub(a, b), true
 		}
 		if c, ok := b.IsConst(); ok {

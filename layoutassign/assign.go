@@ -380,15 +380,15 @@ func (a *assigner) fixStated() error {
 			switch {
 			case !a.opts.Relayout:
 				a.fixAllLeaves(in)
-			case in.Opcode == "bitcast" || in.Opcode == "infeed" || in.Opcode == "outfeed" ||
-				in.Opcode == "recv" || in.Opcode == "send":
+			case in.Opcode == hlo.OpBitcast || in.Opcode == hlo.OpInfeed || in.Opcode == hlo.OpOutfeed ||
+				in.Opcode == hlo.OpRecv || in.Opcode == hlo.OpSend:
 				a.fixAllLeaves(in)
 				for _, op := range in.Operands {
-					if in.Opcode == "bitcast" {
+					if in.Opcode == hlo.OpBitcast {
 						a.fixAllLeaves(op)
 					}
 				}
-			case in.Opcode == "custom-call":
+			case in.Opcode == hlo.OpCustomCall:
 				if _, ok := in.Attr("operand_layout_constraints"); ok {
 					a.fixAllLeaves(in)
 				}
@@ -414,7 +414,7 @@ func (a *assigner) fixStated() error {
 	}
 	for _, c := range a.m.Computations {
 		for _, in := range c.Instructions {
-			if in.Opcode != "custom-call" {
+			if in.Opcode != hlo.OpCustomCall {
 				continue
 			}
 			shapes, err := operandLayoutConstraints(in)
@@ -458,7 +458,7 @@ func (a *assigner) applySignature(p *hlo.Instruction, sig hlo.Shape) {
 // requireThroughTuples applies a requirement on leaf path of in, walking
 // into tuple instructions so that a conflict copies the innermost operand.
 func (a *assigner) requireThroughTuples(in *hlo.Instruction, path, m2m []int64, st site, stPath []int64) {
-	for in.Opcode == "tuple" && len(path) > 0 && int(path[0]) < len(in.Operands) {
+	for in.Opcode == hlo.OpTuple && len(path) > 0 && int(path[0]) < len(in.Operands) {
 		st = site{user: in, op: int(path[0])}
 		in, path = in.Operands[path[0]], path[1:]
 		stPath = path
@@ -522,7 +522,7 @@ func (a *assigner) unifyInstruction(in *hlo.Instruction) {
 	switch {
 	case keepsLayout[in.Opcode]:
 		if !in.Shape.IsArray() {
-			if in.Opcode == "sort" || in.Opcode == "all-reduce" || in.Opcode == "copy-start" {
+			if in.Opcode == hlo.OpSort || in.Opcode == hlo.OpAllReduce || in.Opcode == hlo.OpCopyStart {
 				a.unifyTupleResult(in)
 			}
 			return
@@ -532,20 +532,20 @@ func (a *assigner) unifyInstruction(in *hlo.Instruction) {
 				a.unify(a.leafID(op, nil), a.leafID(in, nil), site{user: in, op: i}, nil)
 			}
 		}
-	case in.Opcode == "tuple":
+	case in.Opcode == hlo.OpTuple:
 		for i, op := range in.Operands {
 			a.unifyLeaves(op, nil, in, []int64{int64(i)}, site{user: in, op: i})
 		}
-	case in.Opcode == "get-tuple-element":
+	case in.Opcode == hlo.OpGetTupleElement:
 		if len(in.Operands) == 1 {
 			a.unifyLeaves(in.Operands[0], []int64{tupleIndex(in)}, in, nil, site{user: in, op: 0})
 		}
-	case in.Opcode == "opt-barrier" || in.Opcode == "optimization-barrier" || in.Opcode == "domain" ||
-		in.Opcode == "add-dependency":
+	case in.Opcode == hlo.OpOptimizationBarrier || in.Opcode == "optimization-barrier" || in.Opcode == hlo.OpDomain ||
+		in.Opcode == hlo.OpAddDependency:
 		if len(in.Operands) > 0 {
 			a.unifyLeaves(in.Operands[0], nil, in, nil, site{user: in, op: 0})
 		}
-	case in.Opcode == "fusion" || in.Opcode == "call" || in.Opcode == "async-start":
+	case in.Opcode == hlo.OpFusion || in.Opcode == hlo.OpCall || in.Opcode == hlo.OpAsyncStart:
 		if len(in.Called) == 0 {
 			return
 		}
@@ -557,12 +557,12 @@ func (a *assigner) unifyInstruction(in *hlo.Instruction) {
 		}
 		if callee.Root != nil {
 			var out []int64
-			if in.Opcode == "async-start" {
+			if in.Opcode == hlo.OpAsyncStart {
 				out = []int64{1}
 			}
 			a.unifyLeaves(callee.Root, nil, in, out, site{comp: callee})
 		}
-	case in.Opcode == "while":
+	case in.Opcode == hlo.OpWhile:
 		body, cond := a.called(in, "body"), a.called(in, "condition")
 		if len(in.Operands) != 1 || body == nil {
 			return
@@ -579,7 +579,7 @@ func (a *assigner) unifyInstruction(in *hlo.Instruction) {
 				a.unifyLeaves(body.Root, nil, in, nil, site{comp: body})
 			}
 		}
-	case in.Opcode == "conditional":
+	case in.Opcode == hlo.OpConditional:
 		for k, br := range a.branches(in) {
 			if br == nil {
 				continue
@@ -598,7 +598,7 @@ func (a *assigner) unifyInstruction(in *hlo.Instruction) {
 			return
 		}
 		order := []int64{1, 0}
-		if in.Opcode == "copy-done" {
+		if in.Opcode == hlo.OpCopyDone {
 			order = []int64{0}
 		}
 		for _, k := range order {
@@ -727,7 +727,7 @@ func (a *assigner) propagate() {
 // minor dims (tiledDefaultLayout).
 func (a *assigner) defaultLayout(members []int32) []int64 {
 	for _, id := range members {
-		if a.values[id].in.Opcode == "constant" {
+		if a.values[id].in.Opcode == hlo.OpConstant {
 			if m := a.stated(int(id)); m != nil {
 				return slices.Clone(m)
 			}
@@ -786,7 +786,7 @@ func (a *assigner) layoutOf(id int) []int64 { return a.m2m[a.find(id)] }
 // prefer offers the dot and convolution operand layouts.
 func (a *assigner) prefer(in *hlo.Instruction) {
 	switch in.Opcode {
-	case "dot":
+	case hlo.OpDot:
 		if len(in.Operands) < 2 {
 			return
 		}
@@ -795,7 +795,7 @@ func (a *assigner) prefer(in *hlo.Instruction) {
 			a.offer(a.leafID(l, nil), lm)
 			a.offer(a.leafID(r, nil), rm)
 		}
-	case "convolution":
+	case hlo.OpConvolution:
 		if len(in.Operands) < 2 {
 			return
 		}
@@ -836,15 +836,15 @@ func (a *assigner) drain(mem csr[int32]) {
 func (a *assigner) forward(u *hlo.Instruction, i int, m []int64) {
 	op := u.Operands[i]
 	switch u.Opcode {
-	case "transpose":
+	case hlo.OpTranspose:
 		if out, ok := transposeOutputLayout(u.Typed.Dimensions, m); ok {
 			a.offer(a.leafID(u, nil), out)
 		}
-	case "reshape":
+	case hlo.OpReshape:
 		if out, ok := reshapeLayout(op.Shape.Dims, m, u.Shape.Dims); ok {
 			a.offer(a.leafID(u, nil), out)
 		}
-	case "reduce":
+	case hlo.OpReduce:
 		n := len(u.Operands) / 2
 		if i >= n {
 			return
@@ -867,15 +867,15 @@ func (a *assigner) backward(in *hlo.Instruction, m []int64) {
 	}
 	op := in.Operands[0]
 	switch in.Opcode {
-	case "transpose":
+	case hlo.OpTranspose:
 		if o, ok := transposeOperandLayout(in.Typed.Dimensions, m); ok {
 			a.offer(a.leafID(op, nil), o)
 		}
-	case "reshape":
+	case hlo.OpReshape:
 		if o, ok := reshapeLayout(in.Shape.Dims, m, op.Shape.Dims); ok {
 			a.offer(a.leafID(op, nil), o)
 		}
-	case "broadcast":
+	case hlo.OpBroadcast:
 		if op.Shape.Rank() > 0 {
 			if o, ok := broadcastOperandLayout(in.Typed.Dimensions, m); ok {
 				a.offer(a.leafID(op, nil), o)
@@ -1291,20 +1291,20 @@ func copyTo(of *hlo.Instruction, to hlo.Shape, comp *hlo.Computation, newName fu
 		return in
 	}
 	if !to.IsTuple() {
-		return add(&hlo.Instruction{Name: newName("copy"), Opcode: "copy", Shape: to, Operands: []*hlo.Instruction{of}})
+		return add(&hlo.Instruction{Name: newName("copy"), Opcode: hlo.OpCopy, Shape: to, Operands: []*hlo.Instruction{of}})
 	}
 	elems := make([]*hlo.Instruction, len(to.Tuple))
 	for i := range to.Tuple {
 		typed := hlo.NewTypedAttrs()
 		typed.TupleIndex = int64(i)
-		gte := add(&hlo.Instruction{Name: newName("get-tuple-element"), Opcode: "get-tuple-element", Shape: of.Shape.Tuple[i],
+		gte := add(&hlo.Instruction{Name: newName("get-tuple-element"), Opcode: hlo.OpGetTupleElement, Shape: of.Shape.Tuple[i],
 			Operands: []*hlo.Instruction{of}, Attrs: []hlo.Attribute{{Name: "index", Value: strconv.Itoa(i)}}, Typed: typed})
 		elems[i] = gte
 		if !gte.Shape.Equal(to.Tuple[i]) {
 			elems[i] = copyTo(gte, to.Tuple[i], comp, newName, made)
 		}
 	}
-	return add(&hlo.Instruction{Name: newName("tuple"), Opcode: "tuple", Shape: to, Operands: elems})
+	return add(&hlo.Instruction{Name: newName("tuple"), Opcode: hlo.OpTuple, Shape: to, Operands: elems})
 }
 
 // classify sorts transposes and reshapes into free and costly ones.
@@ -1316,13 +1316,13 @@ func (a *assigner) classify(res *Assignment) {
 			}
 			op := in.Operands[0].Shape
 			switch in.Opcode {
-			case "transpose":
+			case hlo.OpTranspose:
 				if IsBitcastTranspose(op, in.Shape, in.Typed.Dimensions) {
 					res.FreeTransposes = append(res.FreeTransposes, in.Name)
 				} else {
 					res.CostlyTransposes = append(res.CostlyTransposes, in.Name)
 				}
-			case "reshape":
+			case hlo.OpReshape:
 				if IsBitcastReshape(op, in.Shape) {
 					res.FreeReshapes = append(res.FreeReshapes, in.Name)
 				} else {

@@ -432,7 +432,7 @@ func suggestions(m *hlo.Module, t Target, costs [][][]ArrayCost, cc *costCache) 
 			continue // never materialised
 		}
 		for i, in := range c.Instructions {
-			if in.Opcode == "get-tuple-element" || in.Opcode == "tuple" || in.Opcode == "bitcast" {
+			if in.Opcode == hlo.OpGetTupleElement || in.Opcode == hlo.OpTuple || in.Opcode == hlo.OpBitcast {
 				continue
 			}
 			for k := range costs[ci][i] {

@@ -66,7 +66,7 @@ func xlaLabel(in *hlo.Instruction) string {
 	b.WriteString(" = ")
 	b.WriteString(string(in.Opcode))
 	b.WriteByte('(')
-	if in.Opcode == "parameter" {
+	if in.Opcode == hlo.OpParameter {
 		fmt.Fprint(&b, in.ParameterNumber)
 	}
 	for i, op := range in.Operands {

@@ -7,33 +7,14 @@ import (
 	"github.com/hlo-opt/hlo-opt/hlo"
 )
 
-// elementwiseOps are the opcodes whose output element i reads element i
-// of each operand (XLA's elementwise opcodes).
-var elementwiseOps = map[hlo.Opcode]bool{}
-
-func init() {
-	for _, op := range []hlo.Opcode{
-		hlo.OpAbs, hlo.OpAcos, hlo.OpAcosh, hlo.OpAsin, hlo.OpAsinh, hlo.OpAtan, hlo.OpAtanh, hlo.OpCbrt, hlo.OpCeil,
-		hlo.OpClz, hlo.OpConvert, hlo.OpCos, hlo.OpCosh, hlo.OpErf, hlo.OpExp, hlo.OpExpm1, hlo.OpFloor,
-		hlo.OpImag, hlo.OpIsFinite, hlo.OpLog, hlo.OpLog1p, hlo.OpLogistic, hlo.OpNegate, hlo.OpNot,
-		hlo.OpPopulationCount, hlo.OpReal, hlo.OpReducePrecision, hlo.OpRoundNearestAfz, hlo.OpRoundNearestEven,
-		hlo.OpRsqrt, hlo.OpSign, hlo.OpSin, hlo.OpSinh, hlo.OpSqrt, hlo.OpTan, hlo.OpTanh,
-		hlo.OpAdd, hlo.OpAtan2, hlo.OpCompare, hlo.OpComplex, hlo.OpDivide, hlo.OpMaximum, hlo.OpMinimum,
-		hlo.OpMultiply, hlo.OpPower, hlo.OpRemainder, hlo.OpSubtract, hlo.OpAnd, hlo.OpOr, hlo.OpXor,
-		hlo.OpShiftLeft, hlo.OpShiftRightArithmetic, hlo.OpShiftRightLogical, hlo.OpStochasticConvert,
-		hlo.OpSelect, hlo.OpClamp, hlo.OpMap,
-	} {
-		elementwiseOps[op] = true
-	}
-}
-
-// elementwise reports whether in is elementwise on its operands; a
-// bitcast-convert only when it keeps the element width.
+// elementwise reports whether in is elementwise on its operands (a copy
+// is not: it changes the layout); a bitcast-convert only when it keeps the
+// element width.
 func elementwise(in *hlo.Instruction) bool {
 	if in.Opcode == hlo.OpBitcastConvert {
 		return len(in.Operands) == 1 && in.Operands[0].Shape.Type.BitWidth() == in.Shape.Type.BitWidth()
 	}
-	return elementwiseOps[in.Opcode]
+	return hlo.Info(in.Opcode).Elementwise && in.Opcode != hlo.OpCopy
 }
 
 // usesElementwise reports whether every instruction that transitively

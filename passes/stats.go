@@ -259,7 +259,7 @@ func statsComputation(u *Unit) (any, error) {
 				}
 			}
 			ops.add(string(in.Opcode), 1)
-			if in.Opcode == "fusion" {
+			if in.Opcode == hlo.OpFusion {
 				hasFusion = true
 				kinds.add(fusionKind(in), 1)
 			}
@@ -274,7 +274,7 @@ func statsComputation(u *Unit) (any, error) {
 	var walk func(c *hlo.Computation) error
 	walk = func(c *hlo.Computation) error {
 		for _, in := range c.Instructions {
-			if in.Opcode != "fusion" {
+			if in.Opcode != hlo.OpFusion {
 				continue
 			}
 			for _, fc := range in.Called {

@@ -166,7 +166,7 @@ func (v *verifier) computation(c *hlo.Computation) {
 				definedBeforeUse = false
 			}
 		}
-		if in.Opcode == "parameter" {
+		if in.Opcode == hlo.OpParameter {
 			nparams++
 			n := in.ParameterNumber
 			if n < 0 || n >= len(c.Params) || c.Params[n] != in {
@@ -272,61 +272,18 @@ func parentName(in *hlo.Instruction) string {
 	return in.Parent.Name
 }
 
-// Operand counts of opcodes with a fixed arity.
-var arity = map[hlo.Opcode]int{}
-
-// opInfo is what the verifier knows about an opcode, found with one
-// lookup per instruction.
+// opInfo is what the verifier knows about an opcode: its fixed arity (-1
+// when none) and whether its operands have the result's dimensions (the
+// unary and binary elementwise ops and bitcast-convert; select and clamp,
+// whose operands may be scalars, have their own check).
 type opInfo struct {
-	arity       int // -1: not fixed
+	arity       int
 	elementwise bool
 }
 
-// opInfos holds the opcodes with a fixed arity.
-var opInfos = map[hlo.Opcode]opInfo{}
-
-// opSlots is opInfos as an open-addressing table with a cheap hash of
-// the opcode's length and a few of its bytes: instructions' opcodes are
-// mostly the shared hlo.Op* strings, so a probe is one pointer compare.
-var opSlots [512]struct {
-	op   hlo.Opcode
-	info opInfo
-}
-
-func opHash(op hlo.Opcode) uint {
-	h := uint(len(op)) * 31
-	if len(op) > 0 {
-		h ^= uint(op[0])<<1 ^ uint(op[len(op)-1])<<4 ^ uint(op[len(op)/2])<<2 ^ uint(op[len(op)/3])<<6
-	}
-	return h
-}
-
 func lookupOp(op hlo.Opcode) opInfo {
-	for i := opHash(op) % uint(len(opSlots)); ; i = (i + 1) % uint(len(opSlots)) {
-		e := &opSlots[i]
-		if e.op == "" {
-			return opInfo{arity: -1}
-		}
-		if e.op == op {
-			return e.info
-		}
-	}
-}
-
-func init() {
-	for n, ops := range map[int]string{
-		0: "parameter constant iota partition-id replica-id",
-		1: "abs ceil floor cos sin tan exponential exponential-minus-one log log-plus-one negate not sign sqrt rsqrt cbrt tanh logistic " +
-			"round-nearest-afz round-nearest-even is-finite popcnt count-leading-zeros clz real imag erf convert bitcast bitcast-convert " +
-			"copy reshape broadcast transpose reverse slice get-tuple-element reduce-precision copy-start copy-done while",
-		2: "add subtract multiply divide remainder maximum minimum power atan2 and or xor shift-left shift-right-arithmetic " +
-			"shift-right-logical compare complex dot pad gather convolution",
-		3: "select clamp",
-	} {
-		for _, op := range strings.Fields(ops) {
-			arity[hlo.Opcode(op)] = n
-		}
-	}
+	i := hlo.Info(op)
+	return opInfo{arity: i.Arity, elementwise: i.Elementwise && (i.Arity == 1 || i.Arity == 2) || op == hlo.OpBitcastConvert}
 }
 
 func (v *verifier) operandCount(in *hlo.Instruction, info opInfo) {
@@ -338,19 +295,19 @@ func (v *verifier) operandCount(in *hlo.Instruction, info opInfo) {
 		return
 	}
 	switch in.Opcode {
-	case "reduce", "reduce-window":
+	case hlo.OpReduce, hlo.OpReduceWindow:
 		if n < 2 || n%2 != 0 {
 			v.errorf(in, in.Parent, "%s has %d operands, want an even number >= 2", in.Opcode, n)
 		}
-	case "dynamic-slice":
+	case hlo.OpDynamicSlice:
 		if n < 2 {
 			v.errorf(in, in.Parent, "dynamic-slice has %d operands, want >= 2", n)
 		}
-	case "dynamic-update-slice":
+	case hlo.OpDynamicUpdateSlice:
 		if n < 3 {
 			v.errorf(in, in.Parent, "dynamic-update-slice has %d operands, want >= 3", n)
 		}
-	case "concatenate", "conditional", "sort":
+	case hlo.OpConcatenate, hlo.OpConditional, hlo.OpSort:
 		if n < 1 {
 			v.errorf(in, in.Parent, "%s has no operands", in.Opcode)
 		}
@@ -358,20 +315,6 @@ func (v *verifier) operandCount(in *hlo.Instruction, info opInfo) {
 }
 
 func sameDims(a, b *hlo.Shape) bool { return slices.Equal(a.Dims, b.Dims) }
-
-func init() {
-	for op, n := range arity {
-		ew := (n == 1 || n == 2) && !strings.Contains(" bitcast reshape broadcast transpose slice get-tuple-element copy-start copy-done while dot pad gather convolution ", " "+string(op)+" ")
-		opInfos[op] = opInfo{arity: n, elementwise: ew}
-	}
-	for op, info := range opInfos {
-		i := opHash(op) % uint(len(opSlots))
-		for opSlots[i].op != "" {
-			i = (i + 1) % uint(len(opSlots))
-		}
-		opSlots[i].op, opSlots[i].info = op, info
-	}
-}
 
 func (v *verifier) shape(in *hlo.Instruction, info opInfo) {
 	out := &in.Shape
@@ -386,7 +329,7 @@ func (v *verifier) shape(in *hlo.Instruction, info opInfo) {
 				v.errorf(in, c, "operand %d has shape %s, want dimensions of %s", k, op.Shape.StringNoLayout(), out.StringNoLayout())
 			}
 		}
-	case in.Opcode == "select" || in.Opcode == "clamp":
+	case in.Opcode == hlo.OpSelect || in.Opcode == hlo.OpClamp:
 		for k, op := range in.Operands {
 			if op.Shape.IsArray() && out.IsArray() && !sameDims(&op.Shape, out) && !op.Shape.IsScalar() {
 				v.errorf(in, c, "operand %d has shape %s, want dimensions of %s", k, op.Shape.StringNoLayout(), out.StringNoLayout())
@@ -394,7 +337,7 @@ func (v *verifier) shape(in *hlo.Instruction, info opInfo) {
 		}
 	}
 	switch in.Opcode {
-	case "get-tuple-element":
+	case hlo.OpGetTupleElement:
 		op := &in.Operands[0].Shape
 		idx, ok := intAttr(in, "index")
 		if !ok {
@@ -413,7 +356,7 @@ func (v *verifier) shape(in *hlo.Instruction, info opInfo) {
 		case !sub.EqualIgnoringLayout(*out):
 			v.errorf(in, c, "%sshape %s, want tuple element %d: %s", elem, out.StringNoLayout(), idx, sub.StringNoLayout())
 		}
-	case "tuple":
+	case hlo.OpTuple:
 		ok := out.IsTuple() && len(out.Tuple) == len(in.Operands)
 		for k := 0; ok && k < len(in.Operands); k++ {
 			ok = out.Tuple[k].EqualIgnoringLayout(in.Operands[k].Shape)
@@ -421,7 +364,7 @@ func (v *verifier) shape(in *hlo.Instruction, info opInfo) {
 		if !ok {
 			v.errorf(in, c, "shape %s does not match its operands", out.StringNoLayout())
 		}
-	case "broadcast":
+	case hlo.OpBroadcast:
 		dims, ok := dimsAttr(in)
 		op := &in.Operands[0].Shape
 		if !ok || !op.IsArray() {
@@ -438,7 +381,7 @@ func (v *verifier) shape(in *hlo.Instruction, info opInfo) {
 				return
 			}
 		}
-	case "transpose":
+	case hlo.OpTranspose:
 		dims, ok := dimsAttr(in)
 		op := &in.Operands[0].Shape
 		if !ok || !op.IsArray() {
@@ -451,12 +394,12 @@ func (v *verifier) shape(in *hlo.Instruction, info opInfo) {
 		if bad {
 			v.errorf(in, c, "transpose dimensions %s do not map %s to %s", braces(dims), op.StringNoLayout(), out.StringNoLayout())
 		}
-	case "reshape":
+	case hlo.OpReshape:
 		op := &in.Operands[0].Shape
 		if op.IsArray() && out.IsArray() && op.Dynamic == nil && out.Dynamic == nil && op.ElementCount() != out.ElementCount() {
 			v.errorf(in, c, "reshape from %s to %s changes the element count", op.StringNoLayout(), out.StringNoLayout())
 		}
-	case "slice":
+	case hlo.OpSlice:
 		op := &in.Operands[0].Shape
 		sl := in.Typed.Slice
 		if _, ok := in.Attr("slice"); !ok || len(sl) == 0 || !op.IsArray() {
@@ -472,7 +415,7 @@ func (v *verifier) shape(in *hlo.Instruction, info opInfo) {
 				v.errorf(in, c, "slice dimension %d has size %d, want %d", i, out.Dims[i], want)
 			}
 		}
-	case "concatenate":
+	case hlo.OpConcatenate:
 		dims, ok := dimsAttr(in)
 		if !ok || len(dims) != 1 || !out.IsArray() {
 			return
@@ -509,7 +452,7 @@ func (v *verifier) calls(in *hlo.Instruction) {
 		}
 	}
 	switch in.Opcode {
-	case "fusion":
+	case hlo.OpFusion:
 		if len(in.Called) != 1 {
 			v.errorf(in, c, "fusion calls %d computations, want 1", len(in.Called))
 			return
@@ -522,7 +465,7 @@ func (v *verifier) calls(in *hlo.Instruction) {
 			v.errorf(in, c, "fusion shape %s, fused root %s", in.Shape.StringNoLayout(), fc.Root.Shape.StringNoLayout())
 		}
 		v.computation(fc)
-	case "while":
+	case hlo.OpWhile:
 		for _, cc := range in.Called {
 			if len(cc.Params) != 1 {
 				v.errorf(in, c, "while computation %s has %d parameters, want 1", cc.Name, len(cc.Params))
@@ -535,11 +478,11 @@ func (v *verifier) calls(in *hlo.Instruction) {
 				}
 			}
 		}
-	case "reduce":
+	case hlo.OpReduce:
 		if len(in.Called) == 1 && len(in.Called[0].Params) != len(in.Operands) {
 			v.errorf(in, c, "reduce has %d operands, to_apply %s has %d parameters", len(in.Operands), in.Called[0].Name, len(in.Called[0].Params))
 		}
-	case "conditional":
+	case hlo.OpConditional:
 		if len(in.Called) > 0 && len(in.Operands) != len(in.Called)+1 {
 			v.errorf(in, c, "conditional has %d operands for %d branches", len(in.Operands), len(in.Called))
 		}

@@ -1,0 +1,82 @@
+package hlo
+
+// OpInfo is what the analyses know of an opcode, one entry per opcode in
+// one table (as the op table of Go's SSA backend): a pass asks Info
+// instead of keeping its own list of opcode names.
+type OpInfo struct {
+	// Arity is the operand count of an opcode with a fixed one; -1 when it
+	// varies (variadic ops, calls, collectives, custom-calls, ...).
+	Arity int
+	// Elementwise: output element i reads element i of every operand, as
+	// XLA's unary, binary and ternary elementwise instructions and map (a
+	// scalar operand of clamp or select is read for every element).
+	// bitcast-convert is elementwise only when it keeps the element
+	// width, which the instruction tells, not the opcode: it is not
+	// marked.
+	Elementwise bool
+	// Transcendental: XLA's HloCostAnalysis counts its elements as
+	// transcendentals, not flops (HandleElementwiseOp).
+	Transcendental bool
+	// SideEffect: the op has an effect besides its result (XLA's
+	// HasSideEffectNoRecurse for the opcode: infeed, outfeed, send, recv,
+	// rng, the collectives' starts).
+	SideEffect bool
+	// Async: one half of an asynchronous pair (a start, update or done).
+	Async bool
+}
+
+// Info returns the facts of op; an unknown opcode has variable arity and
+// no facts. An async sugar spelling ("all-reduce-start" is listed;
+// "custom-call-start" is not) has the async op's facts.
+func Info(op Opcode) OpInfo {
+	if i, ok := opInfos[op]; ok {
+		return i
+	}
+	if _, async, ok := op.IsAsyncSugar(); ok {
+		return opInfos[async]
+	}
+	return OpInfo{Arity: -1}
+}
+
+var opInfos = func() map[Opcode]OpInfo {
+	m := make(map[Opcode]OpInfo, len(Opcodes))
+	for _, op := range Opcodes {
+		m[op] = OpInfo{Arity: -1}
+	}
+	set := func(f func(*OpInfo), ops ...Opcode) {
+		for _, op := range ops {
+			i := m[op]
+			f(&i)
+			m[op] = i
+		}
+	}
+	arity := func(n int) func(*OpInfo) { return func(i *OpInfo) { i.Arity = n } }
+	elementwise := func(i *OpInfo) { i.Elementwise = true }
+	unary := []Opcode{OpAbs, OpAcos, OpAcosh, OpAsin, OpAsinh, OpAtan, OpAtanh, OpCbrt, OpCeil, OpClz, OpConvert,
+		OpCopy, OpCos, OpCosh, OpErf, OpExp, OpExp2, OpExpm1, OpFloor, OpImag, OpIsFinite, OpLog, OpLog1p, OpLog2,
+		OpLogistic, OpNegate, OpNot, OpPopulationCount, OpReal, OpReducePrecision, OpRoundNearestAfz,
+		OpRoundNearestEven, OpRsqrt, OpSign, OpSin, OpSinh, OpSqrt, OpTan, OpTanh}
+	binary := []Opcode{OpAdd, OpAnd, OpAtan2, OpCompare, OpComplex, OpDivide, OpMaximum, OpMinimum, OpMulhi,
+		OpMultiply, OpOr, OpPower, OpRemainder, OpShiftLeft, OpShiftRightArithmetic, OpShiftRightLogical,
+		OpStochasticConvert, OpSubtract, OpXor}
+	ternary := []Opcode{OpClamp, OpSelect}
+	set(elementwise, unary...)
+	set(elementwise, binary...)
+	set(elementwise, ternary...)
+	set(elementwise, OpMap)
+	set(arity(0), OpConstant, OpIota, OpParameter, OpPartitionID, OpReplicaID)
+	set(arity(1), unary...)
+	set(arity(1), OpBitcast, OpBitcastConvert, OpBroadcast, OpCopyDone, OpCopyStart, OpGetTupleElement,
+		OpReshape, OpReverse, OpSlice, OpTranspose, OpWhile)
+	set(arity(2), binary...)
+	set(arity(2), OpConvolution, OpDot, OpGather, OpPad)
+	set(arity(3), ternary...)
+	set(func(i *OpInfo) { i.Transcendental = true }, OpAtan2, OpCbrt, OpCos, OpErf, OpExp, OpExpm1, OpLog,
+		OpLog1p, OpLogistic, OpPower, OpRsqrt, OpSin, OpSqrt, OpTan, OpTanh)
+	set(func(i *OpInfo) { i.SideEffect = true }, OpInfeed, OpOutfeed, OpSend, OpSendDone, OpRecv, OpRecvDone,
+		OpRng, OpRngGetAndUpdateState, OpAllReduceStart, OpAllGatherStart, OpCollectivePermuteStart)
+	set(func(i *OpInfo) { i.Async = true }, OpAsyncStart, OpAsyncUpdate, OpAsyncDone, OpAllGatherStart,
+		OpAllGatherDone, OpAllReduceStart, OpAllReduceDone, OpCollectivePermuteStart, OpCollectivePermuteDone,
+		OpCopyStart, OpCopyDone, OpSend, OpSendDone, OpRecv, OpRecvDone)
+	return m
+}()
