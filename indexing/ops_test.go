@@ -15,6 +15,7 @@ import (
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 	"github.com/hlo-opt/hlo-opt/passes"
+	"github.com/hlo-opt/hlo-opt/passes/render"
 )
 
 func oneLine(set []*IndexingMap) []string {
@@ -272,7 +273,7 @@ func TestPassDeterministic(t *testing.T) {
 				require.NoError(t, err)
 				res, err := pl.Run(context.Background(), m)
 				require.NoError(t, err, name)
-				require.NoError(t, passes.WriteJSON(&outs[i], res, passes.JSONOptions{}))
+				require.NoError(t, render.WriteJSON(&outs[i], res, render.JSONOptions{}))
 				r, ok := passes.ResultOf[*Result](res, Pass)
 				require.True(t, ok)
 				for _, c := range m.Computations {

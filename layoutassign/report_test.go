@@ -12,6 +12,7 @@ import (
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 	"github.com/hlo-opt/hlo-opt/passes"
+	"github.com/hlo-opt/hlo-opt/passes/render"
 )
 
 // runPass runs the layout pass through a pipeline, as hlo-opt does.
@@ -41,8 +42,8 @@ func TestMemoryReportGolden(t *testing.T) {
 			require.NoError(t, err)
 			res := runPass(t, m, caseOptions(string(src)))
 			var text, js bytes.Buffer
-			require.NoError(t, passes.WriteText(&text, res))
-			require.NoError(t, passes.WriteJSON(&js, res, passes.JSONOptions{Indent: " "}))
+			require.NoError(t, render.WriteText(&text, res))
+			require.NoError(t, render.WriteJSON(&js, res, render.JSONOptions{Indent: " "}))
 			checkGolden(t, golden, text.String())
 		})
 	}

@@ -56,45 +56,21 @@
 // output is byte-identical for any Jobs, and the errors of every
 // computation are reported, in module order, as an ErrorList inside a
 // *PassError. After a pass changed the IR, Verify runs and a failure reads
-// `verify after pass "x": mod.hlo:3:5: main/add: ...`. A cancelled context
+// `verify after pass "x": mod.hlo:3:5: main/add: ...`; unless NoVerify,
+// Verify also runs on the input before the first pass, and an invalid
+// input reads `invalid input (verify): ...`. A cancelled context
 // stops the run between computations and passes.
 //
-// # Parallel speed-up
+// # Parallel work
 //
-// The caller of Run is a worker itself; the other workers are the
-// pipeline's helpers, at most Jobs-1 and no more than GOMAXPROCS-1
-// goroutines, shared by the pipeline's runs. A helper that finishes a
-// fan-out lingers for 500 us, polling for the next one (yielding its CPU
-// every 50 us), then returns, so an idle pipeline holds no goroutines. On
-// virtual machines a goroutine woken onto an idle CPU starts 50-600 us
-// late, longer than a whole fan-out over a large module; with helpers
-// started per fan-out, one run in five on the development machine had no
-// helper at all. OpenMP's workers spin before they sleep (KMP_BLOCKTIME)
-// for the same reason. The caller also waits for the helpers' last items
-// by polling: blocking would hand its CPU to the helper that wakes it and
-// leave the other one to fall asleep. Unit.Local gives each worker a value
-// per pass for the fan-out, for what a pass reuses from one computation to
-// the next.
-//
-// Consecutive analyses share one fan-out: each job runs the whole chain of
-// passes on its computation, as MLIR's nested pass pipelines do. On the
-// largest multi-computation corpus module (llama 70B, 342 computations,
-// three of them holding three quarters of the 4052 instructions)
-// verify+stats take about 0.49-0.50 ms with one job and 0.29-0.31 ms with
-// two on the 2-core development machine: 1.6-1.7x (BenchmarkPipeline,
-// -count 8 with benchstat: 495.9 us ± 2% and 293.5 us ± 1%; 58 KiB in
-// about 100 allocations per run). Computations of fewer than 16
-// instructions are handed out 8 at a time: taking one is an atomic add on
-// a counter both CPUs write, which costs about what a unit on a small
-// reducer does. What is left serial is about 70 us of each run: the call
-// graph (~44 us; its scan is shared with the helpers only from 64K
-// instructions: below that the hand-offs cost what the split saves),
-// ordering the computations, and the module-level Run functions. The rest is bounded by memory traffic and by the garbage
-// collector, which runs free on the idle core with one job but takes
-// time from the workers with two: so a run allocates little. A worker
-// reuses one Unit, stats keep counts as lists (Counts) and share the
-// stats of equal computations, the call graph keeps offsets rather than
-// slices per computation and links callers only when asked.
+// Every fan-out goes through one function: the caller of Run works, and
+// up to Jobs-1 goroutines of an errgroup work beside it, taking
+// computations from a shared counter and writing their results into
+// per-computation slots; they return when the fan-out ends, so no
+// goroutine outlives a call. Unit.Local gives each worker a value per pass
+// for the fan-out, for what a pass reuses from one computation to the
+// next. How the speed-up was measured is in the README's performance
+// section.
 //
 // # Reports: how a pass appears in hlo-opt's output
 //
@@ -110,8 +86,9 @@
 //     each instruction's object (nil omits it).
 //
 // In JSON the field is always named after the pass ("layout", "indexing",
-// "coalescing", "utilization", "cost", "stats", "verify"). WriteText and
-// WriteJSON render the requested passes in pipeline order. The JSON schema
+// "coalescing", "utilization", "cost", "stats", "verify"). render.WriteText and
+// render.WriteJSON (package passes/render) write the requested passes in
+// pipeline order; passes knows nothing of output formats. The JSON schema
 // (--format=json) is:
 //
 //	{

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/passes"
+	"github.com/hlo-opt/hlo-opt/passes/render"
 )
 
 const module = `
@@ -53,7 +54,7 @@ func Example() {
 	st, _ := passes.ResultOf[*passes.StatsResult](res, passes.Stats)
 	fmt.Println("instructions:", st.Module.Instructions, "fusions:", st.Module.Fusions)
 	fmt.Println("main reads", st.Of(m.Entry).ParameterBytes, "bytes")
-	_ = passes.WriteText(os.Stdout, res)
+	_ = render.WriteText(os.Stdout, res)
 	// Output:
 	// instructions: 9 fusions: map[kLoop:1]
 	// main reads 4096 bytes

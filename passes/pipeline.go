@@ -23,10 +23,8 @@ import (
 // no logging, verification on.
 type Options struct {
 	// Jobs bounds how many computations are processed at once; <= 0 means
-	// runtime.GOMAXPROCS(0) and 1 means sequential. A fan-out uses no
-	// more goroutines than GOMAXPROCS, whatever Jobs says: its helpers
-	// poll for work (see the package doc), which pays only on CPUs of
-	// their own. The output is the same for any Jobs.
+	// runtime.GOMAXPROCS(0) and 1 means sequential. The output is the
+	// same for any Jobs.
 	Jobs int
 	// Logger receives debug logs; nil means zap.NewNop().
 	Logger *zap.Logger
@@ -63,7 +61,6 @@ type PassEvent struct {
 type Pipeline struct {
 	passes []*Pass
 	opts   Options
-	crew   *crew // helpers for the fan-outs
 }
 
 // NewPipeline validates the passes (see Validate) and returns a pipeline
@@ -81,7 +78,7 @@ func NewPipeline(ps []*Pass, opts Options) (*Pipeline, error) {
 	if opts.Jobs <= 0 {
 		opts.Jobs = runtime.GOMAXPROCS(0)
 	}
-	return &Pipeline{passes: append([]*Pass(nil), ps...), opts: opts, crew: newCrew(opts.Jobs - 1)}, nil
+	return &Pipeline{passes: append([]*Pass(nil), ps...), opts: opts}, nil
 }
 
 // Passes returns the pipeline's passes in order.
@@ -318,22 +315,21 @@ func (r *run) record(ctx context.Context, p *Pass, requested bool, pre *fanned, 
 }
 
 // helpers returns how many helpers a fan-out over the module's
-// computations may use beside the caller: jobs-1, but no more helpers than
-// there are other CPUs to run them (GOMAXPROCS), since they poll while
-// they wait, and no more than there are other computations.
+// computations may use beside the caller: jobs-1, but no more than there
+// are other CPUs to run them (GOMAXPROCS) or other computations.
 func (r *run) helpers() int {
 	return max(min(r.pl.opts.Jobs, runtime.GOMAXPROCS(0), len(r.mod.Computations))-1, 0)
 }
 
 // parallelScan is the instruction count from which the call graph's scan
-// of the module is shared with the crew. Below it the scan is too short
+// of the module is shared with helpers. Below it the scan is too short
 // to split: it is limited by memory traffic, and on the 2-core development
 // machine two workers scanning halves of the llama 70B module (4052
 // instructions) took as long, with the hand-offs, as one.
 const parallelScan = 1 << 16
 
 // callGraph returns the module's call graph, built on first use (its scan
-// of large modules shared with the crew).
+// of large modules shared with helpers).
 func (r *run) callGraph() *graph.CallGraph {
 	if r.cg != nil {
 		return r.cg
@@ -349,7 +345,7 @@ func (r *run) callGraph() *graph.CallGraph {
 	// instructions that call computations take longest).
 	b := graph.NewCallGraphBuilder(r.mod, 16*helpers+1)
 	var next atomic.Int64
-	r.pl.crew.run(helpers, func(int) {
+	parallel(helpers, func(int) {
 		for k := int(next.Add(1)) - 1; k < b.Parts(); k = int(next.Add(1)) - 1 {
 			b.Scan(k)
 		}
@@ -515,10 +511,6 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 		}
 	}
 	helpers := r.helpers()
-	// Helpers that are not lingering from an earlier fan-out start now,
-	// before the call graph and the setup, to have the most time to get
-	// a CPU.
-	r.pl.crew.start(helpers)
 	workers := make([]fanWorker, helpers+1) // [0] is the caller
 	timed := len(ps) > 1
 	np := len(ps)
@@ -674,7 +666,7 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 			}
 		}
 	}
-	r.pl.crew.run(helpers, func(h int) {
+	parallel(helpers, func(h int) {
 		var spent []time.Duration
 		if timed {
 			spent = make([]time.Duration, np)

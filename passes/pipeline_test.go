@@ -552,3 +552,17 @@ func TestUnitLoggerNamesPassAndComputation(t *testing.T) {
 	slices.Sort(names)
 	assert.Equal(t, names, comps)
 }
+
+// A run leaves no goroutine behind, whatever Jobs: the fan-outs' helpers
+// return with them.
+func TestPipelineLeavesNoGoroutines(t *testing.T) {
+	m := hlotest.CallsModule(40, 3)
+	before := runtime.NumGoroutine()
+	for _, jobs := range []int{1, 2, 8} {
+		pl, err := NewPipeline([]*Pass{Verify, Stats}, Options{Jobs: jobs})
+		require.NoError(t, err)
+		_, err = pl.Run(context.Background(), m)
+		require.NoError(t, err)
+		assert.Equal(t, before, runtime.NumGoroutine(), "jobs=%d", jobs)
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/layoutassign"
 	"github.com/hlo-opt/hlo-opt/passes"
+	"github.com/hlo-opt/hlo-opt/passes/render"
 	"github.com/hlo-opt/hlo-opt/passes/render/memview"
 )
 
@@ -377,13 +378,13 @@ func (d *driver) runChunk(ctx context.Context, idx, n int, ch chunk) (*blocks, e
 			return nil, err
 		}
 	case "json":
-		jo := passes.JSONOptions{Indent: "  ", NoReports: o.emit == "module", Jobs: o.jobs}
+		jo := render.JSONOptions{Indent: "  ", NoReports: o.emit == "module", Jobs: o.jobs}
 		if o.emit != "report" {
 			if jo.ModuleText, err = d.moduleText(m); err != nil {
 				return nil, err
 			}
 		}
-		if err := passes.WriteJSON(&out, res, jo); err != nil {
+		if err := render.WriteJSON(&out, res, jo); err != nil {
 			return nil, err
 		}
 	default:
@@ -400,7 +401,7 @@ func (d *driver) runChunk(ctx context.Context, idx, n int, ch chunk) (*blocks, e
 			out.WriteByte('\n')
 		}
 		if o.emit != "module" {
-			if err := passes.WriteText(&out, res); err != nil {
+			if err := render.WriteText(&out, res); err != nil {
 				return nil, err
 			}
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/layoutassign"
 	"github.com/hlo-opt/hlo-opt/passes"
+	"github.com/hlo-opt/hlo-opt/passes/render"
 	"github.com/hlo-opt/hlo-opt/passes/render/memview"
 )
 
@@ -77,7 +78,7 @@ func TestPageAgainstJSONReport(t *testing.T) {
 			var page bytes.Buffer
 			require.NoError(t, memview.Write(&page, memview.Input{File: tc.file, Memory: lr.Memory, Cost: cr}))
 			var js bytes.Buffer
-			require.NoError(t, passes.WriteJSON(&js, res, passes.JSONOptions{}))
+			require.NoError(t, render.WriteJSON(&js, res, render.JSONOptions{}))
 			var rep jsonReport
 			require.NoError(t, json.Unmarshal(js.Bytes(), &rep), js.String()[:min(js.Len(), 400)])
 			lj := rep.Layout

@@ -1,4 +1,4 @@
-package passes
+package render
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
+	"github.com/hlo-opt/hlo-opt/passes"
 )
 
 // TestJSONWriterMatchesEncodingJSON writes nested Objects, lists of them
@@ -120,9 +121,9 @@ func TestWriteJSONMatchesJSONValue(t *testing.T) {
 	big.Computation("empty_last")
 	modules := []*hlo.Module{big.Module(), hlotest.CallsModule(5, 2), {Name: "none"}}
 	for _, m := range modules {
-		res := &Results{Module: m}
+		res := &passes.Results{Module: m}
 		if len(m.Computations) > 0 {
-			pl, err := NewPipeline([]*Pass{Stats}, Options{Jobs: 1, NoVerify: true}) // empty computations are invalid
+			pl, err := passes.NewPipeline([]*passes.Pass{passes.Stats}, passes.Options{Jobs: 1, NoVerify: true}) // empty computations are invalid
 			require.NoError(t, err)
 			res, err = pl.Run(context.Background(), m)
 			require.NoError(t, err)

@@ -1,0 +1,7 @@
+// Package render writes the results of a pipeline run as hlo-opt prints
+// them: the text reports of the passes in pipeline order (WriteText) and
+// one JSON document of the module, its computations and instructions with
+// each pass's values (WriteJSON). It knows no pass: a result takes part by
+// implementing the reporter interfaces of package passes. Subpackages
+// render other views (memview: the Memory Viewer page).
+package render
