@@ -1,6 +1,7 @@
 package passes
 
 import (
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -66,7 +67,17 @@ func verifyModule(u *Unit) (any, error) {
 		}
 	}
 	if err := u.CallGraph.Acyclic(); err != nil {
-		u.Errorf(nil, "%v", err)
+		var ce *graph.CycleError
+		if errors.As(err, &ce) && len(ce.Cycles) > 0 {
+			if in := cycleCall(m, ce.Cycles[0]); in != nil {
+				e := newError(m, in.Parent, in, "call cycle through "+strings.Join(ce.Cycles[0], ", "))
+				u.diags = append(u.diags, e)
+				err = nil
+			}
+		}
+		if err != nil {
+			u.Errorf(nil, "%v", err)
+		}
 	}
 	res := &VerifyResult{}
 	for _, c := range m.Computations {
@@ -74,6 +85,25 @@ func verifyModule(u *Unit) (any, error) {
 		res.Instructions += len(c.Instructions)
 	}
 	return res, nil
+}
+
+// cycleCall returns the first instruction, in module order, of a
+// computation of cycle that calls a computation of cycle: where to point
+// at the cycle.
+func cycleCall(m *hlo.Module, cycle []string) *hlo.Instruction {
+	for _, c := range m.Computations {
+		if !slices.Contains(cycle, c.Name) {
+			continue
+		}
+		for _, in := range c.Instructions {
+			for _, cc := range in.Called {
+				if cc != nil && slices.Contains(cycle, cc.Name) {
+					return in
+				}
+			}
+		}
+	}
+	return nil
 }
 
 func verifyComputation(u *Unit) (any, error) {
