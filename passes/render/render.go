@@ -472,15 +472,3 @@ func (o Object) MarshalJSON() ([]byte, error) {
 	}
 	return w.b, nil
 }
-
-// marshal is encoding/json without HTML escaping and without the final
-// newline.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
