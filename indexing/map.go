@@ -148,15 +148,6 @@ const (
 	shapeAllElements             // ()[s0, ..., sn] -> (s0, ..., sn)
 )
 
-// mapCache holds maps that depend only on shapes and attributes (identity
-// maps, bitcasts, reshapes), by a key that encodes those: maps are
-// immutable and modules repeat their shapes, so every caller shares one.
-// It is safe for concurrent use and is emptied when it reaches
-// maxCachedMaps entries.
-var mapCache = newMapStore[string](maxCachedMaps)
-
-const maxCachedMaps = 1 << 12
-
 // Kinds of cached maps: the first byte of a mapCache key.
 const (
 	cacheBitcast byte = 16 + iota
@@ -174,28 +165,11 @@ func appendKey(key []byte, xs ...int64) []byte {
 	return key
 }
 
-// ResetCaches empties the package's caches of maps that depend only on
-// shapes and attributes and of fused compositions, releasing their memory;
-// later calls rebuild what they need. Results do not depend on the caches.
-// Benchmarks call it to measure a run from scratch.
-func ResetCaches() {
-	mapCache.reset()
-	composed.reset()
-}
-
-// cachedMap returns the cached map for key, or builds it with build and
-// caches it (not when build fails).
-func cachedMap(key []byte, build func() (*IndexingMap, error)) (*IndexingMap, error) {
-	shard := shardOfBytes(key)
-	if m := mapCache.get(shard, string(key)); m != nil {
-		return m, nil
-	}
-	m, err := build()
-	if err != nil {
-		return nil, err
-	}
-	mapCache.put(shard, string(key), m)
-	return m, nil
+// cachedMap builds the map for key with build. The key encodes what the
+// map depends on (shapes and attributes); the maps were once cached in the
+// package by it, which BenchmarkCLI showed not to pay end to end.
+func cachedMap(_ []byte, build func() (*IndexingMap, error)) (*IndexingMap, error) {
+	return build()
 }
 
 // cachedShapeMap returns the map of the given kind for a tensor of the
