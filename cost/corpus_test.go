@@ -12,13 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func runCostPasses(t testing.TB, m *hlo.Module, cfg Config) (*passes.Results, *Passes) {
-	ps := NewPasses(cfg)
-	p, err := passes.NewPipeline(ps.All(), passes.Options{Jobs: 1})
+func runCostPasses(t testing.TB, m *hlo.Module, cfg Config) *passes.Results {
+	p, err := passes.NewPipeline(All(), passes.Options{Jobs: 1, Config: map[string]any{ConfigKey: cfg}})
 	require.NoError(t, err)
 	res, err := p.Run(context.Background(), m)
 	require.NoError(t, err)
-	return res, ps
+	return res
 }
 
 // Every corpus module gets the three reports without error, on every
@@ -34,15 +33,15 @@ func TestCorpusReports(t *testing.T) {
 					var err error
 					cfg.Device, err = Preset(dev)
 					require.NoError(t, err)
-					res, ps := runCostPasses(t, m, cfg)
-					cr, ok := passes.ResultOf[*CostResult](res, ps.Cost)
+					res := runCostPasses(t, m, cfg)
+					cr, ok := passes.ResultOf[*CostResult](res, CostPass)
 					require.True(t, ok)
 					for _, k := range cr.Estimate().Kernels {
 						assert.True(t, k.TimeUS >= 0 && k.TimeUS < 1e12, "%s: %v", k.Instr.Name, k.TimeUS)
 					}
-					_, ok = passes.ResultOf[*CoalescingResult](res, ps.Coalescing)
+					_, ok = passes.ResultOf[*CoalescingResult](res, CoalescingPass)
 					assert.True(t, ok)
-					_, ok = passes.ResultOf[*UtilizationResult](res, ps.Utilization)
+					_, ok = passes.ResultOf[*UtilizationResult](res, UtilizationPass)
 					assert.True(t, ok)
 				}
 				modules++

@@ -33,9 +33,11 @@
 //     DRAM reads derated by element bytes / 64 when uncoalesced, re-reads
 //     from L2/L1, writes, launch overhead; EstimateModule sums the kernels
 //     and ModuleEstimate.Report names the most expensive and why.
-//   - Passes: NewPasses(Config) builds the "coalescing", "utilization" and
-//     "cost" passes (text and JSON reports); hlo-opt exposes them with
-//     --device and --coalescing.
+//   - Passes: CoalescingPass, UtilizationPass and CostPass ("coalescing",
+//     "utilization", "cost"; text and JSON reports) require KernelsPass
+//     ("gpu-kernels", the kernels and their cost analysis) and read their
+//     Config from the pipeline's Options.Config under ConfigKey; hlo-opt
+//     sets it from --device and --coalescing.
 //
 // # Where this differs from XLA, and why
 //

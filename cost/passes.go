@@ -34,117 +34,134 @@ func DefaultConfig() Config {
 	return Config{Device: d, Mode: Indexing, CostMode: Heuristic, Top: 10}
 }
 
-// Passes are the three cost passes built for one Config.
-type Passes struct {
-	Coalescing  *passes.Pass
-	Utilization *passes.Pass
-	Cost        *passes.Pass
-}
+// ConfigKey is the key of the cost passes' Config in
+// passes.Options.Config (hlo-opt's --device and --coalescing).
+const ConfigKey = "cost"
 
-// All returns the three passes in the order coalescing, utilization, cost.
-func (p *Passes) All() []*passes.Pass { return []*passes.Pass{p.Coalescing, p.Utilization, p.Cost} }
-
-// NewPasses builds the coalescing, utilization and cost passes for cfg.
-// Each reports every kernel of the computations that launch kernels (the
-// entry and the bodies of while, conditional, call and async ops): each
-// fusion and each unfused instruction that moves data. They share one
-// analysis of the kernels (emitter, cost analysis), a required pass of its
-// own ("gpu-kernels") that hlo-opt does not list.
-func NewPasses(cfg Config) *Passes {
+// configOf returns the Config the pipeline holds under ConfigKey, or
+// DefaultConfig.
+func configOf(u *passes.Unit) Config {
+	cfg, ok := u.Config(ConfigKey).(Config)
+	if !ok {
+		return DefaultConfig()
+	}
 	if cfg.Top <= 0 {
 		cfg.Top = 10
 	}
-	kernels := &passes.Pass{
+	return cfg
+}
+
+// The cost passes report every kernel of the computations that launch
+// kernels (the entry and the bodies of while, conditional, call and async
+// ops): each fusion and each unfused instruction that moves data. They
+// share one analysis of the kernels (emitter, cost analysis), KernelsPass,
+// which they require. Their settings are the Config under ConfigKey.
+var (
+	KernelsPass = &passes.Pass{
 		Name:           "gpu-kernels",
 		Doc:            "find the kernels of a module, their emitters and GPU cost analysis",
 		ResultType:     reflect.TypeFor[*kernelSet](),
 		RunComputation: func(u *passes.Unit) (any, error) { return kernelsOf(u), nil },
 		Run:            func(u *passes.Unit) (any, error) { return merge(u), nil },
 	}
-	ksOf := func(u *passes.Unit) *kernelSet { return u.ResultOf(kernels).(*kernelSet) }
-	return &Passes{
-		Coalescing: &passes.Pass{
-			Name:       "coalescing",
-			Doc:        "decide per fusion operand whether its GPU reads are coalesced, and why",
-			Requires:   []*passes.Pass{kernels},
-			ResultType: reflect.TypeFor[*CoalescingResult](),
-			RunComputation: func(u *passes.Unit) (any, error) {
-				ks := ksOf(u).byComp[u.Computation]
-				out := make([][]OperandCoalescing, len(ks))
-				// Large computations are split into contiguous chunks judged
-				// in parallel, one cache per chunk (kernels repeat their
-				// shapes); the verdicts do not depend on the split.
-				err := inChunks(u, len(ks), func(lo, hi int) error {
-					cache := NewVerdictCache()
-					for i := lo; i < hi; i++ {
-						if err := u.Context().Err(); err != nil {
-							return err
-						}
-						out[i] = ks[i].analysis.CoalescingCached(cfg.Mode, &cfg.Device, cache)
-					}
-					return nil
-				})
-				if err != nil {
-					return nil, err
-				}
-				return out, nil
-			},
-			Run: func(u *passes.Unit) (any, error) {
-				ks := ksOf(u)
-				r := &CoalescingResult{ks: ks, cfg: cfg, by: make(map[*hlo.Instruction][]OperandCoalescing, len(ks.list))}
-				for _, c := range u.Module.Computations {
-					part, _ := u.Part(c).([][]OperandCoalescing)
-					for i, k := range ks.byComp[c] {
-						if i < len(part) {
-							r.by[k.in] = part[i]
-						}
-					}
-				}
-				return r, nil
-			},
-		},
-		Utilization: &passes.Pass{
-			Name:       "utilization",
-			Doc:        "operand utilization, bytes accessed and flops per kernel (GPU cost analysis)",
-			Requires:   []*passes.Pass{kernels},
-			ResultType: reflect.TypeFor[*UtilizationResult](),
-			Run:        func(u *passes.Unit) (any, error) { return &UtilizationResult{ksOf(u)}, nil },
-		},
-		Cost: &passes.Pass{
-			Name:       "cost",
-			Doc:        "roofline time estimate per kernel and for the module on a device model",
-			Requires:   []*passes.Pass{kernels},
-			ResultType: reflect.TypeFor[*CostResult](),
-			RunComputation: func(u *passes.Unit) (any, error) {
-				m := &Model{Device: cfg.Device, Mode: cfg.CostMode}
-				ks := ksOf(u).byComp[u.Computation]
-				out := make([]*Estimate, len(ks))
-				err := inChunks(u, len(ks), func(lo, hi int) error {
-					cache := NewVerdictCache()
-					for i := lo; i < hi; i++ {
-						if err := u.Context().Err(); err != nil {
-							return err
-						}
-						k := ks[i]
-						out[i] = m.estimate(k.analysis, k.cost, k.analysis.CoalescingCached(cfg.CostMode, &cfg.Device, cache))
-					}
-					return nil
-				})
-				if err != nil {
-					return nil, err
-				}
-				return out, nil
-			},
-			Run: func(u *passes.Unit) (any, error) {
-				var ests []*Estimate
-				for _, c := range u.Module.Computations {
-					part, _ := u.Part(c).([]*Estimate)
-					ests = append(ests, part...)
-				}
-				return newCostResult(ksOf(u), ests, cfg), nil
-			},
-		},
+	CoalescingPass = &passes.Pass{
+		Name:           "coalescing",
+		Doc:            "decide per fusion operand whether its GPU reads are coalesced, and why",
+		Requires:       []*passes.Pass{KernelsPass},
+		ResultType:     reflect.TypeFor[*CoalescingResult](),
+		RunComputation: coalescingOf,
+		Run:            coalescingResult,
 	}
+	UtilizationPass = &passes.Pass{
+		Name:       "utilization",
+		Doc:        "operand utilization, bytes accessed and flops per kernel (GPU cost analysis)",
+		Requires:   []*passes.Pass{KernelsPass},
+		ResultType: reflect.TypeFor[*UtilizationResult](),
+		Run:        func(u *passes.Unit) (any, error) { return &UtilizationResult{kernelsIn(u)}, nil },
+	}
+	CostPass = &passes.Pass{
+		Name:           "cost",
+		Doc:            "roofline time estimate per kernel and for the module on a device model",
+		Requires:       []*passes.Pass{KernelsPass},
+		ResultType:     reflect.TypeFor[*CostResult](),
+		RunComputation: estimatesOf,
+		Run:            costResult,
+	}
+)
+
+// All returns the three cost passes in the order coalescing, utilization,
+// cost.
+func All() []*passes.Pass { return []*passes.Pass{CoalescingPass, UtilizationPass, CostPass} }
+
+func kernelsIn(u *passes.Unit) *kernelSet { return u.ResultOf(KernelsPass).(*kernelSet) }
+
+// coalescingOf judges the reads of u's kernels. Large computations are
+// split into contiguous chunks judged in parallel, one cache per chunk
+// (kernels repeat their shapes); the verdicts do not depend on the split.
+func coalescingOf(u *passes.Unit) (any, error) {
+	cfg := configOf(u)
+	ks := kernelsIn(u).byComp[u.Computation]
+	out := make([][]OperandCoalescing, len(ks))
+	err := inChunks(u, len(ks), func(lo, hi int) error {
+		cache := NewVerdictCache()
+		for i := lo; i < hi; i++ {
+			if err := u.Context().Err(); err != nil {
+				return err
+			}
+			out[i] = ks[i].analysis.CoalescingCached(cfg.Mode, &cfg.Device, cache)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func coalescingResult(u *passes.Unit) (any, error) {
+	ks := kernelsIn(u)
+	r := &CoalescingResult{ks: ks, cfg: configOf(u), by: make(map[*hlo.Instruction][]OperandCoalescing, len(ks.list))}
+	for _, c := range u.Module.Computations {
+		part, _ := u.Part(c).([][]OperandCoalescing)
+		for i, k := range ks.byComp[c] {
+			if i < len(part) {
+				r.by[k.in] = part[i]
+			}
+		}
+	}
+	return r, nil
+}
+
+// estimatesOf estimates u's kernels, in chunks as coalescingOf.
+func estimatesOf(u *passes.Unit) (any, error) {
+	cfg := configOf(u)
+	m := &Model{Device: cfg.Device, Mode: cfg.CostMode}
+	ks := kernelsIn(u).byComp[u.Computation]
+	out := make([]*Estimate, len(ks))
+	err := inChunks(u, len(ks), func(lo, hi int) error {
+		cache := NewVerdictCache()
+		for i := lo; i < hi; i++ {
+			if err := u.Context().Err(); err != nil {
+				return err
+			}
+			k := ks[i]
+			out[i] = m.estimate(k.analysis, k.cost, k.analysis.CoalescingCached(cfg.CostMode, &cfg.Device, cache))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func costResult(u *passes.Unit) (any, error) {
+	var ests []*Estimate
+	for _, c := range u.Module.Computations {
+		part, _ := u.Part(c).([]*Estimate)
+		ests = append(ests, part...)
+	}
+	return newCostResult(kernelsIn(u), ests, configOf(u)), nil
 }
 
 // minChunk is the fewest kernels worth a goroutine of their own.
@@ -166,15 +183,6 @@ func inChunks(u *passes.Unit, n int, fn func(lo, hi int) error) error {
 	}
 	return g.Wait()
 }
-
-var defaults = NewPasses(DefaultConfig())
-
-// The cost passes with DefaultConfig, for registries that take no options.
-var (
-	CoalescingPass  = defaults.Coalescing
-	UtilizationPass = defaults.Utilization
-	CostPass        = defaults.Cost
-)
 
 // kernel is one kernel instruction with its emitter and cost analysis.
 type kernel struct {

@@ -17,8 +17,7 @@ import (
 
 // runPass runs the layout pass through a pipeline, as hlo-opt does.
 func runPass(t testing.TB, m *hlo.Module, opts Options) *passes.Results {
-	p := NewPass(opts)
-	pl, err := passes.NewPipeline([]*passes.Pass{p}, passes.Options{Jobs: 2})
+	pl, err := passes.NewPipeline([]*passes.Pass{Pass}, passes.Options{Jobs: 2, Config: map[string]any{ConfigKey: opts}})
 	require.NoError(t, err)
 	res, err := pl.Run(context.Background(), m)
 	require.NoError(t, err)

@@ -171,7 +171,12 @@ type Unit struct {
 	dag      *graph.DAG
 	jobs     int
 	local    *any
+	config   map[string]any
 }
+
+// Config returns the settings the pipeline's Options.Config holds under
+// key, or nil.
+func (u *Unit) Config(key string) any { return u.config[key] }
 
 // Local returns the value that the goroutine running u keeps for u's pass
 // until the fan-out ends, made by newValue on the first of its units that

@@ -28,6 +28,12 @@ type Options struct {
 	Jobs int
 	// Logger receives debug logs; nil means zap.NewNop().
 	Logger *zap.Logger
+	// Config holds the passes' settings by the key each pass package
+	// documents (cost.ConfigKey for the cost passes, layoutassign.ConfigKey
+	// for the layout pass); a pass finds its own with Unit.Config and uses
+	// its defaults without one. Settings travel with the run, so that a
+	// pass is one package-level value, not a closure built per setting.
+	Config map[string]any
 	// NoVerify turns off running Verify on the input before the first
 	// pass and after each pass that changed the IR.
 	NoVerify bool
@@ -384,7 +390,7 @@ func (r *run) initUnit(u *Unit, ctx context.Context, p *Pass, c *hlo.Computation
 		}
 	}
 	*u = Unit{Pass: p, Module: r.mod, Computation: c, CallGraph: r.callGraph(), Logger: log,
-		ctx: ctx, resultOf: reqs, parts: parts, changed: changed, jobs: r.pl.opts.Jobs, local: local}
+		ctx: ctx, resultOf: reqs, parts: parts, changed: changed, jobs: r.pl.opts.Jobs, local: local, config: r.pl.opts.Config}
 }
 
 // requiredResults returns the results of p's Requires, shared read-only by

@@ -23,7 +23,7 @@ func BenchmarkPipelineAllPasses(b *testing.B) {
 	m, path, best := hlotest.LargestMultiComputationModule(b)
 	b.Logf("module %s (%s): %d computations, %d instructions", m.Name, filepath.Base(path), len(m.Computations), best)
 	var ps []*passes.Pass
-	for _, p := range allPasses(defaultPassConfig()) {
+	for _, p := range allPasses() {
 		if !p.Transform {
 			ps = append(ps, p)
 		}

@@ -87,7 +87,7 @@ func TestSplitInputFile(t *testing.T) {
 func TestUsageAndUnknownPass(t *testing.T) {
 	_, errOut, code := hloOpt(t, "", "--passes=stats,nope", example(t))
 	assert.Equal(t, 1, code)
-	assert.Equal(t, "hlo-opt: unknown pass \"nope\" (known: coalescing, cost, indexing, layout, stats, utilization, verify)\n", errOut)
+	assert.Equal(t, "hlo-opt: unknown pass \"nope\" (known: coalescing, cost, gpu-kernels, indexing, layout, stats, utilization, verify)\n", errOut)
 
 	_, _, code = hloOpt(t, "", "--bogus-flag", example(t))
 	assert.Equal(t, 2, code)

@@ -55,7 +55,7 @@ func FuzzPipeline(f *testing.F) {
 			f.Fatal(err)
 		}
 		cfg.layout.Target = t
-		reg, err := passes.NewRegistry(allPasses(cfg)...)
+		reg, err := newRegistry()
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -63,7 +63,7 @@ func FuzzPipeline(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		pl, err := passes.NewPipeline(ps, passes.Options{Jobs: 1, Logger: zap.NewNop()})
+		pl, err := passes.NewPipeline(ps, passes.Options{Jobs: 1, Logger: zap.NewNop(), Config: cfg.config()})
 		if err != nil {
 			f.Fatal(err)
 		}

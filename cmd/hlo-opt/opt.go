@@ -114,10 +114,15 @@ func Main(ctx context.Context, args []string, env *Env) int {
 		}
 		return 2
 	}
-	reg, err := newRegistryFor(&o)
+	cfg, err := newPassConfig(&o)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "hlo-opt: %v\n", err)
 		return 2
+	}
+	reg, err := newRegistry()
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "hlo-opt: internal error: %v\n", err)
+		return 1
 	}
 	if o.version {
 		printVersion(env.Stdout)
@@ -189,7 +194,7 @@ func Main(ctx context.Context, args []string, env *Env) int {
 		chunks = splitInput(src)
 	}
 	prog := newProgress(env.Stderr, o.progressTerm)
-	d := &driver{o: &o, env: env, passes: ps, logger: logger, filename: filename, prog: prog}
+	d := &driver{o: &o, env: env, passes: ps, logger: logger, filename: filename, prog: prog, config: cfg.config()}
 	var outs []*blocks
 	failed := false
 	for i, ch := range chunks {
@@ -274,6 +279,7 @@ type driver struct {
 	logger   *zap.Logger
 	filename string
 	prog     *progress
+	config   map[string]any // the passes' settings (passConfig.config)
 }
 
 func (d *driver) printOpts() hlo.PrintOptions {
@@ -333,7 +339,8 @@ func (d *driver) runChunk(ctx context.Context, idx, n int, ch chunk) (*blocks, e
 		prog := d.prog
 		prog.started = time.Now()
 		opts := passes.Options{
-			Jobs: o.jobs, Logger: d.logger, NoVerify: !o.verify, Progress: prog.update,
+			Config: d.config,
+			Jobs:   o.jobs, Logger: d.logger, NoVerify: !o.verify, Progress: prog.update,
 			AfterPass: func(e passes.PassEvent) error {
 				if o.timing {
 					fmt.Fprintf(d.env.Stderr, "hlo-opt: timing: pass %s %s\n", e.Pass.Name, e.Elapsed.Round(time.Microsecond))

@@ -33,15 +33,14 @@ func run(t *testing.T, file string, target layoutassign.Target, device cost.Devi
 	target.Device, target.HBMBytes = device.Name, device.MemoryBytes
 	cfg := cost.DefaultConfig()
 	cfg.Device = device
-	cp := cost.NewPasses(cfg)
-	layout := layoutassign.NewPass(layoutassign.Options{Target: target})
-	pl, err := passes.NewPipeline([]*passes.Pass{layout, cp.Cost}, passes.Options{Logger: zap.NewNop()})
+	config := map[string]any{cost.ConfigKey: cfg, layoutassign.ConfigKey: layoutassign.Options{Target: target}}
+	pl, err := passes.NewPipeline([]*passes.Pass{layoutassign.Pass, cost.CostPass}, passes.Options{Logger: zap.NewNop(), Config: config})
 	require.NoError(t, err)
 	res, err := pl.Run(context.Background(), m)
 	require.NoError(t, err)
-	lr, ok := passes.ResultOf[*layoutassign.Result](res, layout)
+	lr, ok := passes.ResultOf[*layoutassign.Result](res, layoutassign.Pass)
 	require.True(t, ok)
-	cr, ok := passes.ResultOf[*cost.CostResult](res, cp.Cost)
+	cr, ok := passes.ResultOf[*cost.CostResult](res, cost.CostPass)
 	require.True(t, ok)
 	return res, lr, cr
 }
