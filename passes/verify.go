@@ -368,99 +368,134 @@ func (v *verifier) shape(in *hlo.Instruction, info opInfo) {
 	}
 	switch in.Opcode {
 	case hlo.OpGetTupleElement:
-		op := &in.Operands[0].Shape
-		idx, ok := intAttr(in, "index")
-		if !ok {
-			idx = in.Typed.TupleIndex
-		}
-		sub, ok := op.Subshape([]int64{idx})
-		elem := "" // the text's "%t#k" of an implicit get-tuple-element
-		if in.Implicit {
-			elem = "tuple element %" + in.RefName() + ": "
-		}
-		switch {
-		case !op.IsTuple():
-			v.errorf(in, c, "%soperand %s is not a tuple", elem, op.StringNoLayout())
-		case !ok:
-			v.errorf(in, c, "%sindex %d out of range for a %d-tuple", elem, idx, len(op.Tuple))
-		case !sub.EqualIgnoringLayout(*out):
-			v.errorf(in, c, "%sshape %s, want tuple element %d: %s", elem, out.StringNoLayout(), idx, sub.StringNoLayout())
-		}
+		v.gteShape(in)
 	case hlo.OpTuple:
-		ok := out.IsTuple() && len(out.Tuple) == len(in.Operands)
-		for k := 0; ok && k < len(in.Operands); k++ {
-			ok = out.Tuple[k].EqualIgnoringLayout(in.Operands[k].Shape)
-		}
-		if !ok {
-			v.errorf(in, c, "shape %s does not match its operands", out.StringNoLayout())
-		}
+		v.tupleShape(in)
 	case hlo.OpBroadcast:
-		dims, ok := dimsAttr(in)
-		op := &in.Operands[0].Shape
-		if !ok || !op.IsArray() {
-			return
-		}
-		if len(dims) != op.Rank() {
-			v.errorf(in, c, "broadcast dimensions %s, want %d entries for operand %s", braces(dims), op.Rank(), op.StringNoLayout())
-			return
-		}
-		for i, d := range dims {
-			// XLA also accepts a degenerate (size 1) operand dimension.
-			if d < 0 || int(d) >= out.Rank() || (out.Dims[d] != op.Dims[i] && op.Dims[i] != 1) {
-				v.errorf(in, c, "broadcast dimension %d maps operand dimension %d (size %d) to a different size in %s", d, i, op.Dims[i], out.StringNoLayout())
-				return
-			}
-		}
+		v.broadcastShape(in)
 	case hlo.OpTranspose:
-		dims, ok := dimsAttr(in)
-		op := &in.Operands[0].Shape
-		if !ok || !op.IsArray() {
-			return
-		}
-		bad := len(dims) != op.Rank() || out.Rank() != op.Rank()
-		for i := 0; !bad && i < len(dims); i++ {
-			bad = dims[i] < 0 || int(dims[i]) >= op.Rank() || out.Dims[i] != op.Dims[dims[i]]
-		}
-		if bad {
-			v.errorf(in, c, "transpose dimensions %s do not map %s to %s", braces(dims), op.StringNoLayout(), out.StringNoLayout())
-		}
+		v.transposeShape(in)
 	case hlo.OpReshape:
-		op := &in.Operands[0].Shape
-		if op.IsArray() && out.IsArray() && op.Dynamic == nil && out.Dynamic == nil && op.ElementCount() != out.ElementCount() {
-			v.errorf(in, c, "reshape from %s to %s changes the element count", op.StringNoLayout(), out.StringNoLayout())
-		}
+		v.reshapeShape(in)
 	case hlo.OpSlice:
-		op := &in.Operands[0].Shape
-		sl := in.Typed.Slice
-		if _, ok := in.Attr("slice"); !ok || len(sl) == 0 || !op.IsArray() {
-			return
-		}
-		if len(sl) != op.Rank() || out.Rank() != op.Rank() {
-			v.errorf(in, c, "slice has %d dimensions, operand %s", len(sl), op.StringNoLayout())
-			return
-		}
-		for i, s := range sl {
-			stride := max(s.Stride, 1)
-			if want := (s.Limit - s.Start + stride - 1) / stride; out.Dims[i] != want {
-				v.errorf(in, c, "slice dimension %d has size %d, want %d", i, out.Dims[i], want)
-			}
-		}
+		v.sliceShape(in)
 	case hlo.OpConcatenate:
-		dims, ok := dimsAttr(in)
-		if !ok || len(dims) != 1 || !out.IsArray() {
+		v.concatenateShape(in)
+	}
+}
+
+func (v *verifier) gteShape(in *hlo.Instruction) {
+	out, c := &in.Shape, in.Parent
+	op := &in.Operands[0].Shape
+	idx, ok := intAttr(in, "index")
+	if !ok {
+		idx = in.Typed.TupleIndex
+	}
+	sub, ok := op.Subshape([]int64{idx})
+	elem := "" // the text's "%t#k" of an implicit get-tuple-element
+	if in.Implicit {
+		elem = "tuple element %" + in.RefName() + ": "
+	}
+	switch {
+	case !op.IsTuple():
+		v.errorf(in, c, "%soperand %s is not a tuple", elem, op.StringNoLayout())
+	case !ok:
+		v.errorf(in, c, "%sindex %d out of range for a %d-tuple", elem, idx, len(op.Tuple))
+	case !sub.EqualIgnoringLayout(*out):
+		v.errorf(in, c, "%sshape %s, want tuple element %d: %s", elem, out.StringNoLayout(), idx, sub.StringNoLayout())
+	}
+}
+
+func (v *verifier) tupleShape(in *hlo.Instruction) {
+	out, c := &in.Shape, in.Parent
+	ok := out.IsTuple() && len(out.Tuple) == len(in.Operands)
+	for k := 0; ok && k < len(in.Operands); k++ {
+		ok = out.Tuple[k].EqualIgnoringLayout(in.Operands[k].Shape)
+	}
+	if !ok {
+		v.errorf(in, c, "shape %s does not match its operands", out.StringNoLayout())
+	}
+}
+
+func (v *verifier) broadcastShape(in *hlo.Instruction) {
+	out, c := &in.Shape, in.Parent
+	dims, ok := dimsAttr(in)
+	op := &in.Operands[0].Shape
+	if !ok || !op.IsArray() {
+		return
+	}
+	if len(dims) != op.Rank() {
+		v.errorf(in, c, "broadcast dimensions %s, want %d entries for operand %s", braces(dims), op.Rank(), op.StringNoLayout())
+		return
+	}
+	for i, d := range dims {
+		// XLA also accepts a degenerate (size 1) operand dimension.
+		if d < 0 || int(d) >= out.Rank() || (out.Dims[d] != op.Dims[i] && op.Dims[i] != 1) {
+			v.errorf(in, c, "broadcast dimension %d maps operand dimension %d (size %d) to a different size in %s", d, i, op.Dims[i], out.StringNoLayout())
 			return
 		}
-		d, sum := dims[0], int64(0)
-		for _, op := range in.Operands {
-			if op.Shape.Rank() != out.Rank() || d < 0 || int(d) >= out.Rank() {
-				v.errorf(in, c, "operand %s does not match rank of %s", op.Shape.StringNoLayout(), out.StringNoLayout())
-				return
-			}
-			sum += op.Shape.Dims[d]
+	}
+}
+
+func (v *verifier) transposeShape(in *hlo.Instruction) {
+	out, c := &in.Shape, in.Parent
+	dims, ok := dimsAttr(in)
+	op := &in.Operands[0].Shape
+	if !ok || !op.IsArray() {
+		return
+	}
+	bad := len(dims) != op.Rank() || out.Rank() != op.Rank()
+	for i := 0; !bad && i < len(dims); i++ {
+		bad = dims[i] < 0 || int(dims[i]) >= op.Rank() || out.Dims[i] != op.Dims[dims[i]]
+	}
+	if bad {
+		v.errorf(in, c, "transpose dimensions %s do not map %s to %s", braces(dims), op.StringNoLayout(), out.StringNoLayout())
+	}
+}
+
+func (v *verifier) reshapeShape(in *hlo.Instruction) {
+	out, c := &in.Shape, in.Parent
+	op := &in.Operands[0].Shape
+	if op.IsArray() && out.IsArray() && op.Dynamic == nil && out.Dynamic == nil && op.ElementCount() != out.ElementCount() {
+		v.errorf(in, c, "reshape from %s to %s changes the element count", op.StringNoLayout(), out.StringNoLayout())
+	}
+}
+
+func (v *verifier) sliceShape(in *hlo.Instruction) {
+	out, c := &in.Shape, in.Parent
+	op := &in.Operands[0].Shape
+	sl := in.Typed.Slice
+	if _, ok := in.Attr("slice"); !ok || len(sl) == 0 || !op.IsArray() {
+		return
+	}
+	if len(sl) != op.Rank() || out.Rank() != op.Rank() {
+		v.errorf(in, c, "slice has %d dimensions, operand %s", len(sl), op.StringNoLayout())
+		return
+	}
+	for i, s := range sl {
+		stride := max(s.Stride, 1)
+		if want := (s.Limit - s.Start + stride - 1) / stride; out.Dims[i] != want {
+			v.errorf(in, c, "slice dimension %d has size %d, want %d", i, out.Dims[i], want)
 		}
-		if sum != out.Dims[d] {
-			v.errorf(in, c, "concatenated dimension %d has size %d, operands sum to %d", d, out.Dims[d], sum)
+	}
+}
+
+func (v *verifier) concatenateShape(in *hlo.Instruction) {
+	out, c := &in.Shape, in.Parent
+	dims, ok := dimsAttr(in)
+	if !ok || len(dims) != 1 || !out.IsArray() {
+		return
+	}
+	d, sum := dims[0], int64(0)
+	for _, op := range in.Operands {
+		if op.Shape.Rank() != out.Rank() || d < 0 || int(d) >= out.Rank() {
+			v.errorf(in, c, "operand %s does not match rank of %s", op.Shape.StringNoLayout(), out.StringNoLayout())
+			return
 		}
+		sum += op.Shape.Dims[d]
+	}
+	if sum != out.Dims[d] {
+		v.errorf(in, c, "concatenated dimension %d has size %d, operands sum to %d", d, out.Dims[d], sum)
 	}
 }
 

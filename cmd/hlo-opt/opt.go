@@ -142,38 +142,16 @@ func Main(ctx context.Context, args []string, env *Env) int {
 	if len(args) == 0 && env.Stdin != nil && !isTerminal(env.Stdin) {
 		args = []string{"-"} // as XLA's hlo-opt: no file, a pipe or a redirect
 	}
-	switch {
-	case len(args) != 1:
-		return usage("want exactly one input file (or -), got %d arguments", len(args))
-	case o.format != "text" && o.format != "json" && o.format != "dot" && o.format != "html":
-		return usage("--format=%s: want text, json, dot or html", o.format)
-	case o.emit != "" && o.emit != "module" && o.emit != "report" && o.emit != "both":
-		return usage("--emit=%s: want module, report or both", o.emit)
-	case o.print != "full" && o.print != "short" && o.print != "classic":
-		return usage("--print=%s: want full, classic or short", o.print)
-	case o.logFormat != "console" && o.logFormat != "json":
-		return usage("--log-format=%s: want console or json", o.logFormat)
-	case o.computation != "" && o.format != "dot":
-		return usage("--computation needs --format=dot")
-	case o.relayout && o.keepLayouts:
-		return usage("--relayout and --keep-layouts exclude each other")
+	if p := flagProblem(&o, args); p != "" {
+		return usage("%s", p)
 	}
 	ps, err := reg.Parse(o.passes)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "hlo-opt: %v\n", err)
 		return 1
 	}
-	if o.emit == "" {
-		o.emit = "module"
-		if len(ps) > 0 {
-			o.emit = "report"
-		}
-	}
-	if o.emit != "module" && len(ps) == 0 && o.format != "dot" {
-		return usage("--emit=%s needs --passes", o.emit)
-	}
-	if o.format == "html" && !slices.ContainsFunc(ps, func(p *passes.Pass) bool { return p.Name == "layout" }) {
-		return usage("--format=html draws the layout pass's memory report: add layout to --passes")
+	if p := passesProblem(&o, ps); p != "" {
+		return usage("%s", p)
 	}
 	o.progressTerm = o.progress && isTerminal(env.Stderr)
 
@@ -213,46 +191,90 @@ func Main(ctx context.Context, args []string, env *Env) int {
 	if failed {
 		return 1
 	}
-	// The outputs, joined: their blocks, without copies.
-	var all blocks
-	add := func(s string) { all.bs = append(all.bs, []byte(s)) }
-	// A module printed alone keeps its last newlines (today's XLA ends its
-	// text with a blank line): hlo-opt FILE reproduces FILE.
-	keepEnd := len(outs) == 1 && !o.split && o.format == "text" && o.emit == "module"
-	for _, out := range outs {
-		if !keepEnd {
-			out.trimNewlines()
-		}
-	}
-	if o.format == "json" && o.split {
-		add("[\n")
-		for i, out := range outs {
-			if i > 0 {
-				add(",\n")
-			}
-			all.bs = append(all.bs, out.bs...)
-		}
-		add("\n]\n")
-	} else {
-		// Outputs are joined as XLA's hlo-opt joins them.
-		for i, out := range outs {
-			if i > 0 {
-				add(hlo.OutputSeparator)
-			}
-			all.bs = append(all.bs, out.bs...)
-		}
-		if !all.empty() && !keepEnd {
-			add("\n")
-		}
-	}
+	all := joinOutputs(&o, outs)
 	prog.stage("writing the output", all.size())
-	err = writeOutput(env, o.output, &all)
+	err = writeOutput(env, o.output, all)
 	prog.done()
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "hlo-opt: %v\n", err)
 		return 1
 	}
 	return 0
+}
+
+// flagProblem says what is wrong with the flags and the arguments, ""
+// when nothing is.
+func flagProblem(o *options, args []string) string {
+	switch {
+	case len(args) != 1:
+		return fmt.Sprintf("want exactly one input file (or -), got %d arguments", len(args))
+	case o.format != "text" && o.format != "json" && o.format != "dot" && o.format != "html":
+		return fmt.Sprintf("--format=%s: want text, json, dot or html", o.format)
+	case o.emit != "" && o.emit != "module" && o.emit != "report" && o.emit != "both":
+		return fmt.Sprintf("--emit=%s: want module, report or both", o.emit)
+	case o.print != "full" && o.print != "short" && o.print != "classic":
+		return fmt.Sprintf("--print=%s: want full, classic or short", o.print)
+	case o.logFormat != "console" && o.logFormat != "json":
+		return fmt.Sprintf("--log-format=%s: want console or json", o.logFormat)
+	case o.computation != "" && o.format != "dot":
+		return "--computation needs --format=dot"
+	case o.relayout && o.keepLayouts:
+		return "--relayout and --keep-layouts exclude each other"
+	}
+	return ""
+}
+
+// passesProblem settles --emit's default from the passes ps and says what
+// the flags ask that ps cannot give, "" when nothing.
+func passesProblem(o *options, ps []*passes.Pass) string {
+	if o.emit == "" {
+		o.emit = "module"
+		if len(ps) > 0 {
+			o.emit = "report"
+		}
+	}
+	if o.emit != "module" && len(ps) == 0 && o.format != "dot" {
+		return fmt.Sprintf("--emit=%s needs --passes", o.emit)
+	}
+	if o.format == "html" && !slices.ContainsFunc(ps, func(p *passes.Pass) bool { return p.Name == "layout" }) {
+		return "--format=html draws the layout pass's memory report: add layout to --passes"
+	}
+	return ""
+}
+
+// joinOutputs joins the outputs of the chunks, their blocks without
+// copies: a JSON array of --split-input-file's JSON documents, else the
+// texts as XLA's hlo-opt joins them. A module printed alone keeps its last
+// newlines (today's XLA ends its text with a blank line): hlo-opt FILE
+// reproduces FILE.
+func joinOutputs(o *options, outs []*blocks) *blocks {
+	var all blocks
+	add := func(s string) { all.bs = append(all.bs, []byte(s)) }
+	keepEnd := len(outs) == 1 && !o.split && o.format == "text" && o.emit == "module"
+	for _, out := range outs {
+		if !keepEnd {
+			out.trimNewlines()
+		}
+	}
+	array := o.format == "json" && o.split
+	sep := hlo.OutputSeparator
+	if array {
+		sep = ",\n"
+		add("[\n")
+	}
+	for i, out := range outs {
+		if i > 0 {
+			add(sep)
+		}
+		all.bs = append(all.bs, out.bs...)
+	}
+	switch {
+	case array:
+		add("\n]\n")
+	case !all.empty() && !keepEnd:
+		add("\n")
+	}
+	return &all
 }
 
 // printError prints an error one line per problem, each prefixed with
