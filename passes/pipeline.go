@@ -148,34 +148,16 @@ type run struct {
 // first failing pass stops the run: its error is a *PassError wrapping an
 // ErrorList with every computation's errors, in module order. Cancelling
 // ctx stops the run promptly with ctx's error.
-//
-// Consecutive requested analyses with a RunComputation whose requirements
-// have already run go through the computations together, in one fan-out,
-// as MLIR's pass manager runs a nested pipeline on one function before the
-// next: each computation gets the whole chain of their RunComputation
-// calls, then their Run functions follow in order. Results, errors, events
-// and the rest of the run are those of running them one after another;
-// only a later pass of the chain may be called on computations before an
-// earlier one's Run (never on one where an earlier pass reported errors).
-// Transform passes are barriers: they finish, and are verified, alone.
 func (pl *Pipeline) Run(ctx context.Context, m *hlo.Module) (*Results, error) {
 	r := &run{pl: pl, mod: m, valid: map[*Pass]any{},
 		res: &Results{Module: m, Passes: pl.Passes(), values: map[*Pass]any{}}}
 	if err := r.verifyInput(ctx); err != nil {
 		return r.res, err
 	}
-	for i := 0; i < len(pl.passes); {
-		if ch := r.chain(pl.passes[i:]); len(ch) > 1 {
-			if err := r.runChain(ctx, ch); err != nil {
-				return r.res, err
-			}
-			i += len(ch)
-			continue
-		}
-		if err := r.ensure(ctx, pl.passes[i], true); err != nil {
+	for _, p := range pl.passes {
+		if err := r.ensure(ctx, p, true); err != nil {
 			return r.res, err
 		}
-		i++
 	}
 	return r.res, nil
 }
@@ -190,76 +172,11 @@ func (r *run) verifyInput(ctx context.Context) error {
 	if r.pl.opts.NoVerify || len(r.pl.passes) == 0 || r.pl.passes[0] == Verify {
 		return nil
 	}
-	if _, _, err := r.runPass(ctx, Verify, nil); err != nil {
+	if _, _, err := r.runPass(ctx, Verify); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		return &PassError{Pass: Verify.Name, Input: true, Err: err}
-	}
-	return nil
-}
-
-// chain returns the longest prefix of ps that can run in one fan-out:
-// analyses with a RunComputation, not yet run, each once, whose Requires
-// have all run (and so are not among the chain's earlier passes).
-func (r *run) chain(ps []*Pass) []*Pass {
-	for k, p := range ps {
-		if p.RunComputation == nil || p.Transform || slices.Contains(ps[:k], p) {
-			return ps[:k]
-		}
-		if _, ok := r.valid[p]; ok {
-			return ps[:k]
-		}
-		for _, q := range p.Requires {
-			if _, ok := r.valid[q]; !ok {
-				return ps[:k]
-			}
-		}
-	}
-	return ps
-}
-
-// runChain runs the passes of a chain (see chain) with one fan-out, then
-// records each in order as ensure would. The fan-out's wall time is shared
-// among the passes in proportion to the time their units took on the large
-// computations (see timedUnit), evenly when there are none.
-func (r *run) runChain(ctx context.Context, ps []*Pass) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	start := time.Now()
-	fs, err := r.fanOut(ctx, ps)
-	wall := time.Since(start)
-	if err != nil {
-		r.res.Timings = append(r.res.Timings, Timing{Pass: ps[0].Name, Elapsed: wall})
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return &PassError{Pass: ps[0].Name, Err: err}
-	}
-	var busy time.Duration
-	for k := range fs {
-		busy += fs[k].busy
-	}
-	for k, p := range ps {
-		share := wall / time.Duration(len(ps))
-		if busy > 0 {
-			share = time.Duration(float64(wall) * float64(fs[k].busy) / float64(busy))
-		}
-		changed, err := r.record(ctx, p, true, &fs[k], share)
-		if err != nil {
-			return err
-		}
-		if changed {
-			// Not a Transform pass, but it changed the IR: the rest
-			// of the chain saw the old IR and runs again.
-			for _, q := range ps[k+1:] {
-				if err := r.ensure(ctx, q, true); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
 	}
 	return nil
 }
@@ -273,26 +190,24 @@ func (r *run) ensure(ctx context.Context, p *Pass, requested bool) error {
 			return err
 		}
 	}
-	_, err := r.record(ctx, p, requested, nil, 0)
-	return err
+	return r.record(ctx, p, requested)
 }
 
-// record runs p (its Run only, on the fan-out results pre, when pre is not
-// nil), records its result, timing and event, and verifies the IR if p
-// changed it. fanTime is the part of the fan-out's wall time charged to p.
-func (r *run) record(ctx context.Context, p *Pass, requested bool, pre *fanned, fanTime time.Duration) (changed bool, err error) {
+// record runs p, records its result, timing and event, and verifies the
+// IR if p changed it.
+func (r *run) record(ctx context.Context, p *Pass, requested bool) error {
 	if err := ctx.Err(); err != nil {
-		return false, err
+		return err
 	}
 	start := time.Now()
-	v, changed, err := r.runPass(ctx, p, pre)
-	elapsed := time.Since(start) + fanTime
+	v, changed, err := r.runPass(ctx, p)
+	elapsed := time.Since(start)
 	r.res.Timings = append(r.res.Timings, Timing{Pass: p.Name, Elapsed: elapsed})
 	if err != nil {
 		if ctx.Err() != nil {
-			return false, ctx.Err()
+			return ctx.Err()
 		}
-		return false, &PassError{Pass: p.Name, Err: err}
+		return &PassError{Pass: p.Name, Err: err}
 	}
 	if changed {
 		clear(r.valid)
@@ -304,20 +219,20 @@ func (r *run) record(ctx context.Context, p *Pass, requested bool, pre *fanned, 
 	r.seq++
 	r.pl.opts.Logger.Debug("pass done", zap.String("pass", p.Name), zap.Bool("changed", changed), zap.Duration("elapsed", elapsed))
 	if changed && !r.pl.opts.NoVerify && p != Verify {
-		if _, _, err := r.runPass(ctx, Verify, nil); err != nil {
+		if _, _, err := r.runPass(ctx, Verify); err != nil {
 			if ctx.Err() != nil {
-				return false, ctx.Err()
+				return ctx.Err()
 			}
-			return false, &PassError{Pass: Verify.Name, After: p.Name, Err: err}
+			return &PassError{Pass: Verify.Name, After: p.Name, Err: err}
 		}
 	}
 	if r.pl.opts.AfterPass != nil {
 		ev := PassEvent{Seq: r.seq, Pass: p, Requested: requested, Changed: changed, Elapsed: elapsed, Module: r.mod}
 		if err := r.pl.opts.AfterPass(ev); err != nil {
-			return false, err
+			return err
 		}
 	}
-	return changed, nil
+	return nil
 }
 
 // helpers returns how many helpers a fan-out over the module's
@@ -406,10 +321,6 @@ func (r *run) requiredResults(p *Pass) map[*Pass]any {
 	return r.reqs
 }
 
-// timedUnit is the instruction count from which the units of a chain are
-// timed, to share the chain's wall time among its passes.
-const timedUnit = 64
-
 // smallUnit is the instruction count below which a fan-out hands out
 // computations smallBatch at a time.
 const (
@@ -421,21 +332,16 @@ const (
 type fanned struct {
 	parts ComputationResults
 	errs  ErrorList
-	flag  atomic.Bool   // set by Unit.SetChanged
-	busy  time.Duration // time its units on large computations took, in chains only
+	flag  atomic.Bool // set by Unit.SetChanged
 }
 
-// runPass runs one pass: the per-computation fan-out (or its results pre,
-// when not nil), then Run.
-func (r *run) runPass(ctx context.Context, p *Pass, pre *fanned) (result any, changed bool, err error) {
-	if pre == nil && p.RunComputation != nil {
-		fs, err := r.fanOut(ctx, []*Pass{p})
-		if err != nil {
+// runPass runs one pass: the per-computation fan-out, then Run.
+func (r *run) runPass(ctx context.Context, p *Pass) (result any, changed bool, err error) {
+	pre := new(fanned)
+	if p.RunComputation != nil {
+		if pre, err = r.fanOut(ctx, p); err != nil {
 			return nil, false, err
 		}
-		pre = &fs[0]
-	} else if pre == nil {
-		pre = new(fanned)
 	}
 	parts, errs, flag := pre.parts, pre.errs, &pre.flag
 	if p.Run != nil && len(errs) == 0 {
@@ -500,14 +406,12 @@ func (r *run) call(p *Pass, u *Unit) (v any, err error) {
 	return p.Run(u)
 }
 
-// fanOut runs the RunComputation of every pass of ps on every non-fusion
-// computation: each computation gets the chain ps[0], ps[1], ... in turn.
-// Results and errors go into per-(pass, computation) slots, so the outcome
-// does not depend on the number of jobs; errors come back in module order.
-// With several passes, a pass is not run where an earlier one reported
-// errors (on that computation, or on any computation once seen): the
-// earlier pass fails the run, and the later one's results are dropped.
-func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
+// fanOut runs p's RunComputation on every non-fusion computation (a
+// callees-first pass on a computation only after its callees, and not on
+// one whose callees reported errors). Results and errors go into
+// per-computation slots, so the outcome does not depend on the number of
+// jobs; errors come back in module order.
+func (r *run) fanOut(ctx context.Context, p *Pass) (*fanned, error) {
 	gctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var firstErr atomic.Pointer[error]
@@ -518,61 +422,33 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 	}
 	helpers := r.helpers()
 	workers := make([]fanWorker, helpers+1) // [0] is the caller
-	timed := len(ps) > 1
-	np := len(ps)
-	var busy []atomic.Int64 // nanoseconds per pass
-	if timed {
-		busy = make([]atomic.Int64, np)
-	}
 	cg := r.callGraph()
-	calleesFirst := slices.ContainsFunc(ps, func(p *Pass) bool { return p.CalleesFirst })
-	comps, err := r.fanOutOrder(calleesFirst)
+	comps, err := r.fanOutOrder(p.CalleesFirst)
 	if err != nil {
 		return nil, err
 	}
 	n := len(r.mod.Computations)
-	fs := make([]fanned, np)
-	reqs := make([]map[*Pass]any, np)
-	for k, p := range ps {
-		fs[k].parts = make(ComputationResults, n)
-		reqs[k] = r.requiredResults(p)
-	}
+	fs := &fanned{parts: make(ComputationResults, n)}
+	reqs := r.requiredResults(p)
 	var done []chan struct{}
-	var failed []atomic.Bool // [k*n+i]
-	if calleesFirst {
+	var failed []atomic.Bool
+	if p.CalleesFirst {
 		done = make([]chan struct{}, n)
 		for i := range done {
 			done[i] = make(chan struct{})
 		}
-		failed = make([]atomic.Bool, np*n)
+		failed = make([]atomic.Bool, n)
 	}
-	// stop is the first pass that reported errors (np while none did);
-	// the passes after it are skipped.
-	var stop atomic.Int64
-	stop.Store(int64(np))
-	failPass := func(k int) {
-		for {
-			s := stop.Load()
-			if int64(k) >= s || stop.CompareAndSwap(s, int64(k)) {
-				return
-			}
-		}
-	}
-	var finished []atomic.Int64
-	if r.pl.opts.Progress != nil {
-		finished = make([]atomic.Int64, np)
-	}
-	total := len(comps)
-	// one runs the chain on c in w's unit, set up anew for each call
-	// (nothing keeps a unit after its call, and its diagnostics are moved
-	// out); spent accumulates its time per pass.
-	one := func(c *hlo.Computation, spent []time.Duration, w *fanWorker) error {
-		u := &w.unit
+	var finished atomic.Int64
+	// one runs p on c in w's unit, set up anew for each call (nothing keeps
+	// a unit after its call, and its diagnostics are moved out).
+	one := func(c *hlo.Computation, w *fanWorker) error {
 		i := cg.Index(c)
 		if done != nil {
-			// The chain on c starts after the chains on its callees
-			// ended, which were taken earlier (post-order) by running
-			// workers, so waiting here cannot starve them.
+			// c starts after its callees ended, which were taken earlier
+			// (post-order) by running workers, so waiting here cannot
+			// starve them; c is skipped when a callee's errors are
+			// reported.
 			defer close(done[i])
 			for _, callee := range cg.Reachable(c) {
 				j := cg.Index(callee)
@@ -584,104 +460,58 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 				case <-gctx.Done():
 					return gctx.Err()
 				}
+				if failed[j].Load() {
+					failed[i].Store(true)
+					return nil
+				}
 			}
 		}
 		if err := gctx.Err(); err != nil {
 			return err
 		}
-		// Reading the clock costs about as much as a unit on a small
-		// computation: only the large ones are timed.
-		timeIt := timed && len(c.Instructions) >= timedUnit
-		var t time.Time
-		if timeIt {
-			t = time.Now()
+		u := &w.unit
+		r.initUnit(u, gctx, p, c, reqs, fs.parts, &fs.flag, &w.local)
+		v, err := r.call(p, u)
+		fs.parts[i] = v
+		if d := append(u.diags, asErrors(r.mod, c, err)...); len(d) > 0 {
+			w.diags = append(w.diags, slotDiags{i, d})
+			if failed != nil {
+				failed[i].Store(true)
+			}
 		}
-	chain:
-		for k, p := range ps {
-			if int64(k) > stop.Load() {
-				break
-			}
-			if p.CalleesFirst {
-				for _, callee := range cg.Reachable(c) {
-					if j := cg.Index(callee); j != i && failed[k*n+j].Load() {
-						// The callee's errors are reported.
-						failed[k*n+i].Store(true)
-						break chain
-					}
-				}
-			}
-			if w.locals == nil {
-				w.locals = make([]any, np)
-			}
-			r.initUnit(u, gctx, p, c, reqs[k], fs[k].parts, &fs[k].flag, &w.locals[k])
-			v, err := r.call(p, u)
-			fs[k].parts[i] = v
-			d := append(u.diags, asErrors(r.mod, c, err)...)
-			if len(d) > 0 {
-				w.diags = append(w.diags, slotDiags{k*n + i, d})
-				if failed != nil {
-					failed[k*n+i].Store(true)
-				}
-				failPass(k)
-			}
-			if finished != nil {
-				r.pl.opts.Progress(p.Name, int(finished[k].Add(1)), total)
-			}
-			if timeIt {
-				now := time.Now()
-				spent[k] += now.Sub(t)
-				t = now
-			}
-			if len(d) > 0 {
-				break
-			}
+		if r.pl.opts.Progress != nil {
+			r.pl.opts.Progress(p.Name, int(finished.Add(1)), len(comps))
 		}
 		return nil
 	}
 	// A fixed set of workers takes the computations in order (one
 	// goroutine per computation would pay for a goroutine and its stack
-	// growth each time); with one job the caller does the work. In
-	// callees-first order a worker waits only for computations already
-	// taken by running workers, so the wait always ends.
-	//
-	// Small computations are taken a batch at a time: taking one is an
-	// atomic add on a counter the workers share, which costs about what
-	// a unit on a three-instruction reducer does. Callees-first order
-	// takes one at a time (a batch would hold back callers' callees).
+	// growth each time); with one job the caller does the work. Small
+	// computations are taken a batch at a time (taking one is an atomic
+	// add on a shared counter, about what a unit on a small reducer
+	// costs), except in callees-first order, where a batch would hold back
+	// callers' callees.
 	var next atomic.Int64
-	work := func(spent []time.Duration, w *fanWorker) error {
+	parallel(helpers, func(h int) {
+		w := &workers[h]
 		for {
 			lo := int(next.Load())
 			if lo >= len(comps) {
-				return nil
+				return
 			}
 			hi := lo + 1
-			if !calleesFirst && len(comps[lo].Instructions) < smallUnit {
+			if !p.CalleesFirst && len(comps[lo].Instructions) < smallUnit {
 				hi = min(lo+smallBatch, len(comps))
 			}
 			if !next.CompareAndSwap(int64(lo), int64(hi)) {
 				continue
 			}
 			for _, c := range comps[lo:hi] {
-				if err := gctx.Err(); err != nil {
-					return err
-				}
-				if err := one(c, spent, w); err != nil {
-					return err
+				if err := one(c, w); err != nil {
+					fail(err)
+					return
 				}
 			}
-		}
-	}
-	parallel(helpers, func(h int) {
-		var spent []time.Duration
-		if timed {
-			spent = make([]time.Duration, np)
-		}
-		if err := work(spent, &workers[h]); err != nil {
-			fail(err)
-		}
-		for k, d := range spent {
-			busy[k].Add(int64(d))
 		}
 	})
 	if err := firstErr.Load(); err != nil {
@@ -690,30 +520,24 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// Errors in slot order: by pass, then module order.
+	// Errors in module order.
 	var diags []slotDiags
 	for w := range workers {
 		diags = append(diags, workers[w].diags...)
 	}
 	slices.SortFunc(diags, func(a, b slotDiags) int { return a.slot - b.slot })
 	for _, d := range diags {
-		k := d.slot / n
-		fs[k].errs = append(fs[k].errs, d.errs...)
-	}
-	for k := range fs {
-		if timed {
-			fs[k].busy = time.Duration(busy[k].Load())
-		}
+		fs.errs = append(fs.errs, d.errs...)
 	}
 	return fs, nil
 }
 
 // fanWorker is what one worker of a fan-out keeps: its unit, the
-// diagnostics of its calls that reported any, and the passes' locals.
+// diagnostics of its calls that reported any, and the pass's Unit.Local.
 type fanWorker struct {
-	unit   Unit
-	diags  []slotDiags
-	locals []any // Unit.Local of each pass of the chain
+	unit  Unit
+	diags []slotDiags
+	local any
 }
 
 // slotDiags are the diagnostics of pass k on computation i: slot k*n+i.
