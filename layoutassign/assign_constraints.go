@@ -1,0 +1,172 @@
+package layoutassign
+
+// The constraints of layout assignment: layouts the module fixes (stated
+// layouts kept, the entry signature, custom-call and outfeed operands) and
+// those operations require of their operands.
+
+import (
+	"slices"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+// require fixes the class of id to m2m, or records a copy at st when the
+// class is already fixed to another layout.
+func (a *assigner) require(id int, m2m []int64, st site, path []int64) {
+	if id < 0 || !a.rankOK(id, m2m) {
+		return
+	}
+	r := a.find(id)
+	switch {
+	case a.fixed[r] == nil:
+		a.fixed[r] = slices.Clone(m2m)
+	case !slices.Equal(a.fixed[r], m2m):
+		a.copies = append(a.copies, copyReq{site: st, path: path, m2m: slices.Clone(m2m)})
+	}
+}
+
+// stated returns the minor_to_major the text gave for value id, or nil.
+func (a *assigner) stated(id int) []int64 {
+	s := a.shapeOf(id)
+	if s == nil || !s.IsArray() || s.Layout == nil || !hlo.IsPermutation(s.Layout.MinorToMajor, s.Rank()) {
+		return nil
+	}
+	return s.Layout.MinorToMajor
+}
+
+// fixExact fixes value id to its stated layout, tiles included.
+func (a *assigner) fixExact(id int) {
+	if m := a.stated(id); m != nil {
+		a.exact[id] = true
+		a.require(id, m, site{}, nil)
+	}
+}
+
+func (a *assigner) fixAllLeaves(in *hlo.Instruction) {
+	base, ok := a.base(in)
+	if !ok {
+		return
+	}
+	for k := base; k < base+leafCount(&in.Shape); k++ {
+		a.fixExact(k)
+	}
+}
+
+// fixStated applies the fixed layouts: the entry signature (the module's
+// entry_computation_layout, else the layouts stated on entry parameters and
+// root), custom-calls with operand_layout_constraints, bitcasts, infeed and
+// outfeed, and (unless Relayout) every stated layout.
+func (a *assigner) fixStated() error {
+	entry := a.m.Entry
+	ecl, err := entrySignature(a.m)
+	if err != nil {
+		return err
+	}
+	a.ecl = ecl
+	// A module without entry (a truncated text that lost it) has no fixed
+	// signature.
+	var params []*hlo.Instruction
+	var root *hlo.Instruction
+	if entry != nil {
+		params, root = entry.Params, entry.Root
+	}
+	for n, p := range params {
+		if p == nil {
+			continue
+		}
+		if ecl != nil && n < len(ecl.Params) {
+			a.applySignature(p, ecl.Params[n])
+			continue
+		}
+		a.fixAllLeaves(p)
+	}
+	for _, c := range a.m.Computations {
+		for _, in := range c.Instructions {
+			switch {
+			case !a.opts.Relayout:
+				a.fixAllLeaves(in)
+			case in.Opcode == hlo.OpBitcast || in.Opcode == hlo.OpInfeed || in.Opcode == hlo.OpOutfeed ||
+				in.Opcode == hlo.OpRecv || in.Opcode == hlo.OpSend:
+				a.fixAllLeaves(in)
+				for _, op := range in.Operands {
+					if in.Opcode == hlo.OpBitcast {
+						a.fixAllLeaves(op)
+					}
+				}
+			case in.Opcode == hlo.OpCustomCall:
+				if _, ok := in.Attr("operand_layout_constraints"); ok {
+					a.fixAllLeaves(in)
+				}
+			}
+		}
+	}
+	// Requirements that resolve conflicts by copies come after the
+	// value-level fixes.
+	if root != nil {
+		if ecl != nil {
+			for _, l := range ecl.Result.Leaves() {
+				if l.Shape.IsArray() && l.Shape.Layout != nil {
+					a.requireThroughTuples(root, l.Index, l.Shape.Layout.MinorToMajor, site{comp: entry}, l.Index)
+				}
+			}
+		} else {
+			for _, l := range root.Shape.Leaves() {
+				if m := a.stated(a.leafID(root, l.Index)); m != nil {
+					a.requireThroughTuples(root, l.Index, m, site{comp: entry}, l.Index)
+				}
+			}
+		}
+	}
+	for _, c := range a.m.Computations {
+		for _, in := range c.Instructions {
+			if in.Opcode != hlo.OpCustomCall {
+				continue
+			}
+			shapes, err := operandLayoutConstraints(in)
+			if err != nil {
+				return err
+			}
+			for i, s := range shapes {
+				if i >= len(in.Operands) {
+					break
+				}
+				for _, l := range s.Leaves() {
+					if l.Shape.IsArray() && l.Shape.Layout != nil {
+						a.requireThroughTuples(in.Operands[i], l.Index, l.Shape.Layout.MinorToMajor, site{user: in, op: i}, l.Index)
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// applySignature fixes an entry parameter to a layout of the entry
+// computation layout: the signature's layout wins over the parameter's.
+func (a *assigner) applySignature(p *hlo.Instruction, sig hlo.Shape) {
+	for _, l := range sig.Leaves() {
+		id := a.leafID(p, l.Index)
+		if id < 0 || !l.Shape.IsArray() || l.Shape.Layout == nil {
+			continue
+		}
+		sh := a.shapeOf(id)
+		if !sh.EqualIgnoringLayout(*l.Shape) {
+			continue
+		}
+		lay := l.Shape.Layout.Clone()
+		sh.Layout = &lay
+		a.exact[id] = true
+		a.require(id, lay.MinorToMajor, site{}, nil)
+	}
+}
+
+// requireThroughTuples applies a requirement on leaf path of in, walking
+// into tuple instructions so that a conflict copies the innermost operand.
+func (a *assigner) requireThroughTuples(in *hlo.Instruction, path, m2m []int64, st site, stPath []int64) {
+	for in.Opcode == hlo.OpTuple && len(path) > 0 && int(path[0]) < len(in.Operands) {
+		st = site{user: in, op: int(path[0])}
+		in, path = in.Operands[path[0]], path[1:]
+		stPath = path
+	}
+	a.require(a.leafID(in, path), m2m, st, stPath)
+}

@@ -1,0 +1,222 @@
+package layoutassign
+
+// Unification: the array leaves that must share one layout (an
+// instruction and the operands it keeps the layout of, tuple elements,
+// called computations' parameters and roots) become one union-find class.
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+// unify puts producer value p and consumer value c in one class; when both
+// classes are fixed to different layouts the producer is copied at st.
+func (a *assigner) unify(p, c int, st site, path []int64) {
+	if p < 0 || c < 0 || a.sharing {
+		return
+	}
+	sp, sc := a.shapeOf(p), a.shapeOf(c)
+	if sp == nil || sc == nil || !sp.IsArray() || !sc.IsArray() || sp.Rank() != sc.Rank() {
+		return
+	}
+	rp, rc := a.find(p), a.find(c)
+	if rp == rc {
+		return
+	}
+	fp, fc := a.fixed[rp], a.fixed[rc]
+	if fp != nil && fc != nil && !slices.Equal(fp, fc) {
+		a.copies = append(a.copies, copyReq{site: st, path: path, m2m: slices.Clone(fc)})
+		return
+	}
+	a.parent[rp] = rc
+	if fc == nil {
+		a.fixed[rc] = fp
+	}
+}
+
+// keepsLayout lists the ops that cannot change layout: their result and
+// every operand of the same rank share one layout (XLA's
+// InstructionCanChangeLayout is false for them).
+var keepsLayout = func() map[hlo.Opcode]bool {
+	m := map[hlo.Opcode]bool{}
+	for _, op := range strings.Fields(`abs add and atan2 bitcast-convert cbrt ceil clamp clz compare complex
+		convert cos divide erf exp exponential exponential-minus-one expm1 floor imag is-finite log log-plus-one log1p logistic
+		maximum minimum multiply negate not or popcnt power real reduce-precision remainder
+		round-nearest-afz round-nearest-even rsqrt select shift-left shift-right-arithmetic
+		shift-right-logical sign sine sin sqrt subtract tan tanh xor stochastic-convert cosine
+		concatenate dynamic-slice dynamic-update-slice pad reverse slice sort map reduce-window
+		select-and-scatter scatter all-gather all-to-all collective-permute all-reduce reduce-scatter
+		all-gather-start all-reduce-start collective-permute-start cholesky triangular-solve fft
+		rng copy-start`) {
+		m[hlo.Opcode(op)] = true
+	}
+	return m
+}()
+
+// unifyAll adds the equality constraints: ops that keep layouts, tuple
+// and get-tuple-element aliasing, and the boundaries of called
+// computations (fusion, call, while, conditional, async).
+func (a *assigner) unifyAll() {
+	for _, c := range a.m.Computations {
+		for _, in := range c.Instructions {
+			a.unifyInstruction(in)
+		}
+	}
+}
+
+// unifyLeaves unifies the leaves of p under pPath with those of c under
+// cPath, which hold the same buffers (an alias edge: c's leaves later take
+// p's whole layout, tiles included).
+func (a *assigner) unifyLeaves(p *hlo.Instruction, pPath []int64, c *hlo.Instruction, cPath []int64, st site) {
+	ps, ok1 := p.Shape.Subshape(pPath)
+	cs, ok2 := c.Shape.Subshape(cPath)
+	if !ok1 || !ok2 || !ps.EqualIgnoringLayout(*cs) {
+		return
+	}
+	if a.sharing {
+		a.shareLeaves(ps, c, cPath, cs)
+		return
+	}
+	bp, bc := a.leafID(p, pPath), a.leafID(c, cPath)
+	if bp < 0 || bc < 0 {
+		return
+	}
+	for k := range leafCount(ps) {
+		a.unify(bp+k, bc+k, st, a.values[bp+k].path)
+	}
+}
+
+func (a *assigner) unifyInstruction(in *hlo.Instruction) {
+	switch {
+	case keepsLayout[in.Opcode]:
+		if !in.Shape.IsArray() {
+			if in.Opcode == hlo.OpSort || in.Opcode == hlo.OpAllReduce || in.Opcode == hlo.OpCopyStart {
+				a.unifyTupleResult(in)
+			}
+			return
+		}
+		for i, op := range in.Operands {
+			if op.Shape.IsArray() && op.Shape.Rank() == in.Shape.Rank() && in.Shape.Rank() > 0 {
+				a.unify(a.leafID(op, nil), a.leafID(in, nil), site{user: in, op: i}, nil)
+			}
+		}
+	case in.Opcode == hlo.OpTuple:
+		for i, op := range in.Operands {
+			a.unifyLeaves(op, nil, in, []int64{int64(i)}, site{user: in, op: i})
+		}
+	case in.Opcode == hlo.OpGetTupleElement:
+		if len(in.Operands) == 1 {
+			a.unifyLeaves(in.Operands[0], []int64{tupleIndex(in)}, in, nil, site{user: in, op: 0})
+		}
+	case in.Opcode == hlo.OpOptimizationBarrier || in.Opcode == "optimization-barrier" || in.Opcode == hlo.OpDomain ||
+		in.Opcode == hlo.OpAddDependency:
+		if len(in.Operands) > 0 {
+			a.unifyLeaves(in.Operands[0], nil, in, nil, site{user: in, op: 0})
+		}
+	case in.Opcode == hlo.OpFusion || in.Opcode == hlo.OpCall || in.Opcode == hlo.OpAsyncStart:
+		if len(in.Called) == 0 {
+			return
+		}
+		callee := in.Called[0]
+		for i, op := range in.Operands {
+			if i < len(callee.Params) && callee.Params[i] != nil {
+				a.unifyLeaves(op, nil, callee.Params[i], nil, site{user: in, op: i})
+			}
+		}
+		if callee.Root != nil {
+			var out []int64
+			if in.Opcode == hlo.OpAsyncStart {
+				out = []int64{1}
+			}
+			a.unifyLeaves(callee.Root, nil, in, out, site{comp: callee})
+		}
+	case in.Opcode == hlo.OpWhile:
+		body, cond := a.called(in, "body"), a.called(in, "condition")
+		if len(in.Operands) != 1 || body == nil {
+			return
+		}
+		init := in.Operands[0]
+		if len(body.Params) > 0 && body.Params[0] != nil {
+			bp := body.Params[0]
+			a.unifyLeaves(init, nil, bp, nil, site{user: in, op: 0})
+			if cond != nil && len(cond.Params) > 0 && cond.Params[0] != nil {
+				a.unifyLeaves(init, nil, cond.Params[0], nil, site{user: in, op: 0})
+			}
+			if body.Root != nil {
+				a.unifyLeaves(body.Root, nil, bp, nil, site{comp: body})
+				a.unifyLeaves(body.Root, nil, in, nil, site{comp: body})
+			}
+		}
+	case in.Opcode == hlo.OpConditional:
+		for k, br := range a.branches(in) {
+			if br == nil {
+				continue
+			}
+			if k+1 < len(in.Operands) && len(br.Params) > 0 && br.Params[0] != nil {
+				a.unifyLeaves(in.Operands[k+1], nil, br.Params[0], nil, site{user: in, op: k + 1})
+			}
+			if br.Root != nil {
+				a.unifyLeaves(br.Root, nil, in, nil, site{comp: br})
+			}
+		}
+	case strings.HasSuffix(string(in.Opcode), "-done") && len(in.Operands) == 1:
+		op := in.Operands[0]
+		if !op.Shape.IsTuple() {
+			a.unifyLeaves(op, nil, in, nil, site{user: in, op: 0})
+			return
+		}
+		order := []int64{1, 0}
+		if in.Opcode == hlo.OpCopyDone {
+			order = []int64{0}
+		}
+		for _, k := range order {
+			if sub, ok := op.Shape.Subshape([]int64{k}); ok && sub.EqualIgnoringLayout(in.Shape) {
+				a.unifyLeaves(op, []int64{k}, in, nil, site{user: in, op: 0})
+				return
+			}
+		}
+	}
+}
+
+// unifyTupleResult handles variadic forms (sort, all-reduce of several
+// arrays, copy-start): result leaf k keeps the layout of operand k.
+func (a *assigner) unifyTupleResult(in *hlo.Instruction) {
+	for i, op := range in.Operands {
+		if i < len(in.Shape.Tuple) {
+			a.unifyLeaves(op, nil, in, []int64{int64(i)}, site{user: in, op: i})
+		}
+	}
+}
+
+func tupleIndex(in *hlo.Instruction) int64 {
+	if v, ok := in.Attr("index"); ok {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return n
+		}
+	}
+	return in.Typed.TupleIndex
+}
+
+func (a *assigner) called(in *hlo.Instruction, attr string) *hlo.Computation {
+	v, ok := in.Attr(attr)
+	if !ok {
+		return nil
+	}
+	v = strings.TrimPrefix(strings.TrimSpace(v), "%")
+	for _, c := range in.Called {
+		if c.Name == v {
+			return c
+		}
+	}
+	return a.m.Computation(v)
+}
+
+func (a *assigner) branches(in *hlo.Instruction) []*hlo.Computation {
+	if _, ok := in.Attr("true_computation"); ok {
+		return []*hlo.Computation{a.called(in, "true_computation"), a.called(in, "false_computation")}
+	}
+	return in.Called
+}
