@@ -46,7 +46,7 @@ type InstructionCost struct {
 // carry.
 const FlopsPerElement = 3
 
-var concatFlopsPerElement = int64(6)
+const concatFlopsPerElement = 6
 
 // Costs computes and caches GPU cost-analysis results. It is not safe for
 // concurrent use; make one per goroutine.
@@ -125,34 +125,11 @@ func (c *Costs) single(in *hlo.Instruction) *InstructionCost {
 	for i, op := range in.Operands {
 		r.Operands[i] = OperandCost{Operand: i, Utilization: 1, BytesAccessed: ShapeBytes(&op.Shape)}
 	}
-	outElems := float64(in.Shape.ElementCount())
-	// broadcast and reduce-window change their operands' bytes but, in XLA,
-	// not the instruction's total, which keeps Preprocess's default.
-	keepDefaultTotal := false
-	defaultTotal := r.OutputBytes
+	b := &costOf{c: c, in: in, r: r, defaultTotal: r.OutputBytes}
 	for _, o := range r.Operands {
-		defaultTotal += o.BytesAccessed
+		b.defaultTotal += o.BytesAccessed
 	}
-	setOp := func(i int, util float64, bytes int64) {
-		if i < len(r.Operands) {
-			r.Operands[i].Utilization = util
-			r.Operands[i].BytesAccessed = bytes
-		}
-	}
-	ratio := func(num, den int64) float64 {
-		if den == 0 {
-			return 0
-		}
-		return float64(num) / float64(den)
-	}
-	zeroAll := func() {
-		r.OutputBytes = 0
-		for i := range r.Operands {
-			r.Operands[i].BytesAccessed = 0
-		}
-	}
-	switch {
-	case IsElementwise(in):
+	if IsElementwise(in) {
 		switch {
 		case in.Opcode == hlo.OpCopy || in.Opcode == hlo.OpBitcastConvert:
 		case !c.Base:
@@ -161,30 +138,76 @@ func (c *Costs) single(in *hlo.Instruction) *InstructionCost {
 			r.Flops = float64(in.Shape.ElementCount())
 		}
 	}
+	if !b.movement() && !b.reduction() {
+		b.flops()
+	}
+	r.total()
+	if c.Base && in.Opcode == hlo.OpCustomCall {
+		// HloCostAnalysis marks what it cannot know as -1 (and sums it).
+		r.Flops, r.BytesAccessed = -1, -1
+	}
+	if b.keepDefaultTotal {
+		r.BytesAccessed = b.defaultTotal
+	}
+	return r
+}
+
+// costOf is the cost of one instruction being worked out by single.
+type costOf struct {
+	c  *Costs
+	in *hlo.Instruction
+	r  *InstructionCost
+	// broadcast and reduce-window change their operands' bytes but, in
+	// XLA, not the instruction's total, which keeps Preprocess's default.
+	keepDefaultTotal bool
+	defaultTotal     int64
+}
+
+func (b *costOf) setOp(i int, util float64, bytes int64) {
+	if i < len(b.r.Operands) {
+		b.r.Operands[i].Utilization = util
+		b.r.Operands[i].BytesAccessed = bytes
+	}
+}
+
+func (b *costOf) zeroAll() {
+	b.r.OutputBytes = 0
+	for i := range b.r.Operands {
+		b.r.Operands[i].BytesAccessed = 0
+	}
+}
+
+func elemRatio(num, den int64) float64 {
+	if den == 0 {
+		return 0
+	}
+	return float64(num) / float64(den)
+}
+
+// movement sets the bytes of the ops that move or select data; it reports
+// whether in is one.
+func (b *costOf) movement() bool {
+	in, r := b.in, b.r
 	switch in.Opcode {
 	case hlo.OpParameter, hlo.OpConstant, hlo.OpGetTupleElement, hlo.OpBitcast, hlo.OpAfterAll, hlo.OpDomain, hlo.OpOptimizationBarrier:
-		zeroAll()
+		b.zeroAll()
 	case hlo.OpTuple:
 		for i := range r.Operands {
 			r.Operands[i].BytesAccessed = 0
 		}
 	case hlo.OpTranspose:
 		if isBitcastTranspose(in) {
-			zeroAll()
+			b.zeroAll()
 		}
-	case hlo.OpSlice:
-		setOp(0, ratio(in.Shape.ElementCount(), in.Operands[0].Shape.ElementCount()), ShapeBytes(&in.Shape))
-	case hlo.OpDynamicSlice:
-		setOp(0, ratio(in.Shape.ElementCount(), in.Operands[0].Shape.ElementCount()), ShapeBytes(&in.Shape))
+	case hlo.OpSlice, hlo.OpDynamicSlice, hlo.OpGather:
+		b.setOp(0, elemRatio(in.Shape.ElementCount(), in.Operands[0].Shape.ElementCount()), ShapeBytes(&in.Shape))
 	case hlo.OpDynamicUpdateSlice:
 		upd := in.Operands[1].Shape.ElementCount()
-		setOp(0, ratio(in.Shape.ElementCount()-upd, in.Shape.ElementCount()), 0)
+		b.setOp(0, elemRatio(in.Shape.ElementCount()-upd, in.Shape.ElementCount()), 0)
 		r.OutputBytes = ShapeBytes(&in.Operands[1].Shape)
 		for i := 3; i < len(r.Operands); i++ { // only the first index is charged
 			r.Operands[i].BytesAccessed = 0
 		}
-	case hlo.OpGather:
-		setOp(0, ratio(in.Shape.ElementCount(), in.Operands[0].Shape.ElementCount()), ShapeBytes(&in.Shape))
 	case hlo.OpScatter:
 		n := (len(in.Operands) - 1) / 2
 		updBytes := int64(0)
@@ -192,48 +215,70 @@ func (c *Costs) single(in *hlo.Instruction) *InstructionCost {
 			updBytes += ShapeBytes(&in.Operands[i].Shape)
 		}
 		for i := range n {
-			setOp(i, r.Operands[i].Utilization, ShapeBytes(&in.Operands[n+1+i].Shape))
+			b.setOp(i, r.Operands[i].Utilization, ShapeBytes(&in.Operands[n+1+i].Shape))
 		}
 		r.OutputBytes = updBytes
 		if comp := calledComp(in); comp != nil {
 			upd := in.Operands[len(in.Operands)-1].Shape.ElementCount()
-			r.Flops = float64(upd) * c.computationFlops(comp)
+			r.Flops = float64(upd) * b.c.computationFlops(comp)
 		}
 	case hlo.OpBroadcast:
-		if c.CountMultipleInputAccesses {
+		if b.c.CountMultipleInputAccesses {
 			// XLA's quirk: the operand "bytes" are the output element count.
-			setOp(0, ratio(in.Shape.ElementCount(), in.Operands[0].Shape.ElementCount()), in.Shape.ElementCount())
-			keepDefaultTotal = true
+			b.setOp(0, elemRatio(in.Shape.ElementCount(), in.Operands[0].Shape.ElementCount()), in.Shape.ElementCount())
+			b.keepDefaultTotal = true
 		}
+	default:
+		return false
+	}
+	return true
+}
+
+// reduction sets the bytes and flops of reduce and reduce-window; it
+// reports whether in is one.
+func (b *costOf) reduction() bool {
+	in, r := b.in, b.r
+	switch in.Opcode {
 	case hlo.OpReduceWindow:
 		win := int64(1)
 		for _, w := range in.Typed.Window {
 			win *= w.Size
 		}
 		out := firstArray(&in.Shape).ElementCount()
-		if c.CountMultipleInputAccesses {
+		if b.c.CountMultipleInputAccesses {
 			n := len(in.Operands) / 2
 			for i := range n {
 				op := &in.Operands[i].Shape
-				setOp(i, ratio(out*win, op.ElementCount()), out*win*bitsOf(op)/8)
+				b.setOp(i, elemRatio(out*win, op.ElementCount()), out*win*bitsOf(op)/8)
 			}
-			keepDefaultTotal = true
+			b.keepDefaultTotal = true
 		}
 		if comp := calledComp(in); comp != nil {
-			r.Flops = float64(out) * float64(win-1) * c.computationFlops(comp)
+			r.Flops = float64(out) * float64(win-1) * b.c.computationFlops(comp)
 		}
 	case hlo.OpReduce:
 		n := len(in.Operands) / 2
 		out := firstArray(&in.Shape).ElementCount()
 		r.OutputBytes = arrayBytes(&in.Shape)
 		for i := n; i < len(in.Operands); i++ {
-			setOp(i, float64(out), out*ShapeBytes(&in.Operands[i].Shape))
+			b.setOp(i, float64(out), out*ShapeBytes(&in.Operands[i].Shape))
 		}
 		if comp := calledComp(in); comp != nil && n > 0 {
-			r.Flops = float64(in.Operands[0].Shape.ElementCount()-out) * c.computationFlops(comp)
+			r.Flops = float64(in.Operands[0].Shape.ElementCount()-out) * b.c.computationFlops(comp)
 		}
+	default:
+		return false
+	}
+	return true
+}
+
+// flops sets the flops of the ops that compute beyond one per element.
+func (b *costOf) flops() {
+	in, r := b.in, b.r
+	outElems := float64(in.Shape.ElementCount())
+	switch in.Opcode {
 	case hlo.OpConcatenate:
-		if c.Base {
+		if b.c.Base {
 			break
 		}
 		r.Flops = float64(concatFlopsPerElement * in.Shape.ElementCount())
@@ -257,7 +302,7 @@ func (c *Costs) single(in *hlo.Instruction) *InstructionCost {
 		}
 	case hlo.OpMap:
 		if comp := calledComp(in); comp != nil {
-			r.Flops = outElems * c.computationFlops(comp)
+			r.Flops = outElems * b.c.computationFlops(comp)
 		}
 	case hlo.OpSort:
 		n := float64(in.Operands[0].Shape.ElementCount())
@@ -267,15 +312,6 @@ func (c *Costs) single(in *hlo.Instruction) *InstructionCost {
 	case hlo.OpAllReduce, hlo.OpAllReduceStart, hlo.OpReduceScatter:
 		r.Flops = float64(FlopsPerElement * elementsRecursive(&in.Shape))
 	}
-	r.total()
-	if c.Base && in.Opcode == hlo.OpCustomCall {
-		// HloCostAnalysis marks what it cannot know as -1 (and sums it).
-		r.Flops, r.BytesAccessed = -1, -1
-	}
-	if keepDefaultTotal {
-		r.BytesAccessed = defaultTotal
-	}
-	return r
 }
 
 func (r *InstructionCost) total() {
