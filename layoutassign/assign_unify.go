@@ -92,17 +92,7 @@ func (a *assigner) unifyLeaves(p *hlo.Instruction, pPath []int64, c *hlo.Instruc
 func (a *assigner) unifyInstruction(in *hlo.Instruction) {
 	switch {
 	case keepsLayout[in.Opcode]:
-		if !in.Shape.IsArray() {
-			if in.Opcode == hlo.OpSort || in.Opcode == hlo.OpAllReduce || in.Opcode == hlo.OpCopyStart {
-				a.unifyTupleResult(in)
-			}
-			return
-		}
-		for i, op := range in.Operands {
-			if op.Shape.IsArray() && op.Shape.Rank() == in.Shape.Rank() && in.Shape.Rank() > 0 {
-				a.unify(a.leafID(op, nil), a.leafID(in, nil), site{user: in, op: i}, nil)
-			}
-		}
+		a.unifyKeeping(in)
 	case in.Opcode == hlo.OpTuple:
 		for i, op := range in.Operands {
 			a.unifyLeaves(op, nil, in, []int64{int64(i)}, site{user: in, op: i})
@@ -117,66 +107,106 @@ func (a *assigner) unifyInstruction(in *hlo.Instruction) {
 			a.unifyLeaves(in.Operands[0], nil, in, nil, site{user: in, op: 0})
 		}
 	case in.Opcode == hlo.OpFusion || in.Opcode == hlo.OpCall || in.Opcode == hlo.OpAsyncStart:
-		if len(in.Called) == 0 {
-			return
-		}
-		callee := in.Called[0]
-		for i, op := range in.Operands {
-			if i < len(callee.Params) && callee.Params[i] != nil {
-				a.unifyLeaves(op, nil, callee.Params[i], nil, site{user: in, op: i})
-			}
-		}
-		if callee.Root != nil {
-			var out []int64
-			if in.Opcode == hlo.OpAsyncStart {
-				out = []int64{1}
-			}
-			a.unifyLeaves(callee.Root, nil, in, out, site{comp: callee})
-		}
+		a.unifyCall(in)
 	case in.Opcode == hlo.OpWhile:
-		body, cond := a.called(in, "body"), a.called(in, "condition")
-		if len(in.Operands) != 1 || body == nil {
-			return
-		}
-		init := in.Operands[0]
-		if len(body.Params) > 0 && body.Params[0] != nil {
-			bp := body.Params[0]
-			a.unifyLeaves(init, nil, bp, nil, site{user: in, op: 0})
-			if cond != nil && len(cond.Params) > 0 && cond.Params[0] != nil {
-				a.unifyLeaves(init, nil, cond.Params[0], nil, site{user: in, op: 0})
-			}
-			if body.Root != nil {
-				a.unifyLeaves(body.Root, nil, bp, nil, site{comp: body})
-				a.unifyLeaves(body.Root, nil, in, nil, site{comp: body})
-			}
-		}
+		a.unifyWhile(in)
 	case in.Opcode == hlo.OpConditional:
-		for k, br := range a.branches(in) {
-			if br == nil {
-				continue
-			}
-			if k+1 < len(in.Operands) && len(br.Params) > 0 && br.Params[0] != nil {
-				a.unifyLeaves(in.Operands[k+1], nil, br.Params[0], nil, site{user: in, op: k + 1})
-			}
-			if br.Root != nil {
-				a.unifyLeaves(br.Root, nil, in, nil, site{comp: br})
-			}
-		}
+		a.unifyConditional(in)
 	case strings.HasSuffix(string(in.Opcode), "-done") && len(in.Operands) == 1:
-		op := in.Operands[0]
-		if !op.Shape.IsTuple() {
-			a.unifyLeaves(op, nil, in, nil, site{user: in, op: 0})
+		a.unifyDone(in)
+	}
+}
+
+// unifyKeeping unifies an op that keeps its operands' layout with them
+// (an array result of their rank), or its tuple result's leaves.
+func (a *assigner) unifyKeeping(in *hlo.Instruction) {
+	if !in.Shape.IsArray() {
+		if in.Opcode == hlo.OpSort || in.Opcode == hlo.OpAllReduce || in.Opcode == hlo.OpCopyStart {
+			a.unifyTupleResult(in)
+		}
+		return
+	}
+	for i, op := range in.Operands {
+		if op.Shape.IsArray() && op.Shape.Rank() == in.Shape.Rank() && in.Shape.Rank() > 0 {
+			a.unify(a.leafID(op, nil), a.leafID(in, nil), site{user: in, op: i}, nil)
+		}
+	}
+}
+
+// unifyCall unifies a fusion's, call's or async-start's operands with its
+// callee's parameters, and the callee's root with its result.
+func (a *assigner) unifyCall(in *hlo.Instruction) {
+	if len(in.Called) == 0 {
+		return
+	}
+	callee := in.Called[0]
+	for i, op := range in.Operands {
+		if i < len(callee.Params) && callee.Params[i] != nil {
+			a.unifyLeaves(op, nil, callee.Params[i], nil, site{user: in, op: i})
+		}
+	}
+	if callee.Root != nil {
+		var out []int64
+		if in.Opcode == hlo.OpAsyncStart {
+			out = []int64{1}
+		}
+		a.unifyLeaves(callee.Root, nil, in, out, site{comp: callee})
+	}
+}
+
+// unifyWhile unifies a while's init, the body's and condition's
+// parameters, the body's root and the result.
+func (a *assigner) unifyWhile(in *hlo.Instruction) {
+	body, cond := a.called(in, "body"), a.called(in, "condition")
+	if len(in.Operands) != 1 || body == nil {
+		return
+	}
+	init := in.Operands[0]
+	if len(body.Params) > 0 && body.Params[0] != nil {
+		bp := body.Params[0]
+		a.unifyLeaves(init, nil, bp, nil, site{user: in, op: 0})
+		if cond != nil && len(cond.Params) > 0 && cond.Params[0] != nil {
+			a.unifyLeaves(init, nil, cond.Params[0], nil, site{user: in, op: 0})
+		}
+		if body.Root != nil {
+			a.unifyLeaves(body.Root, nil, bp, nil, site{comp: body})
+			a.unifyLeaves(body.Root, nil, in, nil, site{comp: body})
+		}
+	}
+}
+
+// unifyConditional unifies each branch's operand and parameter, and its
+// root with the result.
+func (a *assigner) unifyConditional(in *hlo.Instruction) {
+	for k, br := range a.branches(in) {
+		if br == nil {
+			continue
+		}
+		if k+1 < len(in.Operands) && len(br.Params) > 0 && br.Params[0] != nil {
+			a.unifyLeaves(in.Operands[k+1], nil, br.Params[0], nil, site{user: in, op: k + 1})
+		}
+		if br.Root != nil {
+			a.unifyLeaves(br.Root, nil, in, nil, site{comp: br})
+		}
+	}
+}
+
+// unifyDone unifies the done half of an async pair with the start's
+// element it returns.
+func (a *assigner) unifyDone(in *hlo.Instruction) {
+	op := in.Operands[0]
+	if !op.Shape.IsTuple() {
+		a.unifyLeaves(op, nil, in, nil, site{user: in, op: 0})
+		return
+	}
+	order := []int64{1, 0}
+	if in.Opcode == hlo.OpCopyDone {
+		order = []int64{0}
+	}
+	for _, k := range order {
+		if sub, ok := op.Shape.Subshape([]int64{k}); ok && sub.EqualIgnoringLayout(in.Shape) {
+			a.unifyLeaves(op, []int64{k}, in, nil, site{user: in, op: 0})
 			return
-		}
-		order := []int64{1, 0}
-		if in.Opcode == hlo.OpCopyDone {
-			order = []int64{0}
-		}
-		for _, k := range order {
-			if sub, ok := op.Shape.Subshape([]int64{k}); ok && sub.EqualIgnoringLayout(in.Shape) {
-				a.unifyLeaves(op, []int64{k}, in, nil, site{user: in, op: 0})
-				return
-			}
 		}
 	}
 }
