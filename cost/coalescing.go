@@ -235,97 +235,24 @@ func (a *FusionAnalysis) coalescing(mode CoalescingMode, d *Device, cache *Verdi
 	if mode != Indexing || d == nil || !d.IsGPU() {
 		return out
 	}
-	var m *indexing.IndexingMap
-	var has bool
-	var err error
-	var keyBase []byte
-	var fromShape *hlo.Shape
+	tm := &threadMapper{a: a, d: d, cache: cache}
 	if cache != nil {
-		l := a.Launch(d)
-		keyBase = appendInts(make([]byte, 0, 128), int64(a.Emitter), l.Blocks, l.ThreadsPerBlock, l.Unroll, l.Vector)
-		keyBase = appendInts(keyBase, int64(len(l.Note)))
-		keyBase = append(keyBase, l.Note...)
-		keyBase = appendInts(keyBase, a.Reduction.Dims[:]...)
-		keyBase = appendInts(keyBase, a.Transpose.Dims[:]...)
-		keyBase = appendInts(keyBase, int64(a.Transpose.Permutation[0]), int64(a.Transpose.Permutation[1]))
+		tm.keyBase = a.cacheKeyBase(d)
 	}
-	lazyMap := func() (*indexing.IndexingMap, error) {
-		if m == nil && err == nil {
-			var tkey []byte
-			if cache != nil {
-				tkey = appendInts(appendInts(appendInts(slices.Clip(keyBase), -4), fromShape.Dims...), fromShape.MinorToMajor()...)
-				if c, ok := cache.threads[string(tkey)]; ok {
-					m = c
-					return m, nil
-				}
-			}
-			m, has, err = a.ThreadMap(d)
-			if err == nil && m != nil {
-				m, err = firstWarp(m)
-			}
-			if cache != nil && err == nil && m != nil {
-				cache.threads[string(tkey)] = m
-			}
-		}
-		return m, err
-	}
+	lazyMap := tm.get
 	switch a.Emitter {
 	case EmitterLoop, EmitterReduction, EmitterTranspose:
-		has = true
+		tm.has = true
 	}
-	if !has {
+	if !tm.has {
 		for i := range out {
 			out[i].Reason += " (no thread-id indexing for the " + a.Emitter.String() + " emitter: heuristic fallback)"
 		}
 		return out
 	}
-	// The instructions the thread map indexes, and the shape whose physical
-	// offsets it yields.
-	var froms []*hlo.Instruction
-	if a.Emitter == EmitterLoop {
-		fromShape = firstArray(&a.Roots[0].Shape)
-		froms = append(froms, a.Roots...)
-	} else {
-		hero := a.Reduce
-		if a.Emitter == EmitterTranspose {
-			hero = a.Transpose.Hero
-		}
-		fromShape = &hero.Operands[0].Shape
-		n := len(hero.Operands)
-		if hero.Opcode == hlo.OpReduce {
-			n /= 2
-		}
-		froms = append(froms, hero.Operands[:n]...)
-		for i, r := range a.Roots {
-			if a.Heroes[i] != a.Reduce && a.Heroes[i] != a.Transpose.Hero {
-				froms = append(froms, r) // side outputs follow the hero's input indexing
-			}
-		}
-	}
-	leaves := map[*hlo.Instruction][]int{}
-	if a.Fused != nil {
-		for k, p := range a.Fused.Params {
-			if p != nil {
-				leaves[p] = append(leaves[p], k)
-			}
-		}
-	} else {
-		for k, op := range a.Fusion.Operands {
-			leaves[op] = append(leaves[op], k)
-		}
-	}
-	ident := map[int][]*hlo.Instruction{} // operand -> froms reaching it elementwise
-	other := map[int][]*hlo.Instruction{} // operand -> froms reaching it otherwise
-	mismatch := map[int]bool{}            // reached from a root of another shape
-	for _, f := range froms {
-		if fs := firstArray(&f.Shape); !fs.IsArray() || !equalDims(fs, fromShape) {
-			for _, ks := range leavesBelow(f, leaves) {
-				mismatch[ks] = true
-			}
-			continue
-		}
-		reach(f, f, true, leaves, ident, other, map[reachKey]bool{})
-	}
+	froms, fromShape := a.indexedFrom()
+	tm.fromShape = fromShape
+	ident, other, mismatch := reachOperands(froms, fromShape, a.operandLeaves())
 	for k := range out {
 		op := &a.Fusion.Operands[k].Shape
 		switch {
@@ -340,7 +267,7 @@ func (a *FusionAnalysis) coalescing(mode CoalescingMode, d *Device, cache *Verdi
 			continue
 		}
 		if len(ident[k]) > 0 {
-			out[k] = a.identityVerdict(k, lazyMap, fromShape, op, d, cache, keyBase)
+			out[k] = a.identityVerdict(k, lazyMap, fromShape, op, d, cache, tm.keyBase)
 			if !out[k].Coalesced {
 				continue
 			}
@@ -353,7 +280,7 @@ func (a *FusionAnalysis) coalescing(mode CoalescingMode, d *Device, cache *Verdi
 				if sig == nil {
 					sig = appendSignature(nil, a.Fusion)
 				}
-				key = append(appendInts(slices.Clip(keyBase), -3, int64(k)), sig...)
+				key = append(appendInts(slices.Clip(tm.keyBase), -3, int64(k)), sig...)
 				if v, ok := cache.m[string(key)]; ok {
 					out[k] = v
 					continue
@@ -371,6 +298,112 @@ func (a *FusionAnalysis) coalescing(mode CoalescingMode, d *Device, cache *Verdi
 		}
 	}
 	return out
+}
+
+// cacheKeyBase is the part of a VerdictCache key that the launch and the
+// hero give.
+func (a *FusionAnalysis) cacheKeyBase(d *Device) []byte {
+	l := a.Launch(d)
+	k := appendInts(make([]byte, 0, 128), int64(a.Emitter), l.Blocks, l.ThreadsPerBlock, l.Unroll, l.Vector)
+	k = appendInts(k, int64(len(l.Note)))
+	k = append(k, l.Note...)
+	k = appendInts(k, a.Reduction.Dims[:]...)
+	k = appendInts(k, a.Transpose.Dims[:]...)
+	return appendInts(k, int64(a.Transpose.Permutation[0]), int64(a.Transpose.Permutation[1]))
+}
+
+// threadMapper builds a fusion's first-warp thread map once, on first use,
+// through the VerdictCache when there is one.
+type threadMapper struct {
+	a         *FusionAnalysis
+	d         *Device
+	cache     *VerdictCache
+	keyBase   []byte
+	fromShape *hlo.Shape
+	m         *indexing.IndexingMap
+	has       bool
+	err       error
+}
+
+func (t *threadMapper) get() (*indexing.IndexingMap, error) {
+	if t.m != nil || t.err != nil {
+		return t.m, t.err
+	}
+	var tkey []byte
+	if t.cache != nil {
+		tkey = appendInts(appendInts(appendInts(slices.Clip(t.keyBase), -4), t.fromShape.Dims...), t.fromShape.MinorToMajor()...)
+		if c, ok := t.cache.threads[string(tkey)]; ok {
+			t.m = c
+			return t.m, nil
+		}
+	}
+	t.m, t.has, t.err = t.a.ThreadMap(t.d)
+	if t.err == nil && t.m != nil {
+		t.m, t.err = firstWarp(t.m)
+	}
+	if t.cache != nil && t.err == nil && t.m != nil {
+		t.cache.threads[string(tkey)] = t.m
+	}
+	return t.m, t.err
+}
+
+// indexedFrom returns the instructions the thread map indexes (the roots
+// of a loop fusion; the hero's inputs and the side outputs otherwise) and
+// the shape whose physical offsets it yields.
+func (a *FusionAnalysis) indexedFrom() ([]*hlo.Instruction, *hlo.Shape) {
+	if a.Emitter == EmitterLoop {
+		return slices.Clone(a.Roots), firstArray(&a.Roots[0].Shape)
+	}
+	hero := a.Reduce
+	if a.Emitter == EmitterTranspose {
+		hero = a.Transpose.Hero
+	}
+	n := len(hero.Operands)
+	if hero.Opcode == hlo.OpReduce {
+		n /= 2
+	}
+	froms := slices.Clone(hero.Operands[:n])
+	for i, r := range a.Roots {
+		if a.Heroes[i] != a.Reduce && a.Heroes[i] != a.Transpose.Hero {
+			froms = append(froms, r) // side outputs follow the hero's input indexing
+		}
+	}
+	return froms, &hero.Operands[0].Shape
+}
+
+// operandLeaves maps each fused parameter (or unfused operand) to the
+// fusion operands it is.
+func (a *FusionAnalysis) operandLeaves() map[*hlo.Instruction][]int {
+	leaves := map[*hlo.Instruction][]int{}
+	if a.Fused != nil {
+		for k, p := range a.Fused.Params {
+			if p != nil {
+				leaves[p] = append(leaves[p], k)
+			}
+		}
+		return leaves
+	}
+	for k, op := range a.Fusion.Operands {
+		leaves[op] = append(leaves[op], k)
+	}
+	return leaves
+}
+
+// reachOperands returns, per fusion operand, the instructions of froms that
+// read it elementwise (ident) or otherwise (other), and the operands read
+// by one whose shape differs from fromShape (mismatch).
+func reachOperands(froms []*hlo.Instruction, fromShape *hlo.Shape, leaves map[*hlo.Instruction][]int) (ident, other map[int][]*hlo.Instruction, mismatch map[int]bool) {
+	ident, other, mismatch = map[int][]*hlo.Instruction{}, map[int][]*hlo.Instruction{}, map[int]bool{}
+	for _, f := range froms {
+		if fs := firstArray(&f.Shape); !fs.IsArray() || !equalDims(fs, fromShape) {
+			for _, ks := range leavesBelow(f, leaves) {
+				mismatch[ks] = true
+			}
+			continue
+		}
+		reach(f, f, true, leaves, ident, other, map[reachKey]bool{})
+	}
+	return ident, other, mismatch
 }
 
 // threadToLogical returns the map from the thread ids of thread map m (to
