@@ -65,76 +65,95 @@ func (a *assigner) fixStated() error {
 	a.ecl = ecl
 	// A module without entry (a truncated text that lost it) has no fixed
 	// signature.
-	var params []*hlo.Instruction
-	var root *hlo.Instruction
 	if entry != nil {
-		params, root = entry.Params, entry.Root
-	}
-	for n, p := range params {
-		if p == nil {
-			continue
+		for n, p := range entry.Params {
+			switch {
+			case p == nil:
+			case ecl != nil && n < len(ecl.Params):
+				a.applySignature(p, ecl.Params[n])
+			default:
+				a.fixAllLeaves(p)
+			}
 		}
-		if ecl != nil && n < len(ecl.Params) {
-			a.applySignature(p, ecl.Params[n])
-			continue
-		}
-		a.fixAllLeaves(p)
 	}
 	for _, c := range a.m.Computations {
 		for _, in := range c.Instructions {
-			switch {
-			case !a.opts.Relayout:
-				a.fixAllLeaves(in)
-			case in.Opcode == hlo.OpBitcast || in.Opcode == hlo.OpInfeed || in.Opcode == hlo.OpOutfeed ||
-				in.Opcode == hlo.OpRecv || in.Opcode == hlo.OpSend:
-				a.fixAllLeaves(in)
-				for _, op := range in.Operands {
-					if in.Opcode == hlo.OpBitcast {
-						a.fixAllLeaves(op)
-					}
-				}
-			case in.Opcode == hlo.OpCustomCall:
-				if _, ok := in.Attr("operand_layout_constraints"); ok {
-					a.fixAllLeaves(in)
-				}
-			}
+			a.fixInstruction(in)
 		}
 	}
 	// Requirements that resolve conflicts by copies come after the
 	// value-level fixes.
-	if root != nil {
-		if ecl != nil {
-			for _, l := range ecl.Result.Leaves() {
-				if l.Shape.IsArray() && l.Shape.Layout != nil {
-					a.requireThroughTuples(root, l.Index, l.Shape.Layout.MinorToMajor, site{comp: entry}, l.Index)
-				}
-			}
-		} else {
-			for _, l := range root.Shape.Leaves() {
-				if m := a.stated(a.leafID(root, l.Index)); m != nil {
-					a.requireThroughTuples(root, l.Index, m, site{comp: entry}, l.Index)
-				}
-			}
-		}
+	if entry != nil && entry.Root != nil {
+		a.requireEntryResult(entry, ecl)
 	}
 	for _, c := range a.m.Computations {
 		for _, in := range c.Instructions {
 			if in.Opcode != hlo.OpCustomCall {
 				continue
 			}
-			shapes, err := operandLayoutConstraints(in)
-			if err != nil {
+			if err := a.requireOperandLayouts(in); err != nil {
 				return err
 			}
-			for i, s := range shapes {
-				if i >= len(in.Operands) {
-					break
-				}
-				for _, l := range s.Leaves() {
-					if l.Shape.IsArray() && l.Shape.Layout != nil {
-						a.requireThroughTuples(in.Operands[i], l.Index, l.Shape.Layout.MinorToMajor, site{user: in, op: i}, l.Index)
-					}
-				}
+		}
+	}
+	return nil
+}
+
+// fixInstruction fixes the stated layouts of in: all of them unless
+// Relayout, else those XLA never changes (bitcasts and their operands,
+// infeed, outfeed, send, recv, custom-calls with operand layout
+// constraints).
+func (a *assigner) fixInstruction(in *hlo.Instruction) {
+	switch {
+	case !a.opts.Relayout:
+		a.fixAllLeaves(in)
+	case in.Opcode == hlo.OpBitcast:
+		a.fixAllLeaves(in)
+		for _, op := range in.Operands {
+			a.fixAllLeaves(op)
+		}
+	case in.Opcode == hlo.OpInfeed || in.Opcode == hlo.OpOutfeed || in.Opcode == hlo.OpRecv || in.Opcode == hlo.OpSend:
+		a.fixAllLeaves(in)
+	case in.Opcode == hlo.OpCustomCall:
+		if _, ok := in.Attr("operand_layout_constraints"); ok {
+			a.fixAllLeaves(in)
+		}
+	}
+}
+
+// requireEntryResult requires the entry's result layouts: the entry
+// computation layout's when the module has one, else the root's stated
+// ones.
+func (a *assigner) requireEntryResult(entry *hlo.Computation, ecl *hlo.ProgramShape) {
+	root := entry.Root
+	if ecl != nil {
+		for _, l := range ecl.Result.Leaves() {
+			if l.Shape.IsArray() && l.Shape.Layout != nil {
+				a.requireThroughTuples(root, l.Index, l.Shape.Layout.MinorToMajor, site{comp: entry}, l.Index)
+			}
+		}
+		return
+	}
+	for _, l := range root.Shape.Leaves() {
+		if m := a.stated(a.leafID(root, l.Index)); m != nil {
+			a.requireThroughTuples(root, l.Index, m, site{comp: entry}, l.Index)
+		}
+	}
+}
+
+// requireOperandLayouts requires a custom-call's operand_layout_constraints.
+func (a *assigner) requireOperandLayouts(in *hlo.Instruction) error {
+	shapes, err := operandLayoutConstraints(in)
+	if err != nil {
+		return err
+	}
+	for i, s := range shapes {
+		if i >= len(in.Operands) {
+			break
+		}
+		for _, l := range s.Leaves() {
+			if l.Shape.IsArray() && l.Shape.Layout != nil {
+				a.requireThroughTuples(in.Operands[i], l.Index, l.Shape.Layout.MinorToMajor, site{user: in, op: i}, l.Index)
 			}
 		}
 	}
