@@ -129,10 +129,12 @@ func (v *verifier) errorf(in *hlo.Instruction, c *hlo.Computation, format string
 // duplicates by comparing with the earlier ones instead of with a map.
 const smallNames = 16
 
-func (v *verifier) computation(c *hlo.Computation) {
+// enter reports whether c is to be verified now (a fused computation once
+// per unit) and checks that it has instructions and a root of its own.
+func (v *verifier) enter(c *hlo.Computation) bool {
 	if c != v.root {
 		if v.done[c] {
-			return
+			return false
 		}
 		if v.done == nil {
 			v.done = map[*hlo.Computation]bool{}
@@ -141,12 +143,19 @@ func (v *verifier) computation(c *hlo.Computation) {
 	}
 	if len(c.Instructions) == 0 {
 		v.errorf(nil, c, "computation has no instructions")
-		return
+		return false
 	}
 	if c.Root == nil {
 		v.errorf(nil, c, "computation has no root")
 	} else if c.Root.Parent != c || !inComp(c, c.Root) {
 		v.errorf(nil, c, "root %s is not an instruction of the computation", c.Root.Name)
+	}
+	return true
+}
+
+func (v *verifier) computation(c *hlo.Computation) {
+	if !v.enter(c) {
+		return
 	}
 	var names *nameSet
 	if len(c.Instructions) > smallNames {
@@ -180,22 +189,10 @@ func (v *verifier) computation(c *hlo.Computation) {
 		} else if seenName(c.Instructions[:i], in.Name) {
 			v.errorf(in, c, "duplicate instruction name %s", in.Name)
 		}
-		for k, op := range in.Operands {
-			if op == nil || !inComp(c, op) {
-				v.errorf(in, c, "operand %d (%s) is not defined in computation %s", k, nameOf(op), c.Name)
-				operandsOK = false
-			} else if op.Index >= i {
-				definedBeforeUse = false
-			}
-		}
-		for k, op := range in.ControlPredecessors {
-			if op == nil || !inComp(c, op) {
-				v.errorf(in, c, "control predecessor %d (%s) is not defined in computation %s", k, nameOf(op), c.Name)
-				operandsOK = false
-			} else if op.Index >= i {
-				definedBeforeUse = false
-			}
-		}
+		defined, before := v.references(c, in, i, in.Operands, "operand")
+		definedP, beforeP := v.references(c, in, i, in.ControlPredecessors, "control predecessor")
+		operandsOK = operandsOK && defined && definedP
+		definedBeforeUse = definedBeforeUse && before && beforeP
 		if in.Opcode == hlo.OpParameter {
 			nparams++
 			n := in.ParameterNumber
@@ -223,6 +220,22 @@ func (v *verifier) computation(c *hlo.Computation) {
 			v.errorf(nil, c, "%v", err)
 		}
 	}
+}
+
+// references checks the operands (or control predecessors) refs of in,
+// the instruction at index i of c: each defined in c (defined), and each
+// before in (before).
+func (v *verifier) references(c *hlo.Computation, in *hlo.Instruction, i int, refs []*hlo.Instruction, what string) (defined, before bool) {
+	defined, before = true, true
+	for k, op := range refs {
+		if op == nil || !inComp(c, op) {
+			v.errorf(in, c, "%s %d (%s) is not defined in computation %s", what, k, nameOf(op), c.Name)
+			defined = false
+		} else if op.Index >= i {
+			before = false
+		}
+	}
+	return defined, before
 }
 
 // nameSet is a set of names for finding duplicates: an open-addressing
