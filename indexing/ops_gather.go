@@ -70,33 +70,9 @@ func gatherOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 	}
 	// The output batch dim that corresponds to indices dim j.
 	outOfIdx := func(j int64) *Expr { return Dim(int(batchOut[slices.Index(batchIdx, j)])) }
-
-	res := make([]*Expr, len(opDims))
-	rts := make([]Variable, vecLen)
-	w := 0
-	for i := range int64(len(opDims)) {
-		switch p := slices.Index(g.OperandBatchingDims, i); {
-		case p >= 0:
-			if !slices.Contains(batchIdx, g.StartIndicesBatchingDims[p]) {
-				return nil, instrError(in, "expected start_indices_batching_dims to name batch dims of the indices")
-			}
-			res[i] = outOfIdx(g.StartIndicesBatchingDims[p])
-		case slices.Contains(g.CollapsedSliceDims, i):
-			res[i] = Const(0)
-		default:
-			if w >= len(g.OffsetDims) {
-				return nil, instrError(in, "expected %d offset_dims, found %d", w+1, len(g.OffsetDims))
-			}
-			res[i] = Dim(int(g.OffsetDims[w]))
-			w++
-		}
-		if k := slices.Index(g.StartIndexMap, i); k >= 0 {
-			if g.SliceSizes[i] > opDims[i] {
-				return nil, instrError(in, "expected slice size %d to fit in operand dim %d (%d)", g.SliceSizes[i], i, opDims[i])
-			}
-			rts[k] = Variable{Bounds: Interval{0, opDims[i] - g.SliceSizes[i]}}
-			res[i] = Add(res[i], RT(k))
-		}
+	res, rts, err := gatherOperandExprs(in, opDims, vecLen, batchIdx, outOfIdx)
+	if err != nil {
+		return nil, err
 	}
 	if _, err := newMap(sharedDimVars(out), nil, rts, res); err != nil {
 		return nil, instrError(in, "%v", err)
@@ -122,6 +98,42 @@ func gatherOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 	}
 	operandMap := foldRTVars(sharedDimVars(out), rts, res, srcs)
 	return fromMaps(operandMap, indicesMap), nil
+}
+
+// gatherOperandExprs returns the operand index a gather reads for each
+// operand dim (the batch index for an operand batching dim, 0 for a
+// collapsed dim, the offset dim otherwise, plus the runtime start rt_k for
+// a dim in start_index_map) and the rt variables' bounds.
+func gatherOperandExprs(in *hlo.Instruction, opDims []int64, vecLen int64, batchIdx []int64, outOfIdx func(int64) *Expr) ([]*Expr, []Variable, error) {
+	g := in.Typed.Gather
+	res := make([]*Expr, len(opDims))
+	rts := make([]Variable, vecLen)
+	w := 0
+	for i := range int64(len(opDims)) {
+		switch p := slices.Index(g.OperandBatchingDims, i); {
+		case p >= 0:
+			if !slices.Contains(batchIdx, g.StartIndicesBatchingDims[p]) {
+				return nil, nil, instrError(in, "expected start_indices_batching_dims to name batch dims of the indices")
+			}
+			res[i] = outOfIdx(g.StartIndicesBatchingDims[p])
+		case slices.Contains(g.CollapsedSliceDims, i):
+			res[i] = Const(0)
+		default:
+			if w >= len(g.OffsetDims) {
+				return nil, nil, instrError(in, "expected %d offset_dims, found %d", w+1, len(g.OffsetDims))
+			}
+			res[i] = Dim(int(g.OffsetDims[w]))
+			w++
+		}
+		if k := slices.Index(g.StartIndexMap, i); k >= 0 {
+			if g.SliceSizes[i] > opDims[i] {
+				return nil, nil, instrError(in, "expected slice size %d to fit in operand dim %d (%d)", g.SliceSizes[i], i, opDims[i])
+			}
+			rts[k] = Variable{Bounds: Interval{0, opDims[i] - g.SliceSizes[i]}}
+			res[i] = Add(res[i], RT(k))
+		}
+	}
+	return res, rts, nil
 }
 
 // scatterOutputToInput gives, for result k of a scatter with N operands,
