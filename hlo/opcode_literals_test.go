@@ -70,64 +70,66 @@ func opcodeLiterals(t *testing.T, root string) []string {
 		if err != nil {
 			return err
 		}
-		report := func(e ast.Expr, s string) {
+		for _, e := range opcodeSites(f, lit, isOpcodeExpr) {
+			s, _ := lit(e)
 			found = append(found, fset.Position(e.Pos()).String()+": "+strconv.Quote(s))
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			switch x := n.(type) {
-			case *ast.SwitchStmt:
-				if x.Tag == nil || !isOpcodeExpr(x.Tag) {
-					return true
-				}
-				for _, st := range x.Body.List {
-					for _, e := range st.(*ast.CaseClause).List {
-						if s, ok := lit(e); ok {
-							report(e, s)
-						}
-					}
-				}
-			case *ast.BinaryExpr:
-				if x.Op != token.EQL && x.Op != token.NEQ {
-					return true
-				}
-				if s, ok := lit(x.Y); ok && isOpcodeExpr(x.X) {
-					report(x.Y, s)
-				}
-				if s, ok := lit(x.X); ok && isOpcodeExpr(x.Y) {
-					report(x.X, s)
-				}
-			case *ast.KeyValueExpr: // hlo.Instruction{Opcode: "copy"}
-				if k, ok := x.Key.(*ast.Ident); ok && k.Name == "Opcode" {
-					if s, ok := lit(x.Value); ok {
-						report(x.Value, s)
-					}
-				}
-			case *ast.CompositeLit:
-				keys := 0
-				var kvs []*ast.KeyValueExpr
-				for _, e := range x.Elts {
-					if kv, ok := e.(*ast.KeyValueExpr); ok {
-						if _, ok := lit(kv.Key); ok {
-							keys++
-							kvs = append(kvs, kv)
-						}
-					}
-				}
-				if keys >= 3 {
-					for _, kv := range kvs {
-						s, _ := lit(kv.Key)
-						report(kv.Key, s)
-					}
-				}
-			}
-			return true
-		})
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return found
+}
+
+// opcodeSites returns the opcode literals of f in the places
+// opcodeLiterals looks at.
+func opcodeSites(f *ast.File, lit func(ast.Expr) (string, bool), isOpcodeExpr func(ast.Expr) bool) []ast.Expr {
+	var out []ast.Expr
+	add := func(e ast.Expr) {
+		if _, ok := lit(e); ok {
+			out = append(out, e)
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.SwitchStmt:
+			if x.Tag != nil && isOpcodeExpr(x.Tag) {
+				for _, st := range x.Body.List {
+					for _, e := range st.(*ast.CaseClause).List {
+						add(e)
+					}
+				}
+			}
+		case *ast.BinaryExpr:
+			if x.Op == token.EQL || x.Op == token.NEQ {
+				if isOpcodeExpr(x.X) {
+					add(x.Y)
+				}
+				if isOpcodeExpr(x.Y) {
+					add(x.X)
+				}
+			}
+		case *ast.KeyValueExpr: // hlo.Instruction{Opcode: "copy"}
+			if k, ok := x.Key.(*ast.Ident); ok && k.Name == "Opcode" {
+				add(x.Value)
+			}
+		case *ast.CompositeLit:
+			var keys []ast.Expr
+			for _, e := range x.Elts {
+				if kv, ok := e.(*ast.KeyValueExpr); ok {
+					if _, ok := lit(kv.Key); ok {
+						keys = append(keys, kv.Key)
+					}
+				}
+			}
+			if len(keys) >= 3 { // a table keyed by opcode names
+				out = append(out, keys...)
+			}
+		}
+		return true
+	})
+	return out
 }
 
 func TestNoOpcodeLiterals(t *testing.T) {
