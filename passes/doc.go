@@ -47,11 +47,13 @@
 // called for every non-fusion computation, fanned out over at most Jobs
 // workers (largest computation first; callee before caller, from
 // graph.CallGraph.NonFusionPostOrder, when a CalleesFirst pass waits for a
-// computation's callees before running it). Passes run one at a time: a
-// pass's fan-out and its Run end before the next pass starts. Unit.Jobs
-// gives a pass the limit for work it fans out itself. Results and errors
-// land in per-(pass, computation) slots, so output is byte-identical for
-// any Jobs, and the errors of every
+// computation's callees before running it). Consecutive requested analyses
+// with a RunComputation whose Requires already ran share one fan-out, each
+// computation getting the whole chain, as MLIR's pass manager runs a nested
+// pipeline on one function before the next; Transform passes are barriers.
+// Unit.Jobs gives a pass the limit for work it fans out itself. Results
+// and errors land in per-(pass, computation) slots, so
+// output is byte-identical for any Jobs, and the errors of every
 // computation are reported, in module order, as an ErrorList inside a
 // *PassError. After a pass changed the IR, Verify runs and a failure reads
 // `verify after pass "x": mod.hlo:3:5: main/add: ...`; unless NoVerify,

@@ -56,7 +56,9 @@ type PassEvent struct {
 	Requested bool
 	// Changed says whether the pass changed the IR.
 	Changed bool
-	// Elapsed is the pass's wall time (verification excluded).
+	// Elapsed is the pass's wall time (verification excluded); for
+	// analyses chained through one fan-out (see Pipeline.Run), the first
+	// is charged with the shared fan-out and the others with their Run.
 	Elapsed time.Duration
 	// Module is the module after the pass, read-only.
 	Module *hlo.Module
@@ -102,7 +104,7 @@ type Results struct {
 	values  map[*Pass]any
 }
 
-// Timing is the wall time of one pass run.
+// Timing is the wall time of one pass run, charged as PassEvent.Elapsed.
 type Timing struct {
 	Pass    string
 	Elapsed time.Duration
@@ -148,16 +150,34 @@ type run struct {
 // first failing pass stops the run: its error is a *PassError wrapping an
 // ErrorList with every computation's errors, in module order. Cancelling
 // ctx stops the run promptly with ctx's error.
+//
+// Consecutive requested analyses with a RunComputation whose requirements
+// have already run go through the computations together, in one fan-out,
+// as MLIR's pass manager runs a nested pipeline on one function before the
+// next: each computation gets the whole chain of their RunComputation
+// calls, then their Run functions follow in order. Results, errors, events
+// and the rest of the run are those of running them one after another;
+// only a later pass of the chain may be called on computations before an
+// earlier one's Run (never on one where an earlier pass reported errors).
+// Transform passes are barriers: they finish, and are verified, alone.
 func (pl *Pipeline) Run(ctx context.Context, m *hlo.Module) (*Results, error) {
 	r := &run{pl: pl, mod: m, valid: map[*Pass]any{},
 		res: &Results{Module: m, Passes: pl.Passes(), values: map[*Pass]any{}}}
 	if err := r.verifyInput(ctx); err != nil {
 		return r.res, err
 	}
-	for _, p := range pl.passes {
-		if err := r.ensure(ctx, p, true); err != nil {
+	for i := 0; i < len(pl.passes); {
+		if ch := r.chain(pl.passes[i:]); len(ch) > 1 {
+			if err := r.runChain(ctx, ch); err != nil {
+				return r.res, err
+			}
+			i += len(ch)
+			continue
+		}
+		if err := r.ensure(ctx, pl.passes[i], true); err != nil {
 			return r.res, err
 		}
+		i++
 	}
 	return r.res, nil
 }
@@ -172,11 +192,72 @@ func (r *run) verifyInput(ctx context.Context) error {
 	if r.pl.opts.NoVerify || len(r.pl.passes) == 0 || r.pl.passes[0] == Verify {
 		return nil
 	}
-	if _, _, err := r.runPass(ctx, Verify); err != nil {
+	if _, _, err := r.runPass(ctx, Verify, nil); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		return &PassError{Pass: Verify.Name, Input: true, Err: err}
+	}
+	return nil
+}
+
+// chain returns the longest prefix of ps that can run in one fan-out:
+// analyses with a RunComputation, not yet run, each once, whose Requires
+// have all run (and so are not among the chain's earlier passes).
+func (r *run) chain(ps []*Pass) []*Pass {
+	for k, p := range ps {
+		if p.RunComputation == nil || p.Transform || slices.Contains(ps[:k], p) {
+			return ps[:k]
+		}
+		if _, ok := r.valid[p]; ok {
+			return ps[:k]
+		}
+		for _, q := range p.Requires {
+			if _, ok := r.valid[q]; !ok {
+				return ps[:k]
+			}
+		}
+	}
+	return ps
+}
+
+// runChain runs the passes of a chain (see chain) with one fan-out, then
+// records each in order as ensure would. The first pass of the chain is
+// charged with the fan-out's wall time (the passes after it with their Run
+// alone): what the chain shares is not split by estimate.
+func (r *run) runChain(ctx context.Context, ps []*Pass) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	start := time.Now()
+	fs, err := r.fanOut(ctx, ps)
+	wall := time.Since(start)
+	if err != nil {
+		r.res.Timings = append(r.res.Timings, Timing{Pass: ps[0].Name, Elapsed: wall})
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &PassError{Pass: ps[0].Name, Err: err}
+	}
+	for k, p := range ps {
+		var fanTime time.Duration
+		if k == 0 {
+			fanTime = wall
+		}
+		changed, err := r.record(ctx, p, true, &fs[k], fanTime)
+		if err != nil {
+			return err
+		}
+		if changed {
+			// Not a Transform pass, but it changed the IR: the rest
+			// of the chain saw the old IR and runs again.
+			for _, q := range ps[k+1:] {
+				if err := r.ensure(ctx, q, true); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
 	}
 	return nil
 }
@@ -190,24 +271,26 @@ func (r *run) ensure(ctx context.Context, p *Pass, requested bool) error {
 			return err
 		}
 	}
-	return r.record(ctx, p, requested)
+	_, err := r.record(ctx, p, requested, nil, 0)
+	return err
 }
 
-// record runs p, records its result, timing and event, and verifies the
-// IR if p changed it.
-func (r *run) record(ctx context.Context, p *Pass, requested bool) error {
+// record runs p (its Run only, on the fan-out results pre, when pre is not
+// nil), records its result, timing and event, and verifies the IR if p
+// changed it. fanTime is the part of the fan-out's wall time charged to p.
+func (r *run) record(ctx context.Context, p *Pass, requested bool, pre *fanned, fanTime time.Duration) (changed bool, err error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return false, err
 	}
 	start := time.Now()
-	v, changed, err := r.runPass(ctx, p)
-	elapsed := time.Since(start)
+	v, changed, err := r.runPass(ctx, p, pre)
+	elapsed := time.Since(start) + fanTime
 	r.res.Timings = append(r.res.Timings, Timing{Pass: p.Name, Elapsed: elapsed})
 	if err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return false, ctx.Err()
 		}
-		return &PassError{Pass: p.Name, Err: err}
+		return false, &PassError{Pass: p.Name, Err: err}
 	}
 	if changed {
 		clear(r.valid)
@@ -219,20 +302,20 @@ func (r *run) record(ctx context.Context, p *Pass, requested bool) error {
 	r.seq++
 	r.pl.opts.Logger.Debug("pass done", zap.String("pass", p.Name), zap.Bool("changed", changed), zap.Duration("elapsed", elapsed))
 	if changed && !r.pl.opts.NoVerify && p != Verify {
-		if _, _, err := r.runPass(ctx, Verify); err != nil {
+		if _, _, err := r.runPass(ctx, Verify, nil); err != nil {
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return false, ctx.Err()
 			}
-			return &PassError{Pass: Verify.Name, After: p.Name, Err: err}
+			return false, &PassError{Pass: Verify.Name, After: p.Name, Err: err}
 		}
 	}
 	if r.pl.opts.AfterPass != nil {
 		ev := PassEvent{Seq: r.seq, Pass: p, Requested: requested, Changed: changed, Elapsed: elapsed, Module: r.mod}
 		if err := r.pl.opts.AfterPass(ev); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return nil
+	return changed, nil
 }
 
 // helpers returns how many helpers a fan-out over the module's
@@ -335,13 +418,17 @@ type fanned struct {
 	flag  atomic.Bool // set by Unit.SetChanged
 }
 
-// runPass runs one pass: the per-computation fan-out, then Run.
-func (r *run) runPass(ctx context.Context, p *Pass) (result any, changed bool, err error) {
-	pre := new(fanned)
-	if p.RunComputation != nil {
-		if pre, err = r.fanOut(ctx, p); err != nil {
+// runPass runs one pass: the per-computation fan-out (or its results pre,
+// when not nil), then Run.
+func (r *run) runPass(ctx context.Context, p *Pass, pre *fanned) (result any, changed bool, err error) {
+	if pre == nil && p.RunComputation != nil {
+		fs, err := r.fanOut(ctx, []*Pass{p})
+		if err != nil {
 			return nil, false, err
 		}
+		pre = &fs[0]
+	} else if pre == nil {
+		pre = new(fanned)
 	}
 	parts, errs, flag := pre.parts, pre.errs, &pre.flag
 	if p.Run != nil && len(errs) == 0 {
@@ -406,112 +493,27 @@ func (r *run) call(p *Pass, u *Unit) (v any, err error) {
 	return p.Run(u)
 }
 
-// fanOut runs p's RunComputation on every non-fusion computation (a
-// callees-first pass on a computation only after its callees, and not on
-// one whose callees reported errors). Results and errors go into
-// per-computation slots, so the outcome does not depend on the number of
-// jobs; errors come back in module order.
-func (r *run) fanOut(ctx context.Context, p *Pass) (*fanned, error) {
+// fanOut runs the RunComputation of every pass of ps on every non-fusion
+// computation: each computation gets the chain ps[0], ps[1], ... in turn.
+// Results and errors go into per-(pass, computation) slots, so the outcome
+// does not depend on the number of jobs; errors come back in module order.
+// With several passes, a pass is not run where an earlier one reported
+// errors (on that computation, or on any computation once seen): the
+// earlier pass fails the run, and the later one's results are dropped.
+func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 	gctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	var firstErr atomic.Pointer[error]
-	fail := func(err error) {
-		if firstErr.CompareAndSwap(nil, &err) {
-			cancel(err)
-		}
-	}
-	helpers := r.helpers()
-	workers := make([]fanWorker, helpers+1) // [0] is the caller
-	cg := r.callGraph()
-	comps, err := r.fanOutOrder(p.CalleesFirst)
+	comps, err := r.fanOutOrder(slices.ContainsFunc(ps, func(p *Pass) bool { return p.CalleesFirst }))
 	if err != nil {
 		return nil, err
 	}
-	n := len(r.mod.Computations)
-	fs := &fanned{parts: make(ComputationResults, n)}
-	reqs := r.requiredResults(p)
-	var done []chan struct{}
-	var failed []atomic.Bool
-	if p.CalleesFirst {
-		done = make([]chan struct{}, n)
-		for i := range done {
-			done[i] = make(chan struct{})
-		}
-		failed = make([]atomic.Bool, n)
-	}
-	var finished atomic.Int64
-	// one runs p on c in w's unit, set up anew for each call (nothing keeps
-	// a unit after its call, and its diagnostics are moved out).
-	one := func(c *hlo.Computation, w *fanWorker) error {
-		i := cg.Index(c)
-		if done != nil {
-			// c starts after its callees ended, which were taken earlier
-			// (post-order) by running workers, so waiting here cannot
-			// starve them; c is skipped when a callee's errors are
-			// reported.
-			defer close(done[i])
-			for _, callee := range cg.Reachable(c) {
-				j := cg.Index(callee)
-				if j == i || cg.IsFusionComputation(callee) {
-					continue
-				}
-				select {
-				case <-done[j]:
-				case <-gctx.Done():
-					return gctx.Err()
-				}
-				if failed[j].Load() {
-					failed[i].Store(true)
-					return nil
-				}
-			}
-		}
-		if err := gctx.Err(); err != nil {
-			return err
-		}
-		u := &w.unit
-		r.initUnit(u, gctx, p, c, reqs, fs.parts, &fs.flag, &w.local)
-		v, err := r.call(p, u)
-		fs.parts[i] = v
-		if d := append(u.diags, asErrors(r.mod, c, err)...); len(d) > 0 {
-			w.diags = append(w.diags, slotDiags{i, d})
-			if failed != nil {
-				failed[i].Store(true)
-			}
-		}
-		if r.pl.opts.Progress != nil {
-			r.pl.opts.Progress(p.Name, int(finished.Add(1)), len(comps))
-		}
-		return nil
-	}
-	// A fixed set of workers takes the computations in order (one
-	// goroutine per computation would pay for a goroutine and its stack
-	// growth each time); with one job the caller does the work. Small
-	// computations are taken a batch at a time (taking one is an atomic
-	// add on a shared counter, about what a unit on a small reducer
-	// costs), except in callees-first order, where a batch would hold back
-	// callers' callees.
-	var next atomic.Int64
+	f := newFan(r, gctx, ps, comps)
+	helpers := r.helpers()
+	workers := make([]fanWorker, helpers+1) // [0] is the caller
+	var firstErr atomic.Pointer[error]
 	parallel(helpers, func(h int) {
-		w := &workers[h]
-		for {
-			lo := int(next.Load())
-			if lo >= len(comps) {
-				return
-			}
-			hi := lo + 1
-			if !p.CalleesFirst && len(comps[lo].Instructions) < smallUnit {
-				hi = min(lo+smallBatch, len(comps))
-			}
-			if !next.CompareAndSwap(int64(lo), int64(hi)) {
-				continue
-			}
-			for _, c := range comps[lo:hi] {
-				if err := one(c, w); err != nil {
-					fail(err)
-					return
-				}
-			}
+		if err := f.work(&workers[h]); err != nil && firstErr.CompareAndSwap(nil, &err) {
+			cancel(err)
 		}
 	})
 	if err := firstErr.Load(); err != nil {
@@ -520,24 +522,185 @@ func (r *run) fanOut(ctx context.Context, p *Pass) (*fanned, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// Errors in module order.
+	// Errors in slot order: by pass, then module order.
 	var diags []slotDiags
 	for w := range workers {
 		diags = append(diags, workers[w].diags...)
 	}
 	slices.SortFunc(diags, func(a, b slotDiags) int { return a.slot - b.slot })
 	for _, d := range diags {
-		fs.errs = append(fs.errs, d.errs...)
+		k := d.slot / f.n
+		f.fs[k].errs = append(f.fs[k].errs, d.errs...)
 	}
-	return fs, nil
+	return f.fs, nil
+}
+
+// fan is one fan-out of a chain of passes over the computations.
+type fan struct {
+	r     *run
+	ctx   context.Context
+	ps    []*Pass
+	comps []*hlo.Computation // in the order they are taken
+	cg    *graph.CallGraph
+	n     int // computations in the module
+	fs    []fanned
+	reqs  []map[*Pass]any
+	// callees first: done[i] closes when computation i's chain ended;
+	// failed[k*n+i] is set when pass k reported errors on computation i.
+	calleesFirst bool
+	done         []chan struct{}
+	failed       []atomic.Bool
+	// stop is the first pass that reported errors (len(ps) while none
+	// did); the passes after it are skipped.
+	stop     atomic.Int64
+	finished []atomic.Int64 // units done per pass, for Progress
+	next     atomic.Int64   // the next computation to take
+}
+
+func newFan(r *run, ctx context.Context, ps []*Pass, comps []*hlo.Computation) *fan {
+	n, np := len(r.mod.Computations), len(ps)
+	f := &fan{r: r, ctx: ctx, ps: ps, comps: comps, cg: r.callGraph(), n: n, fs: make([]fanned, np), reqs: make([]map[*Pass]any, np),
+		calleesFirst: slices.ContainsFunc(ps, func(p *Pass) bool { return p.CalleesFirst })}
+	for k, p := range ps {
+		f.fs[k].parts = make(ComputationResults, n)
+		f.reqs[k] = r.requiredResults(p)
+	}
+	if f.calleesFirst {
+		f.done = make([]chan struct{}, n)
+		for i := range f.done {
+			f.done[i] = make(chan struct{})
+		}
+		f.failed = make([]atomic.Bool, np*n)
+	}
+	f.stop.Store(int64(np))
+	if r.pl.opts.Progress != nil {
+		f.finished = make([]atomic.Int64, np)
+	}
+	return f
+}
+
+// work takes computations in order until none is left: small ones a batch
+// at a time (taking one is an atomic add on a counter the workers share,
+// which costs about what a unit on a three-instruction reducer does),
+// except in callees-first order, where a batch would hold back callers'
+// callees. A fixed set of workers does this (a goroutine per computation
+// would pay for a goroutine and its stack growth each time); in
+// callees-first order a worker waits only for computations already taken
+// by running workers, so the wait always ends.
+func (f *fan) work(w *fanWorker) error {
+	for {
+		lo := int(f.next.Load())
+		if lo >= len(f.comps) {
+			return nil
+		}
+		hi := lo + 1
+		if !f.calleesFirst && len(f.comps[lo].Instructions) < smallUnit {
+			hi = min(lo+smallBatch, len(f.comps))
+		}
+		if !f.next.CompareAndSwap(int64(lo), int64(hi)) {
+			continue
+		}
+		for _, c := range f.comps[lo:hi] {
+			if err := f.ctx.Err(); err != nil {
+				return err
+			}
+			if err := f.one(c, w); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// one runs the chain on c in w's unit, set up anew for each call (nothing
+// keeps a unit after its call, and its diagnostics are moved out).
+func (f *fan) one(c *hlo.Computation, w *fanWorker) error {
+	i := f.cg.Index(c)
+	if f.done != nil {
+		// The chain on c starts after the chains on its callees ended,
+		// which were taken earlier (post-order) by running workers, so
+		// waiting here cannot starve them.
+		defer close(f.done[i])
+		if err := f.waitCallees(c, i); err != nil {
+			return err
+		}
+	}
+	if err := f.ctx.Err(); err != nil {
+		return err
+	}
+	if w.locals == nil {
+		w.locals = make([]any, len(f.ps))
+	}
+	for k, p := range f.ps {
+		if int64(k) > f.stop.Load() || p.CalleesFirst && f.calleeFailed(c, i, k) {
+			return nil
+		}
+		if !f.run(k, p, c, i, w) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// waitCallees waits until the chains on c's callees ended.
+func (f *fan) waitCallees(c *hlo.Computation, i int) error {
+	for _, callee := range f.cg.Reachable(c) {
+		j := f.cg.Index(callee)
+		if j == i || f.cg.IsFusionComputation(callee) {
+			continue
+		}
+		select {
+		case <-f.done[j]:
+		case <-f.ctx.Done():
+			return f.ctx.Err()
+		}
+	}
+	return nil
+}
+
+// calleeFailed reports whether pass k reported errors on a callee of c
+// (which marks c failed too: the callee's errors are reported).
+func (f *fan) calleeFailed(c *hlo.Computation, i, k int) bool {
+	for _, callee := range f.cg.Reachable(c) {
+		if j := f.cg.Index(callee); j != i && f.failed[k*f.n+j].Load() {
+			f.failed[k*f.n+i].Store(true)
+			return true
+		}
+	}
+	return false
+}
+
+// run runs pass k of the chain on computation c (number i) and reports
+// whether it went without errors.
+func (f *fan) run(k int, p *Pass, c *hlo.Computation, i int, w *fanWorker) bool {
+	u := &w.unit
+	f.r.initUnit(u, f.ctx, p, c, f.reqs[k], f.fs[k].parts, &f.fs[k].flag, &w.locals[k])
+	v, err := f.r.call(p, u)
+	f.fs[k].parts[i] = v
+	d := append(u.diags, asErrors(f.r.mod, c, err)...)
+	if f.finished != nil {
+		f.r.pl.opts.Progress(p.Name, int(f.finished[k].Add(1)), len(f.comps))
+	}
+	if len(d) == 0 {
+		return true
+	}
+	w.diags = append(w.diags, slotDiags{k*f.n + i, d})
+	if f.failed != nil {
+		f.failed[k*f.n+i].Store(true)
+	}
+	for { // stop at the first failing pass
+		s := f.stop.Load()
+		if int64(k) >= s || f.stop.CompareAndSwap(s, int64(k)) {
+			return false
+		}
+	}
 }
 
 // fanWorker is what one worker of a fan-out keeps: its unit, the
-// diagnostics of its calls that reported any, and the pass's Unit.Local.
+// diagnostics of its calls that reported any, and the passes' locals.
 type fanWorker struct {
-	unit  Unit
-	diags []slotDiags
-	local any
+	unit   Unit
+	diags  []slotDiags
+	locals []any // Unit.Local of each pass of the chain
 }
 
 // slotDiags are the diagnostics of pass k on computation i: slot k*n+i.

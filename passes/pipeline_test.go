@@ -313,14 +313,10 @@ func tracer(name string, log *[]string, mu *sync.Mutex, requires ...*Pass) *Pass
 		}}
 }
 
-// Each pass runs alone: its fan-out over the computations, then its Run,
-// before the next pass starts.
-func TestPipelineRunsOnePassAtATime(t *testing.T) {
+func TestPipelineChainsAnalysesInOneFanOut(t *testing.T) {
 	var mu sync.Mutex
 	var log []string
 	a, b := tracer("a", &log, &mu), tracer("b", &log, &mu)
-	x := tracer("x", &log, &mu)
-	needsX := tracer("needs_x", &log, &mu, x)
 	m, _ := hlotest.LoopsModule()
 	total := 0
 	for _, c := range m.Computations {
@@ -329,22 +325,72 @@ func TestPipelineRunsOnePassAtATime(t *testing.T) {
 	for _, jobs := range []int{1, 2, 8} {
 		log = nil
 		var events []string
-		pl, err := NewPipeline([]*Pass{a, b, needsX}, Options{Jobs: jobs, AfterPass: func(e PassEvent) error {
+		pl, err := NewPipeline([]*Pass{a, b}, Options{Jobs: jobs, AfterPass: func(e PassEvent) error {
 			events = append(events, e.Pass.Name)
+			assert.True(t, e.Requested)
 			return nil
 		}})
 		require.NoError(t, err)
 		res, err := pl.Run(context.Background(), m)
 		require.NoError(t, err)
-		assert.Equal(t, []string{"a", "b", "x", "needs_x"}, events, "jobs=%d", jobs)
-		require.Len(t, res.Timings, 4)
+		assert.Equal(t, []string{"a", "b"}, events, "jobs=%d", jobs)
+		require.Len(t, res.Timings, 2)
+		assert.Equal(t, "a", res.Timings[0].Pass)
+		assert.Equal(t, "b", res.Timings[1].Pass)
 		for _, p := range []*Pass{a, b} {
 			n, ok := ResultOf[int](res, p)
 			assert.True(t, ok)
 			assert.Equal(t, total-len(m.Computation("fused").Instructions), n, "fusion computations are not visited")
 		}
-		// Collapse the log into runs of one pass: each pass's units, then
-		// its Run, once.
+		// Every computation's chain ends before either Run.
+		assert.Equal(t, []string{"a:run", "b:run"}, log[len(log)-2:], "jobs=%d", jobs)
+		if jobs == 1 {
+			// Largest first; each computation gets a then b.
+			for k := 0; k+3 < len(log); k += 2 {
+				assert.Equal(t, "a:", log[k][:2])
+				assert.Equal(t, "b"+log[k][1:], log[k+1])
+			}
+		}
+	}
+}
+
+func TestPipelineChainBarriers(t *testing.T) {
+	var mu sync.Mutex
+	var log []string
+	x := tracer("x", &log, &mu)
+	a := tracer("a", &log, &mu)
+	needsX := tracer("needs_x", &log, &mu, x)
+	needsA := tracer("needs_a", &log, &mu, a)
+	needsX2 := tracer("needs_x2", &log, &mu, x)
+	touch := &Pass{Name: "touch", Doc: "transform that changes nothing", Transform: true,
+		RunComputation: func(u *Unit) (any, error) {
+			mu.Lock()
+			log = append(log, "touch:"+u.Computation.Name)
+			mu.Unlock()
+			return nil, nil
+		}}
+	cases := []struct {
+		name   string
+		ps     []*Pass
+		chains [][]string // passes whose computations interleave
+	}{
+		// x is not run yet: needs_x runs alone after it.
+		{"unsatisfied requirement", []*Pass{a, needsX}, nil},
+		// needs_a reads a's module-level result.
+		{"result of an earlier pass", []*Pass{a, needsA}, nil},
+		{"transform", []*Pass{a, touch, x}, nil},
+		{"after a transform", []*Pass{touch, a, x}, [][]string{{"a", "x"}}},
+		// needs_x cannot join x's chain, which runs before it.
+		{"requirement run in the chain", []*Pass{x, a, needsX}, [][]string{{"x", "a"}}},
+		{"requirement already run", []*Pass{needsX, a, needsX2}, [][]string{{"a", "needs_x2"}}},
+	}
+	for _, tc := range cases {
+		log = nil
+		pl, err := NewPipeline(tc.ps, Options{Jobs: 1})
+		require.NoError(t, err)
+		_, err = pl.Run(context.Background(), hlotest.CallsModule(3, 2))
+		require.NoError(t, err, tc.name)
+		// Collapse the log into runs of one pass.
 		var runs []string
 		for _, s := range log {
 			name := s[:strings.IndexByte(s, ':')]
@@ -352,11 +398,29 @@ func TestPipelineRunsOnePassAtATime(t *testing.T) {
 				runs = append(runs, name)
 			}
 		}
-		assert.Equal(t, []string{"a", "b", "x", "needs_x"}, runs, "jobs=%d", jobs)
+		interleaved := map[string]bool{}
+		for _, ch := range tc.chains {
+			for _, p := range ch {
+				interleaved[p] = true
+			}
+		}
+		for _, p := range tc.ps {
+			count := 0
+			for _, r := range runs {
+				if r == p.Name {
+					count++
+				}
+			}
+			if interleaved[p.Name] {
+				assert.Greater(t, count, 2, "%s: %s runs interleaved with its chain: %v", tc.name, p.Name, runs)
+			} else {
+				assert.LessOrEqual(t, count, 2, "%s: %s runs alone (fan-out, then Run): %v", tc.name, p.Name, runs)
+			}
+		}
 	}
 }
 
-func TestPipelineStopsAtTheFirstFailingPass(t *testing.T) {
+func TestPipelineChainStopsAtTheFirstFailingPass(t *testing.T) {
 	m := hlotest.CallsModule(6, 3)
 	foreign := m.Computations[0].Instructions[0]
 	for _, name := range []string{"c4", "c1"} {
@@ -386,7 +450,7 @@ func TestPipelineStopsAtTheFirstFailingPass(t *testing.T) {
 	}
 }
 
-func TestPipelineGivesTheSameResultsForAnyJobs(t *testing.T) {
+func TestPipelineChainGivesTheSameResults(t *testing.T) {
 	for _, cm := range hlotest.CorpusModules(t)[:6] {
 		var want []any
 		for _, p := range []*Pass{Verify, Stats} {
@@ -422,7 +486,7 @@ func TestUnitLocalIsKeptPerWorker(t *testing.T) {
 			mu.Unlock()
 			return new(int)
 		}
-		// Two passes: each has locals of its own.
+		// Two passes in one chain: each has locals of its own.
 		pass := func(name string) *Pass {
 			return &Pass{Name: name, Doc: "use a local",
 				RunComputation: func(u *Unit) (any, error) {
