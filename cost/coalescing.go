@@ -104,7 +104,7 @@ func isBroadcastLike(in *hlo.Instruction) bool {
 		if len(in.Operands) != 1 {
 			return false
 		}
-		if in.Opcode != hlo.OpBitcast && !IsElementwise(in) {
+		if in.Opcode != hlo.OpBitcast && !in.IsElementwise() {
 			return false
 		}
 		in = in.Operands[0]
@@ -579,7 +579,7 @@ func firstWarp(m *indexing.IndexingMap) (*indexing.IndexingMap, error) {
 // sizes. It returns nil when the instruction does not qualify.
 func appendElementwiseKey(b []byte, a *FusionAnalysis, d *Device) []byte {
 	in := a.Fusion
-	if a.Emitter != EmitterLoop || !IsElementwise(in) || !in.Shape.IsArray() {
+	if a.Emitter != EmitterLoop || !in.IsElementwise() || !in.Shape.IsArray() {
 		return nil
 	}
 	b = append(b, "ew,"...)
@@ -702,7 +702,7 @@ func reach(from, n *hlo.Instruction, id bool, leaves map[*hlo.Instruction][]int,
 		}
 		return
 	}
-	next := id && IsElementwise(n) && equalDims(&n.Shape, &from.Shape)
+	next := id && n.IsElementwise() && equalDims(&n.Shape, &from.Shape)
 	for _, op := range n.Operands {
 		reach(from, op, next, leaves, ident, other, seen)
 	}

@@ -2,13 +2,6 @@ package cost
 
 import "github.com/hlo-opt/hlo-opt/hlo"
 
-// IsElementwise reports whether XLA treats the instruction as elementwise in
-// all its operands (XLA's HloInstruction::IsElementwise): the elementwise
-// opcodes of hlo.Info, map, and bitcast-convert.
-func IsElementwise(in *hlo.Instruction) bool {
-	return hlo.Info(in.Opcode).Elementwise || in.Opcode == hlo.OpBitcastConvert
-}
-
 // isIntermediate is XLA's IsIntermediate with allowed_operand_count 1 by
 // default (xla/service/gpu/ir_emission_utils.cc): an elementwise op (not
 // copy) with at most n operands, a bitcast, or a reshape/transpose that is a
@@ -27,7 +20,7 @@ func isIntermediate(in *hlo.Instruction, n int) bool {
 	case hlo.OpCopy:
 		return false
 	}
-	return IsElementwise(in)
+	return in.IsElementwise()
 }
 
 // physicalDims returns the non-degenerate dimensions of s in major-to-minor

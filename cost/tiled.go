@@ -271,7 +271,7 @@ func tiledFlopsPerElement(c *Costs, in *hlo.Instruction) float64 {
 		}
 		return float64(factor-1) * reducer
 	}
-	if IsElementwise(in) {
+	if in.IsElementwise() {
 		if in.Opcode == hlo.OpCopy || in.Opcode == hlo.OpBitcastConvert {
 			return 0
 		}

@@ -129,7 +129,7 @@ func (c *Costs) single(in *hlo.Instruction) *InstructionCost {
 	for _, o := range r.Operands {
 		b.defaultTotal += o.BytesAccessed
 	}
-	if IsElementwise(in) {
+	if in.IsElementwise() {
 		switch {
 		case in.Opcode == hlo.OpCopy || in.Opcode == hlo.OpBitcastConvert:
 		case !c.Base:
@@ -568,7 +568,7 @@ func (c *Costs) fusion(f *hlo.Instruction) *InstructionCost {
 		} else {
 			r.Flops += u * ic.Flops
 		}
-		inherit := IsElementwise(in) || in.Opcode == hlo.OpTuple || in.Opcode == hlo.OpGetTupleElement
+		inherit := in.IsElementwise() || in.Opcode == hlo.OpTuple || in.Opcode == hlo.OpGetTupleElement
 		for k, op := range in.Operands {
 			if inherit {
 				for root := range ewRoots[in] {

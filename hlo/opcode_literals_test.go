@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,7 +18,8 @@ import (
 // hlo/, the string literals spelling an opcode where an opcode is compared
 // or looked up: a case of a switch on an opcode, an operand of == or !=
 // beside an opcode, a key of a map literal keyed by opcode names, the
-// Opcode field of a composite literal. Those
+// Opcode field of a composite literal, a string of opcode names cut by
+// strings.Fields. Those
 // must use the hlo.Op* constants and hlo.Info, so that a misspelling
 // ("clz" for count-leading-zeros) cannot compile.
 func opcodeLiterals(t *testing.T, root string) []string {
@@ -108,6 +110,17 @@ func opcodeSites(f *ast.File, lit func(ast.Expr) (string, bool), isOpcodeExpr fu
 				}
 				if isOpcodeExpr(x.Y) {
 					add(x.X)
+				}
+			}
+		case *ast.CallExpr: // strings.Fields("abs add and ...")
+			if sel, ok := x.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Fields" && len(x.Args) == 1 {
+				if b, ok := x.Args[0].(*ast.BasicLit); ok && b.Kind == token.STRING {
+					if s, err := strconv.Unquote(b.Value); err == nil && slices.ContainsFunc(strings.Fields(s), func(w string) bool {
+						_, ok := lit(&ast.BasicLit{Kind: token.STRING, Value: strconv.Quote(w)})
+						return ok
+					}) {
+						out = append(out, b)
+					}
 				}
 			}
 		case *ast.KeyValueExpr: // hlo.Instruction{Opcode: "copy"}

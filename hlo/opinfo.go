@@ -4,8 +4,9 @@ package hlo
 // one table (as the op table of Go's SSA backend): a pass asks Info
 // instead of keeping its own list of opcode names.
 type OpInfo struct {
-	// Arity is the operand count of an opcode with a fixed one; -1 when it
-	// varies (variadic ops, calls, collectives, custom-calls, ...).
+	// Arity is the operand count of an opcode with a fixed one, as
+	// hlo_opcode.h's HLO_OPCODE_LIST gives it; -1 when it varies
+	// (variadic ops, calls, collectives, custom-calls, ...).
 	Arity int
 	// Elementwise: output element i reads element i of every operand, as
 	// XLA's unary, binary and ternary elementwise instructions and map (a
@@ -23,6 +24,21 @@ type OpInfo struct {
 	SideEffect bool
 	// Async: one half of an asynchronous pair (a start, update or done).
 	Async bool
+	// KeepsLayout: the result and every operand of the same rank share
+	// one layout (XLA's LayoutAssignment::InstructionCanChangeLayout is
+	// false).
+	KeepsLayout bool
+}
+
+// IsElementwise reports whether in is elementwise on all its operands
+// (XLA's HloInstruction::IsElementwise): its opcode's Elementwise, or a
+// bitcast-convert that keeps the element width (and so the rank).
+func (in *Instruction) IsElementwise() bool {
+	if in.Opcode == OpBitcastConvert {
+		return len(in.Operands) == 1 && in.Operands[0].Shape.Type.BitWidth() == in.Shape.Type.BitWidth() &&
+			in.Operands[0].Shape.Rank() == in.Shape.Rank()
+	}
+	return Info(in.Opcode).Elementwise
 }
 
 // Info returns the facts of op; an unknown opcode has variable arity and
@@ -64,15 +80,35 @@ var opInfos = func() map[Opcode]OpInfo {
 	set(elementwise, binary...)
 	set(elementwise, ternary...)
 	set(elementwise, OpMap)
-	set(arity(0), OpConstant, OpIota, OpParameter, OpPartitionID, OpReplicaID)
+	// The fixed arities of hlo_opcode.h's HLO_OPCODE_LIST (TestOpInfoXLA
+	// reads that list); every other opcode is variadic.
+	set(arity(0), OpConstant, OpIota, OpParameter, OpPartitionID, OpReplicaID, OpRngGetAndUpdateState)
 	set(arity(1), unary...)
-	set(arity(1), OpBitcast, OpBitcastConvert, OpBroadcast, OpCopyDone, OpCopyStart, OpGetTupleElement,
-		OpReshape, OpReverse, OpSlice, OpTranspose, OpWhile)
+	set(arity(1), OpAllGatherDone, OpAllReduceDone, OpAsyncDone, OpBitcast, OpBitcastConvert, OpBroadcast,
+		OpCholesky, OpCollectivePermuteDone, OpCopyDone, OpCopyStart, OpDomain, OpFft, OpGetDimensionSize,
+		OpGetTupleElement, OpInfeed, OpOptimizationBarrier, OpRecv, OpRecvDone, OpReshape, OpReverse,
+		OpRngBitGenerator, OpSendDone, OpShuffle, OpSlice, OpTopK, OpTranspose, OpWhile)
 	set(arity(2), binary...)
-	set(arity(2), OpConvolution, OpDot, OpGather, OpPad)
+	set(arity(2), OpAddDependency, OpDot, OpGather, OpOutfeed, OpPad, OpSend, OpSetDimensionSize,
+		OpTriangularSolve)
 	set(arity(3), ternary...)
-	set(func(i *OpInfo) { i.Transcendental = true }, OpAtan2, OpCbrt, OpCos, OpErf, OpExp, OpExpm1, OpLog,
-		OpLog1p, OpLogistic, OpPower, OpRsqrt, OpSin, OpSqrt, OpTan, OpTanh)
+	set(arity(3), OpBatchNormTraining, OpRaggedDot, OpSelectAndScatter)
+	set(arity(4), OpScaledDot)
+	set(arity(5), OpBatchNormGrad, OpBatchNormInference)
+	set(arity(6), OpRaggedAllToAll)
+	set(func(i *OpInfo) { i.Transcendental = true }, OpAtan2, OpCbrt, OpCos, OpErf, OpExp, OpExp2, OpExpm1,
+		OpLog, OpLog1p, OpLog2, OpLogistic, OpPower, OpRsqrt, OpSin, OpSqrt, OpTan, OpTanh)
+	// InstructionCanChangeLayout is false for these; the elementwise ops
+	// newer than XLA's list (acos, exp2, mulhi, ...) keep layout as the
+	// others do. copy is how a layout changes.
+	set(func(i *OpInfo) { i.KeepsLayout = true }, unary...)
+	set(func(i *OpInfo) { i.KeepsLayout = true }, binary...)
+	set(func(i *OpInfo) { i.KeepsLayout = true }, ternary...)
+	set(func(i *OpInfo) { i.KeepsLayout = true }, OpBitcastConvert, OpMap, OpConcatenate, OpDynamicSlice,
+		OpDynamicUpdateSlice, OpPad, OpReverse, OpSlice, OpSort, OpReduceWindow, OpSelectAndScatter, OpScatter,
+		OpAllGather, OpAllToAll, OpCollectivePermute, OpAllReduce, OpReduceScatter, OpAllGatherStart,
+		OpAllReduceStart, OpCollectivePermuteStart, OpCholesky, OpTriangularSolve, OpFft, OpRng, OpCopyStart)
+	set(func(i *OpInfo) { i.KeepsLayout = false }, OpCopy)
 	set(func(i *OpInfo) { i.SideEffect = true }, OpInfeed, OpOutfeed, OpSend, OpSendDone, OpRecv, OpRecvDone,
 		OpRng, OpRngGetAndUpdateState, OpAllReduceStart, OpAllGatherStart, OpCollectivePermuteStart)
 	set(func(i *OpInfo) { i.Async = true }, OpAsyncStart, OpAsyncUpdate, OpAsyncDone, OpAllGatherStart,

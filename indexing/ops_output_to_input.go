@@ -7,18 +7,6 @@ import (
 	"github.com/hlo-opt/hlo-opt/hlo"
 )
 
-// IsElementwise reports whether the opcode is elementwise for indexing: its
-// output-to-input maps are identities (a scalar operand, as clamp's bounds
-// or select's predicate may be, is read as "()" for every element).
-// bitcast-convert is elementwise when it keeps the rank.
-func IsElementwise(in *hlo.Instruction) bool {
-	if hlo.Info(in.Opcode).Elementwise {
-		return true
-	}
-	return in.Opcode == hlo.OpBitcastConvert && len(in.Operands) == 1 &&
-		in.Operands[0].Shape.Rank() == in.Shape.Rank()
-}
-
 // ComputeOutputToInput returns the maps from the indices of result
 // outputIndex of instr (0 unless instr has a tuple shape) to the indices of
 // each operand, as XLA's ComputeOutputToInputIndexing: one set of maps per
@@ -37,11 +25,11 @@ func ComputeOutputToInput(instr *hlo.Instruction, outputIndex int) (*HloInstruct
 }
 
 func outputToInput(instr *hlo.Instruction, outputIndex int) (*HloInstructionIndexing, error) {
-	if IsElementwise(instr) && instr.Shape.IsTuple() {
+	if instr.IsElementwise() && instr.Shape.IsTuple() {
 		// A copy of a tuple copies its index table, not elements.
 		return undefinedIndexing(len(instr.Operands)), nil
 	}
-	if IsElementwise(instr) {
+	if instr.IsElementwise() {
 		return cwiseOutputToInput(instr)
 	}
 	switch instr.Opcode {

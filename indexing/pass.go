@@ -83,7 +83,7 @@ var definedOps = map[hlo.Opcode]bool{
 // sets.
 func ComputeInstructionMaps(in *hlo.Instruction) (*InstructionMaps, error) {
 	results := numResults(in)
-	if !IsElementwise(in) && !definedOps[in.Opcode] {
+	if !in.IsElementwise() && !definedOps[in.Opcode] {
 		results = 1
 	}
 	im := &InstructionMaps{}

@@ -37,25 +37,6 @@ func (a *assigner) unify(p, c int, st site, path []int64) {
 	}
 }
 
-// keepsLayout lists the ops that cannot change layout: their result and
-// every operand of the same rank share one layout (XLA's
-// InstructionCanChangeLayout is false for them).
-var keepsLayout = func() map[hlo.Opcode]bool {
-	m := map[hlo.Opcode]bool{}
-	for _, op := range strings.Fields(`abs add and atan2 bitcast-convert cbrt ceil clamp clz compare complex
-		convert cos divide erf exp exponential exponential-minus-one expm1 floor imag is-finite log log-plus-one log1p logistic
-		maximum minimum multiply negate not or popcnt power real reduce-precision remainder
-		round-nearest-afz round-nearest-even rsqrt select shift-left shift-right-arithmetic
-		shift-right-logical sign sine sin sqrt subtract tan tanh xor stochastic-convert cosine
-		concatenate dynamic-slice dynamic-update-slice pad reverse slice sort map reduce-window
-		select-and-scatter scatter all-gather all-to-all collective-permute all-reduce reduce-scatter
-		all-gather-start all-reduce-start collective-permute-start cholesky triangular-solve fft
-		rng copy-start`) {
-		m[hlo.Opcode(op)] = true
-	}
-	return m
-}()
-
 // unifyAll adds the equality constraints: ops that keep layouts, tuple
 // and get-tuple-element aliasing, and the boundaries of called
 // computations (fusion, call, while, conditional, async).
@@ -91,7 +72,7 @@ func (a *assigner) unifyLeaves(p *hlo.Instruction, pPath []int64, c *hlo.Instruc
 
 func (a *assigner) unifyInstruction(in *hlo.Instruction) {
 	switch {
-	case keepsLayout[in.Opcode]:
+	case hlo.Info(in.Opcode).KeepsLayout:
 		a.unifyKeeping(in)
 	case in.Opcode == hlo.OpTuple:
 		for i, op := range in.Operands {

@@ -7,14 +7,10 @@ import (
 	"github.com/hlo-opt/hlo-opt/hlo"
 )
 
-// elementwise reports whether in is elementwise on its operands (a copy
-// is not: it changes the layout); a bitcast-convert only when it keeps the
-// element width.
+// elementwise reports whether in is elementwise on its operands, a copy
+// aside: it changes the layout.
 func elementwise(in *hlo.Instruction) bool {
-	if in.Opcode == hlo.OpBitcastConvert {
-		return len(in.Operands) == 1 && in.Operands[0].Shape.Type.BitWidth() == in.Shape.Type.BitWidth()
-	}
-	return hlo.Info(in.Opcode).Elementwise && in.Opcode != hlo.OpCopy
+	return in.IsElementwise() && in.Opcode != hlo.OpCopy
 }
 
 // usesElementwise reports whether every instruction that transitively
