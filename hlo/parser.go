@@ -40,6 +40,12 @@ type ParseOptions struct {
 	// is the entry (marked ENTRY, or the last one when none is marked),
 	// Module.Entry is nil.
 	AllowTruncated bool
+	// Jobs bounds the goroutines that parse a large text's computations
+	// at once; <= 0 means runtime.GOMAXPROCS(0), 1 parses in the calling
+	// goroutine. The module is the same for any Jobs. (hlo-opt's --jobs
+	// sets it with every other limit: the passes package doc, "The jobs
+	// budget".)
+	Jobs int
 }
 
 // ParseFile is ParseFile with these options.
@@ -86,7 +92,7 @@ func parseText(file, text string, firstLine int, opts ParseOptions) (*Module, er
 	results := make([]chunkResult, len(spans))
 	jobs := 1
 	if len(text) >= parallelThreshold && len(spans) > 1 {
-		jobs = runtime.GOMAXPROCS(0)
+		jobs = jobsOrDefault(opts.Jobs)
 	}
 	if jobs == 1 {
 		cp := newChunkParser(file, text, len(text))
@@ -424,3 +430,11 @@ var (
 	headSpecial = [256]bool{'"': true, '/': true, '\n': true, '{': true, '}': true, '(': true, ')': true}
 	bodySpecial = [256]bool{'"': true, '/': true, '\n': true, '{': true, '}': true}
 )
+
+// jobsOrDefault is a Jobs option's limit: n, or GOMAXPROCS when n <= 0.
+func jobsOrDefault(n int) int {
+	if n <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return n
+}

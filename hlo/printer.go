@@ -2,7 +2,6 @@ package hlo
 
 import (
 	"io"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,6 +26,10 @@ type PrintOptions struct {
 	// whatever the module's Spelling. Parsing that text gives the same
 	// graph with the same names.
 	Classic bool
+	// Jobs bounds the goroutines that print a large module's computations
+	// at once; <= 0 means runtime.GOMAXPROCS(0), 1 prints in the calling
+	// goroutine. The text is the same for any Jobs.
+	Jobs int
 }
 
 // String prints the module in XLA's canonical text form (see Print).
@@ -49,7 +52,7 @@ func (m *Module) String() string {
 // statistics, origin, metadata, backend_config). Printing the parse of
 // printed text gives the same bytes.
 //
-// Large modules are printed by GOMAXPROCS workers into a few reused
+// Large modules are printed by opts.Jobs workers into a few reused
 // buffers, each holding a run of consecutive computations, written in
 // order.
 func (m *Module) Print(w io.Writer, opts PrintOptions) error {
@@ -59,7 +62,7 @@ func (m *Module) Print(w io.Writer, opts PrintOptions) error {
 		return err
 	}
 	batches := printBatches(m)
-	jobs := runtime.GOMAXPROCS(0)
+	jobs := jobsOrDefault(opts.Jobs)
 	if len(batches) < 2 || jobs < 2 {
 		buf := p.buf[:0]
 		for _, b := range batches {

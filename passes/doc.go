@@ -72,6 +72,24 @@
 // next. How the speed-up was measured is in the README's performance
 // section.
 //
+// # The jobs budget
+//
+// One number bounds the goroutines of a run at every stage, hlo-opt's
+// --jobs; each stage works in the calling goroutine plus helpers up to
+// it, one stage at a time, and its output is the same for any value:
+//
+//   - parsing: hlo.ParseOptions.Jobs (texts of 256 KiB and more);
+//   - the passes: Options.Jobs, for the pipeline's fan-out over
+//     computations and, through Unit.Jobs, for any work a pass fans out
+//     itself (indexing's maps, the cost passes' kernel chunks);
+//   - printing: hlo.PrintOptions.Jobs;
+//   - rendering: render.JSONOptions.Jobs and the indexing text report
+//     (which takes the pipeline's).
+//
+// Zero means runtime.GOMAXPROCS(0) everywhere, and 1 means sequential. A
+// stage parallelizes with errgroup.SetLimit, never with goroutines that
+// outlive it.
+//
 // # Reports: how a pass appears in hlo-opt's output
 //
 // hlo-opt prints results without knowing the passes. A result takes part by

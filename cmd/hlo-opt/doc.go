@@ -27,9 +27,10 @@
 // writes the module before the passes (D/00-input.hlo) and after each pass
 // (D/NN-pass.hlo); --log-level and --log-format configure zap logging on
 // stderr; a progress line is drawn on stderr for long runs when it is a
-// terminal. --jobs bounds the computations processed in parallel (the output
-// does not depend on it); --verify=false skips verifying the module after
-// passes that changed it.
+// terminal. --jobs bounds the goroutines at work at once in parsing, the
+// passes, printing and rendering (the passes package doc, "The jobs
+// budget"; the output does not depend on it); --verify=false skips
+// verifying the module after passes that changed it.
 //
 // The GPU cost passes (coalescing, utilization, cost) read --device (a
 // preset: h100, h200, a100, tpu-v5e, tpu-v5p, or a JSON device file, see

@@ -68,7 +68,7 @@ func newFlagSet(env *Env, o *options) *flag.FlagSet {
 	o.logLevel = zapcore.WarnLevel
 	fs.Var(&o.logLevel, "log-level", "log `level`: debug, info, warn, error")
 	fs.StringVar(&o.logFormat, "log-format", "console", "log format: console or json")
-	fs.IntVar(&o.jobs, "jobs", 0, "computations processed in parallel (default GOMAXPROCS)")
+	fs.IntVar(&o.jobs, "jobs", 0, "goroutines at work at once in parsing, the passes, printing and rendering (default GOMAXPROCS)")
 	fs.BoolVar(&o.verify, "verify", true, "verify the input before the first pass (an invalid input is reported as such) and the module after each pass that changed it")
 	fs.StringVar(&o.output, "o", "-", "write output to `file` (- is stdout): a regular file is replaced atomically keeping its mode, a symlink's target is written, a device or fifo written through; nothing is written when the run fails")
 	fs.BoolVar(&o.split, "split-input-file", false, "handle each '// -----' chunk of the input as its own module")
@@ -305,7 +305,7 @@ type driver struct {
 }
 
 func (d *driver) printOpts() hlo.PrintOptions {
-	return hlo.PrintOptions{Short: d.o.print == "short", Classic: d.o.print == "classic", ElideLargeConstants: d.o.elide}
+	return hlo.PrintOptions{Short: d.o.print == "short", Classic: d.o.print == "classic", ElideLargeConstants: d.o.elide, Jobs: d.o.jobs}
 }
 
 func (d *driver) moduleText(m *hlo.Module) (string, error) {
@@ -320,7 +320,7 @@ func (d *driver) moduleText(m *hlo.Module) (string, error) {
 func (d *driver) parse(ch chunk) (*hlo.Module, error) {
 	// Pad the chunk so that positions in errors are those of the file.
 	src := append(bytes.Repeat([]byte("\n"), ch.line), ch.src...)
-	m, err := hlo.ParseOptions{AllowTruncated: d.o.allowTrunc}.ParseFile(d.filename, src)
+	m, err := hlo.ParseOptions{AllowTruncated: d.o.allowTrunc, Jobs: d.o.jobs}.ParseFile(d.filename, src)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,30 @@
+package hlo
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestJobs checks that ParseOptions.Jobs and PrintOptions.Jobs change
+// nothing but how many goroutines work: a text large enough to be parsed
+// and printed in parallel gives the same module text for 1, 2 and the
+// default number of jobs.
+func TestJobs(t *testing.T) {
+	src := genModule(parallelThreshold * 8)
+	var want []byte
+	for _, jobs := range []int{1, 2, 0} {
+		m, err := ParseOptions{Jobs: jobs}.ParseFile("gen.hlo", src)
+		require.NoError(t, err, "jobs %d", jobs)
+		require.Greater(t, len(printBatches(m)), 1, "printed in several batches")
+		var b bytes.Buffer
+		require.NoError(t, m.Print(&b, PrintOptions{Jobs: jobs}))
+		if want == nil {
+			want = b.Bytes()
+			continue
+		}
+		assert.True(t, bytes.Equal(want, b.Bytes()), "jobs %d prints other bytes", jobs)
+	}
+}
