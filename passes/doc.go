@@ -83,8 +83,8 @@
 //     computations and, through Unit.Jobs, for any work a pass fans out
 //     itself (indexing's maps, the cost passes' kernel chunks);
 //   - printing: hlo.PrintOptions.Jobs;
-//   - rendering: render.JSONOptions.Jobs and the indexing text report
-//     (which takes the pipeline's).
+//   - rendering: the indexing text report (with the pipeline's jobs);
+//     the JSON report is written in one pass as it is made.
 //
 // Zero means runtime.GOMAXPROCS(0) everywhere, and 1 means sequential. A
 // stage parallelizes with errgroup.SetLimit, never with goroutines that

@@ -407,7 +407,7 @@ func (d *driver) runChunk(ctx context.Context, idx, n int, ch chunk) (*blocks, e
 			return nil, err
 		}
 	case "json":
-		jo := render.JSONOptions{Indent: "  ", NoReports: o.emit == "module", Jobs: o.jobs}
+		jo := render.JSONOptions{Indent: "  ", NoReports: o.emit == "module"}
 		if o.emit != "report" {
 			if jo.ModuleText, err = d.moduleText(m); err != nil {
 				return nil, err
