@@ -60,6 +60,60 @@ func (n *layoutCount) miss(kind, example string) {
 	}
 }
 
+// compare counts the arrays of after (XLA's compile) against those of
+// before (laid out by Assign) that match them, for the case named name.
+func (n *layoutCount) compare(name string, before, after *hlo.Module) {
+	ours := map[string][]*hlo.Instruction{}
+	for _, comp := range before.Computations {
+		for _, in := range comp.Instructions {
+			if in.Shape.IsArray() {
+				k := gtLayoutKey(in)
+				ours[k] = append(ours[k], in)
+			}
+		}
+	}
+	for _, comp := range after.Computations {
+		for _, in := range comp.Instructions {
+			if !in.Shape.IsArray() {
+				continue
+			}
+			cands := ours[gtLayoutKey(in)]
+			if len(cands) == 0 {
+				n.unmatched++
+				continue
+			}
+			want := layoutText(cands[0].Shape)
+			if slices.ContainsFunc(cands[1:], func(o *hlo.Instruction) bool { return layoutText(o.Shape) != want }) {
+				n.ambiguous++
+				continue
+			}
+			n.arrays++
+			ex := fmt.Sprintf("%s %s: XLA %s, ours %s", name, in.Name, in.Shape, cands[0].Shape)
+			xla, our := in.Shape.Layout, cands[0].Shape.Layout
+			space := func(l *hlo.Layout) int64 {
+				if l == nil {
+					return 0
+				}
+				return l.MemorySpace
+			}
+			sameSpace := space(xla) == space(our)
+			if sameSpace {
+				n.spaceAgree++
+			}
+			switch {
+			case layoutText(in.Shape) == want && sameSpace:
+				n.agree++
+			case layoutText(in.Shape) == want:
+				n.miss(fmt.Sprintf("memory space S(%d), ours S(%d)", space(xla), space(our)), ex)
+			case xla != nil && our != nil && slices.Equal(xla.MinorToMajor, our.MinorToMajor):
+				n.miss("tiles", ex)
+			default:
+				n.miss("minor_to_major", ex)
+			}
+		}
+	}
+}
+
 // TestGroundTruthLayouts compares our TPU layouts with XLA's.
 func TestGroundTruthLayouts(t *testing.T) {
 	counts := map[string]*layoutCount{}
@@ -87,55 +141,7 @@ func TestGroundTruthLayouts(t *testing.T) {
 		}
 		_, err = Assign(before, Options{Target: TPU(), Relayout: true, Logger: zap.NewNop()})
 		require.NoError(t, err, c.String())
-		ours := map[string][]*hlo.Instruction{}
-		for _, comp := range before.Computations {
-			for _, in := range comp.Instructions {
-				if in.Shape.IsArray() {
-					k := gtLayoutKey(in)
-					ours[k] = append(ours[k], in)
-				}
-			}
-		}
-		for _, comp := range after.Computations {
-			for _, in := range comp.Instructions {
-				if !in.Shape.IsArray() {
-					continue
-				}
-				cands := ours[gtLayoutKey(in)]
-				if len(cands) == 0 {
-					n.unmatched++
-					continue
-				}
-				want := layoutText(cands[0].Shape)
-				if slices.ContainsFunc(cands[1:], func(o *hlo.Instruction) bool { return layoutText(o.Shape) != want }) {
-					n.ambiguous++
-					continue
-				}
-				n.arrays++
-				ex := fmt.Sprintf("%s %s: XLA %s, ours %s", c, in.Name, in.Shape, cands[0].Shape)
-				xla, our := in.Shape.Layout, cands[0].Shape.Layout
-				space := func(l *hlo.Layout) int64 {
-					if l == nil {
-						return 0
-					}
-					return l.MemorySpace
-				}
-				sameSpace := space(xla) == space(our)
-				if sameSpace {
-					n.spaceAgree++
-				}
-				switch {
-				case layoutText(in.Shape) == want && sameSpace:
-					n.agree++
-				case layoutText(in.Shape) == want:
-					n.miss(fmt.Sprintf("memory space S(%d), ours S(%d)", space(xla), space(our)), ex)
-				case xla != nil && our != nil && slices.Equal(xla.MinorToMajor, our.MinorToMajor):
-					n.miss("tiles", ex)
-				default:
-					n.miss("minor_to_major", ex)
-				}
-			}
-		}
+		n.compare(c.String(), before, after)
 	}
 	var b strings.Builder
 	b.WriteString("# TPU layouts: ours (Assign on the before-optimizations module) against XLA's TPU compile\n\n")
