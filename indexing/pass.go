@@ -51,7 +51,6 @@ type Result struct {
 	// for a module of thousands of instructions costs most of a
 	// pipeline's serial time to fill.
 	byComp map[*hlo.Computation][]*InstructionMaps
-	jobs   int // the pipeline's job limit, for WriteText
 }
 
 // Of returns the maps of an instruction, or nil.
@@ -259,7 +258,7 @@ func runComputation(u *passes.Unit) (any, error) {
 }
 
 func combine(u *passes.Unit) (any, error) {
-	r := &Result{byComp: make(map[*hlo.Computation][]*InstructionMaps, len(u.Module.Computations)), jobs: u.Jobs()}
+	r := &Result{byComp: make(map[*hlo.Computation][]*InstructionMaps, len(u.Module.Computations))}
 	for _, c := range u.Module.Computations {
 		p, _ := u.Part(c).(part)
 		for _, cm := range p {
@@ -319,68 +318,36 @@ func (r *Result) InstructionReport(in *hlo.Instruction) any {
 //	    operand id = 0 (p0) -> output 0:
 //	      ...
 //
-// The text is made in parallel (up to the pipeline's jobs), in pieces of
-// a few hundred instructions, each into a buffer of its own, joined in
-// module order: the text of a large module's maps is most of hlo-opt's
-// time otherwise.
+// The text is written a computation at a time, through a buffer of
+// textFlushAt bytes.
 func (r *Result) WriteText(w io.Writer, m *hlo.Module) error {
-	// A piece is instructions [lo, hi) of computation c; the first piece
-	// of a computation writes its header.
-	type piece struct {
-		c      *hlo.Computation
-		lo, hi int
-	}
-	const pieceSize = 256
-	var pieces []piece
+	b := make([]byte, 0, 2*textFlushAt)
+	b = append(append(append(b, "indexing: module "...), m.Name...), '\n')
 	for _, c := range m.Computations {
-		for lo := 0; lo == 0 || lo < len(c.Instructions); lo += pieceSize {
-			pieces = append(pieces, piece{c, lo, min(lo+pieceSize, len(c.Instructions))})
+		b = append(append(append(b, "computation "...), c.Name...), '\n')
+		b = r.appendInstructions(b, c)
+		if len(b) >= textFlushAt {
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
 		}
 	}
-	texts := make([][]byte, len(pieces))
-	render := func(k int) {
-		p := pieces[k]
-		// About what an instruction's maps take: one growth at most.
-		b := make([]byte, 0, 384*(p.hi-p.lo)+64)
-		if p.lo == 0 {
-			b = append(append(append(b, "computation "...), p.c.Name...), '\n')
-		}
-		texts[k] = r.appendInstructions(b, p.c, p.lo, p.hi)
-	}
-	if r.jobs <= 1 || len(pieces) < 2 {
-		for k := range pieces {
-			render(k)
-		}
-	} else {
-		var g errgroup.Group
-		g.SetLimit(r.jobs)
-		for k := range pieces {
-			g.Go(func() error {
-				render(k)
-				return nil
-			})
-		}
-		_ = g.Wait() // the writers return no errors
-	}
-	if _, err := io.WriteString(w, "indexing: module "+m.Name+"\n"); err != nil {
-		return err
-	}
-	for _, t := range texts {
-		if _, err := w.Write(t); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := w.Write(b)
+	return err
 }
 
-// appendInstructions appends the text of the maps of instructions [lo, hi)
-// of c (see WriteText) to b.
-func (r *Result) appendInstructions(b []byte, c *hlo.Computation, lo, hi int) []byte {
+// textFlushAt is the text WriteText holds before writing it out.
+const textFlushAt = 64 << 10
+
+// appendInstructions appends the text of the maps of c's instructions (see
+// WriteText) to b.
+func (r *Result) appendInstructions(b []byte, c *hlo.Computation) []byte {
 	maps := r.byComp[c]
-	for i, in := range c.Instructions[lo:hi] {
+	for i, in := range c.Instructions {
 		var im *InstructionMaps
-		if lo+i < len(maps) {
-			im = maps[lo+i]
+		if i < len(maps) {
+			im = maps[i]
 		}
 		if im == nil || len(im.OutputToInput)+len(im.InputToOutput) == 0 {
 			continue
