@@ -230,15 +230,6 @@ func instrError(in *hlo.Instruction, format string, args ...any) error {
 // dimVars returns the variables [0, size-1] of a tensor's indices.
 func dimVars(sizes []int64) []Variable { return VarsFromSizes(sizes) }
 
-// sharedDimVars is dimVars for a map that takes the slice (newMap): the
-// variables of the cached identity map, shared read-only.
-func sharedDimVars(sizes []int64) []Variable {
-	if m := IdentityMap(sizes); m.state == stateNormal {
-		return m.dims
-	}
-	return VarsFromSizes(sizes)
-}
-
 // dims returns d0..d{n-1}.
 func dims(n int) []*Expr {
 	out := make([]*Expr, n)
@@ -251,14 +242,14 @@ func dims(n int) []*Expr {
 // emptyResultMap returns (d0, ..., dn) -> () on the given domain: the map of
 // a scalar operand read once per output element.
 func emptyResultMap(sizes []int64) *IndexingMap {
-	return cachedShapeMap(shapeEmptyResult, sizes)
+	return shapeMap(shapeEmptyResult, sizes)
 }
 
 // allElementsMap returns ()[s0, ..., sn] -> (s0, ..., sn): every element of a
 // tensor of the given sizes, the input-to-output map of a scalar read by
 // every output element.
 func allElementsMap(sizes []int64) *IndexingMap {
-	return cachedShapeMap(shapeAllElements, sizes)
+	return shapeMap(shapeAllElements, sizes)
 }
 
 // isPermutation reports whether p holds each of 0..n-1 exactly once.

@@ -1,7 +1,6 @@
 package indexing
 
 import (
-	"encoding/binary"
 	"fmt"
 	"slices"
 )
@@ -138,52 +137,19 @@ var identityResults = dims(numCachedVars)
 // IdentityMap returns (d0, ..., dn) -> (d0, ..., dn) on the index domain of
 // a tensor of the given sizes: the output-to-input map of elementwise ops.
 func IdentityMap(sizes []int64) *IndexingMap {
-	return cachedShapeMap(shapeIdentity, sizes)
+	return shapeMap(shapeIdentity, sizes)
 }
 
-// The maps that depend only on a tensor's sizes, cached by cachedShapeMap.
+// The maps that depend only on a tensor's sizes (shapeMap).
 const (
 	shapeIdentity    byte = iota // (d0, ..., dn) -> (d0, ..., dn)
 	shapeEmptyResult             // (d0, ..., dn) -> ()
 	shapeAllElements             // ()[s0, ..., sn] -> (s0, ..., sn)
 )
 
-// Kinds of cached maps: the first byte of a mapCache key.
-const (
-	cacheBitcast byte = 16 + iota
-	cacheReshape
-	cacheWindow
-	cacheLinearOffset
-)
-
-// appendKey appends a length-prefixed list of integers to a cache key.
-func appendKey(key []byte, xs ...int64) []byte {
-	key = binary.AppendUvarint(key, uint64(len(xs)))
-	for _, x := range xs {
-		key = binary.AppendVarint(key, x)
-	}
-	return key
-}
-
-// cachedMap builds the map for key with build. The key encodes what the
-// map depends on (shapes and attributes); the maps were once cached in the
-// package by it, which BenchmarkCLI showed not to pay end to end.
-func cachedMap(_ []byte, build func() (*IndexingMap, error)) (*IndexingMap, error) {
-	return build()
-}
-
-// cachedShapeMap returns the map of the given kind for a tensor of the
-// given sizes.
-func cachedShapeMap(kind byte, sizes []int64) *IndexingMap {
-	var buf [64]byte
-	m, _ := cachedMap(appendKey(append(buf[:0], kind), sizes...), func() (*IndexingMap, error) {
-		return buildShapeMap(kind, sizes), nil
-	})
-	return m
-}
-
-// buildShapeMap builds the map cachedShapeMap caches.
-func buildShapeMap(kind byte, sizes []int64) *IndexingMap {
+// shapeMap builds the map of the given kind for a tensor of the given
+// sizes.
+func shapeMap(kind byte, sizes []int64) *IndexingMap {
 	var results []*Expr
 	switch kind {
 	case shapeEmptyResult:

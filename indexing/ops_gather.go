@@ -74,7 +74,7 @@ func gatherOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := newMap(sharedDimVars(out), nil, rts, res); err != nil {
+	if _, err := newMap(dimVars(out), nil, rts, res); err != nil {
 		return nil, instrError(in, "%v", err)
 	}
 	idxRes := make([]*Expr, len(idxDims))
@@ -87,7 +87,7 @@ func gatherOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 		}
 		idxRes[j] = outOfIdx(j)
 	}
-	indicesMap := mustNewMap(sharedDimVars(out), VarsFromSizes(ranges), nil, idxRes)
+	indicesMap := mustNewMap(dimVars(out), VarsFromSizes(ranges), nil, idxRes)
 	// rt_k is element k of the index vector the output's batch index reads.
 	srcs := make([]rtSource, vecLen)
 	for k := range srcs {
@@ -96,7 +96,7 @@ func gatherOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 			srcs[k].access[j] = e.Replace(nil, []*Expr{Const(int64(k))}, nil)
 		}
 	}
-	operandMap := foldRTVars(sharedDimVars(out), rts, res, srcs)
+	operandMap := foldRTVars(dimVars(out), rts, res, srcs)
 	return fromMaps(operandMap, indicesMap), nil
 }
 
@@ -215,7 +215,7 @@ func scatterOutputToInput(in *hlo.Instruction, k int) (*HloInstructionIndexing, 
 		res[u] = Sym(len(ranges))
 		ranges = append(ranges, updDims[u])
 	}
-	updMap, err := newMap(sharedDimVars(out), VarsFromSizes(ranges), rts, res)
+	updMap, err := newMap(dimVars(out), VarsFromSizes(ranges), rts, res)
 	if err != nil {
 		return nil, instrError(in, "%v", err)
 	}
@@ -224,7 +224,7 @@ func scatterOutputToInput(in *hlo.Instruction, k int) (*HloInstructionIndexing, 
 		h.Add(i, IdentityMap(out))
 		h.Add(n+1+i, updMap)
 	}
-	h.Add(n, mustNewMap(sharedDimVars(out), VarsFromSizes(idxDims), nil, symsUpTo(len(idxDims))))
+	h.Add(n, mustNewMap(dimVars(out), VarsFromSizes(idxDims), nil, symsUpTo(len(idxDims))))
 	return h, nil
 }
 
@@ -332,7 +332,7 @@ func convOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 	if err != nil {
 		return nil, instrError(in, "%v", err)
 	}
-	kMap, err := newMap(sharedDimVars(out), kSyms, nil, kRes)
+	kMap, err := newMap(dimVars(out), kSyms, nil, kRes)
 	if err != nil {
 		return nil, instrError(in, "%v", err)
 	}

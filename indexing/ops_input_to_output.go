@@ -113,7 +113,7 @@ func broadcastInputToOutput(in *hlo.Instruction) (*HloInstructionIndexing, error
 		res[d] = Sym(len(added))
 		added = append(added, out[d])
 	}
-	return fromMaps(mustNewMap(sharedDimVars(opDims), VarsFromSizes(added), nil, res)), nil
+	return fromMaps(mustNewMap(dimVars(opDims), VarsFromSizes(added), nil, res)), nil
 }
 
 func concatInputToOutput(in *hlo.Instruction, k int) (*HloInstructionIndexing, error) {
@@ -128,7 +128,7 @@ func concatInputToOutput(in *hlo.Instruction, k int) (*HloInstructionIndexing, e
 	opDims := in.Operands[k].Shape.Dims
 	res := dims(len(opDims))
 	res[cdim] = Add(Dim(cdim), Const(offset))
-	return fromMaps(mustNewMap(sharedDimVars(opDims), nil, nil, res)), nil
+	return fromMaps(mustNewMap(dimVars(opDims), nil, nil, res)), nil
 }
 
 // dotInputToOutput maps an operand's index to the output elements it
@@ -170,7 +170,7 @@ func dotInputToOutput(in *hlo.Instruction, k int) (*HloInstructionIndexing, erro
 			res = append(res, Dim(int(d)))
 		}
 	}
-	return fromMaps(mustNewMap(sharedDimVars(own), VarsFromSizes(ranges), nil, res)), nil
+	return fromMaps(mustNewMap(dimVars(own), VarsFromSizes(ranges), nil, res)), nil
 }
 
 func dusInputToOutput(in *hlo.Instruction, k int) (*HloInstructionIndexing, error) {
@@ -190,7 +190,7 @@ func dusInputToOutput(in *hlo.Instruction, k int) (*HloInstructionIndexing, erro
 		rts[i] = Variable{Bounds: Interval{0, out[i] - upd[i]}}
 		res[i] = Add(Dim(i), RT(i))
 	}
-	return fromMaps(mustNewMap(sharedDimVars(upd), nil, rts, res)), nil
+	return fromMaps(mustNewMap(dimVars(upd), nil, rts, res)), nil
 }
 
 // padInputToOutput maps the padded operand's element d to d * (interior +
@@ -212,7 +212,7 @@ func padInputToOutput(in *hlo.Instruction, k int) (*HloInstructionIndexing, erro
 			cons = append(cons, Constraint{res[i], Interval{0, out[i] - 1}})
 		}
 	}
-	m := mustNewMap(sharedDimVars(opDims), nil, nil, res, cons...)
+	m := mustNewMap(dimVars(opDims), nil, nil, res, cons...)
 	if len(cons) > 0 {
 		m = m.Simplify()
 	}
@@ -244,7 +244,7 @@ func reduceInputToOutput(in *hlo.Instruction, k int) (*HloInstructionIndexing, e
 		if len(res) != len(out) {
 			return nil, instrError(in, "expected %d kept dims, found %d", len(out), len(res))
 		}
-		m = mustNewMap(sharedDimVars(opDims), nil, nil, res)
+		m = mustNewMap(dimVars(opDims), nil, nil, res)
 	}
 	h := newIndexing(numResults(in))
 	for i := range h.Maps {
@@ -286,5 +286,5 @@ func transposeInputToOutput(in *hlo.Instruction) (*HloInstructionIndexing, error
 	for i, p := range perm {
 		res[i] = Dim(int(p))
 	}
-	return fromMaps(mustNewMap(sharedDimVars(opDims), nil, nil, res)), nil
+	return fromMaps(mustNewMap(dimVars(opDims), nil, nil, res)), nil
 }

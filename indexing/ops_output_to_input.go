@@ -124,7 +124,7 @@ func broadcastOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error
 			res[i] = Const(0)
 		}
 	}
-	return fromMaps(mustNewMap(sharedDimVars(out), nil, nil, res)), nil
+	return fromMaps(mustNewMap(dimVars(out), nil, nil, res)), nil
 }
 
 func broadcastArgs(in *hlo.Instruction) (out, opDims, bdims []int64, err error) {
@@ -221,8 +221,8 @@ func dotMaps(in *hlo.Instruction) (lhsMap, rhsMap *IndexingMap, err error) {
 		rhsRes[dn.RhsContracting[i]] = Sym(i)
 		ranges[i] = lhs[dn.LhsContracting[i]]
 	}
-	lhsMap = mustNewMap(sharedDimVars(out), VarsFromSizes(ranges), nil, lhsRes)
-	rhsMap = mustNewMap(sharedDimVars(out), VarsFromSizes(ranges), nil, rhsRes)
+	lhsMap = mustNewMap(dimVars(out), VarsFromSizes(ranges), nil, lhsRes)
+	rhsMap = mustNewMap(dimVars(out), VarsFromSizes(ranges), nil, rhsRes)
 	return
 }
 
@@ -313,7 +313,7 @@ func dynamicSliceOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, er
 		srcs[i] = rtSource{src: in.Operands[1+i]}
 	}
 	h := newIndexing(len(in.Operands))
-	h.Add(0, foldRTVars(sharedDimVars(out), rts, res, srcs))
+	h.Add(0, foldRTVars(dimVars(out), rts, res, srcs))
 	for i := 1; i < len(in.Operands); i++ {
 		h.Add(i, emptyResultMap(out))
 	}
@@ -340,7 +340,7 @@ func dusOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 	}
 	h := newIndexing(len(in.Operands))
 	h.Add(0, IdentityMap(out))
-	updMap := foldRTVars(sharedDimVars(out), rts, res, srcs)
+	updMap := foldRTVars(dimVars(out), rts, res, srcs)
 	if len(updMap.rts) < len(rts) {
 		// A folded offset is exact: the update is read only in its window.
 		for i, r := range updMap.results {
@@ -506,7 +506,7 @@ func reduceOutputToInput(in *hlo.Instruction, k int) (*HloInstructionIndexing, e
 		res[d] = Dim(o)
 		o++
 	}
-	inputs := mustNewMap(sharedDimVars(out), VarsFromSizes(ranges), nil, res)
+	inputs := mustNewMap(dimVars(out), VarsFromSizes(ranges), nil, res)
 	h := newIndexing(len(in.Operands))
 	for i := range n {
 		h.Add(i, inputs)
@@ -521,17 +521,6 @@ func reduceOutputToInput(in *hlo.Instruction, k int) (*HloInstructionIndexing, e
 // window_dilation), with the map of the pad that applies the window's
 // padding and base dilation; simplified, unused symbols removed.
 func windowMap(inDims, out []int64, win []hlo.WindowDim) (*IndexingMap, error) {
-	var buf [256]byte
-	key := appendKey(append(buf[:0], cacheWindow), inDims...)
-	key = appendKey(key, out...)
-	for _, w := range win {
-		// Reversal does not change the map.
-		key = appendKey(key, w.Size, w.Stride, w.PadLow, w.PadHigh, w.BaseDilation, w.WindowDilation)
-	}
-	return cachedMap(key, func() (*IndexingMap, error) { return buildWindowMap(inDims, out, win) })
-}
-
-func buildWindowMap(inDims, out []int64, win []hlo.WindowDim) (*IndexingMap, error) {
 	rank := len(inDims)
 	pads := make([]hlo.PadDim, rank)
 	padded := make([]int64, rank)
@@ -544,7 +533,7 @@ func buildWindowMap(inDims, out []int64, win []hlo.WindowDim) (*IndexingMap, err
 		res[i] = Add(Mul(Dim(i), stride), Mul(Sym(i), wd))
 		ranges[i] = w.Size
 	}
-	noPad := mustNewMap(sharedDimVars(out), VarsFromSizes(ranges), nil, res)
+	noPad := mustNewMap(dimVars(out), VarsFromSizes(ranges), nil, res)
 	m, err := Compose(noPad, padMap(padded, pads))
 	if err != nil {
 		return nil, err
@@ -624,7 +613,7 @@ func reverseIndexing(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 	for _, d := range in.Typed.Dimensions {
 		res[d] = Add(Neg(Dim(int(d))), Const(out[d]-1))
 	}
-	return fromMaps(mustNewMap(sharedDimVars(out), nil, nil, res)), nil
+	return fromMaps(mustNewMap(dimVars(out), nil, nil, res)), nil
 }
 
 func sliceArgs(in *hlo.Instruction) (out, opDims []int64, err error) {
@@ -653,7 +642,7 @@ func sliceOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 	for i, s := range in.Typed.Slice {
 		res[i] = Add(Mul(Dim(i), max(s.Stride, 1)), Const(s.Start))
 	}
-	return fromMaps(mustNewMap(sharedDimVars(out), nil, nil, res)), nil
+	return fromMaps(mustNewMap(dimVars(out), nil, nil, res)), nil
 }
 
 func transposeArgs(in *hlo.Instruction) (out, opDims, perm []int64, err error) {
@@ -681,5 +670,5 @@ func transposeOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error
 	for i, p := range perm {
 		res[p] = Dim(i)
 	}
-	return fromMaps(mustNewMap(sharedDimVars(out), nil, nil, res)), nil
+	return fromMaps(mustNewMap(dimVars(out), nil, nil, res)), nil
 }

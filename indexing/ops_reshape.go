@@ -103,14 +103,8 @@ func reshapeMap(out, in []int64) (*IndexingMap, error) {
 	if product(in) != product(out) {
 		return nil, fmt.Errorf("expected shapes with equal element counts, found %v and %v", in, out)
 	}
-	var buf [64]byte
-	key := appendKey(appendKey(append(buf[:0], cacheReshape), out...), in...)
-	return cachedMap(key, func() (*IndexingMap, error) { return buildReshapeMap(out, in) })
-}
-
-func buildReshapeMap(out, in []int64) (*IndexingMap, error) {
 	res := reshapeExprs(in, out, dims(len(out)))
-	m, err := newMap(sharedDimVars(out), nil, nil, res)
+	m, err := newMap(dimVars(out), nil, nil, res)
 	if err != nil {
 		return nil, err
 	}
@@ -133,15 +127,6 @@ func bitcastMap(from, to hlo.Shape) (*IndexingMap, error) {
 	if !hlo.IsPermutation(fromM2M, len(from.Dims)) || !hlo.IsPermutation(toM2M, len(to.Dims)) {
 		return nil, fmt.Errorf("expected minor_to_major permutations, found %v and %v", fromM2M, toM2M)
 	}
-	var buf [128]byte
-	key := appendKey(append(buf[:0], cacheBitcast), from.Dims...)
-	key = appendKey(key, fromM2M...)
-	key = appendKey(key, to.Dims...)
-	key = appendKey(key, toM2M...)
-	return cachedMap(key, func() (*IndexingMap, error) { return buildBitcastMap(from, to, fromM2M, toM2M) })
-}
-
-func buildBitcastMap(from, to hlo.Shape, fromM2M, toM2M []int64) (*IndexingMap, error) {
 	fromPhys := make([]*Expr, len(from.Dims))
 	for j := range fromPhys {
 		fromPhys[j] = Dim(int(fromM2M[len(fromM2M)-1-j]))
@@ -151,7 +136,7 @@ func buildBitcastMap(from, to hlo.Shape, fromM2M, toM2M []int64) (*IndexingMap, 
 	for j, e := range toPhys {
 		res[toM2M[len(toM2M)-1-j]] = e
 	}
-	m, err := newMap(sharedDimVars(from.Dims), nil, nil, res)
+	m, err := newMap(dimVars(from.Dims), nil, nil, res)
 	if err != nil {
 		return nil, err
 	}

@@ -39,7 +39,7 @@ func PhysicalIndexMap(s hlo.Shape) *IndexingMap {
 	for i, e := range ts.Exprs {
 		res[i] = fromIndexExpr(e)
 	}
-	m, err := newMap(sharedDimVars(s.Dims), nil, nil, res)
+	m, err := newMap(dimVars(s.Dims), nil, nil, res)
 	if err != nil {
 		return Undefined()
 	}
@@ -61,7 +61,7 @@ func PhysicalMap(s hlo.Shape) *IndexingMap {
 	for i, e := range ts.Exprs {
 		res[i] = fromIndexExpr(e)
 	}
-	m, err := newMap(sharedDimVars(s.Dims), nil, nil, []*Expr{linearize(ts.Final, res)})
+	m, err := newMap(dimVars(s.Dims), nil, nil, []*Expr{linearize(ts.Final, res)})
 	if err != nil {
 		return Undefined()
 	}
@@ -87,16 +87,11 @@ func LinearOffsetMap(s hlo.Shape) *IndexingMap {
 			return Undefined()
 		}
 	}
-	var buf [128]byte
-	key := appendKey(appendKey(append(buf[:0], cacheLinearOffset), s.Dims...), m2m...)
-	m, _ := cachedMap(key, func() (*IndexingMap, error) {
-		phys := make([]*Expr, len(m2m))
-		for j := range phys {
-			phys[j] = Dim(int(m2m[len(m2m)-1-j]))
-		}
-		return mustNewMap(sharedDimVars(s.Dims), nil, nil, []*Expr{linearize(hlo.PhysicalDims(s), phys)}).Simplify(), nil
-	})
-	return m
+	phys := make([]*Expr, len(m2m))
+	for j := range phys {
+		phys[j] = Dim(int(m2m[len(m2m)-1-j]))
+	}
+	return mustNewMap(dimVars(s.Dims), nil, nil, []*Expr{linearize(hlo.PhysicalDims(s), phys)}).Simplify()
 }
 
 // ComposePhysical composes a logical map (from some iteration space to the
