@@ -3,7 +3,6 @@ package indexing
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"runtime"
 	"testing"
@@ -82,28 +81,23 @@ func BenchmarkParseCorpus(b *testing.B) {
 }
 
 // BenchmarkWriteText writes the text report of the indexing pass over the
-// largest corpus module, with one job and with two: the report's text is
-// most of what hlo-opt --passes=indexing spends on large modules.
-// MB/s is of report text.
+// largest corpus module: the report's text is most of what hlo-opt
+// --passes=indexing spends on large modules. MB/s is of report text.
 func BenchmarkWriteText(b *testing.B) {
 	m, _ := hlotest.ReadModule(b, benchModule(b, "largest"))
-	for _, jobs := range []int{1, 2} {
-		b.Run(fmt.Sprintf("jobs=%d", jobs), func(b *testing.B) {
-			pl, err := passes.NewPipeline([]*passes.Pass{Pass}, passes.Options{Jobs: jobs})
-			require.NoError(b, err)
-			res, err := pl.Run(context.Background(), m)
-			require.NoError(b, err)
-			r, ok := passes.ResultOf[*Result](res, Pass)
-			require.True(b, ok)
-			var out bytes.Buffer
-			require.NoError(b, r.WriteText(&out, m))
-			b.SetBytes(int64(out.Len()))
-			b.ResetTimer()
-			for b.Loop() {
-				if err := r.WriteText(io.Discard, m); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+	pl, err := passes.NewPipeline([]*passes.Pass{Pass}, passes.Options{})
+	require.NoError(b, err)
+	res, err := pl.Run(context.Background(), m)
+	require.NoError(b, err)
+	r, ok := passes.ResultOf[*Result](res, Pass)
+	require.True(b, ok)
+	var out bytes.Buffer
+	require.NoError(b, r.WriteText(&out, m))
+	b.SetBytes(int64(out.Len()))
+	b.ResetTimer()
+	for b.Loop() {
+		if err := r.WriteText(io.Discard, m); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
