@@ -31,19 +31,7 @@ func fromIndexExpr(e *hlo.IndexExpr) *Expr {
 // layout is invalid, or that is not a bounded array, gives the undefined
 // map.
 func PhysicalIndexMap(s hlo.Shape) *IndexingMap {
-	ts, err := hlo.Tiled(s)
-	if err != nil {
-		return Undefined()
-	}
-	res := make([]*Expr, len(ts.Exprs))
-	for i, e := range ts.Exprs {
-		res[i] = fromIndexExpr(e)
-	}
-	m, err := newMap(dimVars(s.Dims), nil, nil, res)
-	if err != nil {
-		return Undefined()
-	}
-	return m.Simplify()
+	return tiledMap(s, func(_ *hlo.TiledShape, res []*Expr) []*Expr { return res })
 }
 
 // PhysicalMap returns the map from the logical index of an array of shape s
@@ -53,15 +41,22 @@ func PhysicalIndexMap(s hlo.Shape) *IndexingMap {
 // shape. For F32[3,5]{1,0:T(2,2)} it maps (2, 3) to 17. A scalar maps
 // () -> (0). A shape whose layout is invalid gives the undefined map.
 func PhysicalMap(s hlo.Shape) *IndexingMap {
+	return tiledMap(s, func(ts *hlo.TiledShape, res []*Expr) []*Expr { return []*Expr{linearize(ts.Final, res)} })
+}
+
+// tiledMap is the simplified map from s's logical index to results(ts,
+// idx), where idx is the index into s's final tiled shape ts; the
+// undefined map when s's layout is invalid.
+func tiledMap(s hlo.Shape, results func(ts *hlo.TiledShape, idx []*Expr) []*Expr) *IndexingMap {
 	ts, err := hlo.Tiled(s)
 	if err != nil {
 		return Undefined()
 	}
-	res := make([]*Expr, len(ts.Exprs))
+	idx := make([]*Expr, len(ts.Exprs))
 	for i, e := range ts.Exprs {
-		res[i] = fromIndexExpr(e)
+		idx[i] = fromIndexExpr(e)
 	}
-	m, err := newMap(dimVars(s.Dims), nil, nil, []*Expr{linearize(ts.Final, res)})
+	m, err := newMap(dimVars(s.Dims), nil, nil, results(ts, idx))
 	if err != nil {
 		return Undefined()
 	}
