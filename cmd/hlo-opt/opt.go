@@ -176,6 +176,7 @@ func Main(ctx context.Context, args []string, env *Env) int {
 	var outs []*blocks
 	failed := false
 	for i, ch := range chunks {
+		chunks[i] = chunk{} // the text is garbage once parsed
 		out, err := d.runChunk(ctx, i, len(chunks), ch)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -318,9 +319,9 @@ func (d *driver) moduleText(m *hlo.Module) (string, error) {
 
 // parse parses a chunk as --allow-truncated and --entry ask.
 func (d *driver) parse(ch chunk) (*hlo.Module, error) {
-	// Pad the chunk so that positions in errors are those of the file.
-	src := append(bytes.Repeat([]byte("\n"), ch.line), ch.src...)
-	m, err := hlo.ParseOptions{AllowTruncated: d.o.allowTrunc, Jobs: d.o.jobs}.ParseFile(d.filename, src)
+	// Positions in errors are those of the file.
+	opts := hlo.ParseOptions{AllowTruncated: d.o.allowTrunc, Jobs: d.o.jobs}
+	m, err := opts.ParseChunk(d.filename, hlo.Chunk{Src: ch.src, Line: ch.line + 1})
 	if err != nil {
 		return nil, err
 	}
