@@ -58,89 +58,83 @@ type JSONOptions struct {
 func WriteJSON(w io.Writer, r *passes.Results, opts JSONOptions) error {
 	ps, vals := reportValues(r, opts)
 	jw := jsonWriter{indent: opts.Indent, out: w, b: make([]byte, 0, 2*jsonFlushAt)}
-	top := moduleJSON(r.Module, ps, vals, opts)
-	// The top object's fields, then the computations.
-	jw.b = append(jw.b, '{')
-	for i, f := range top {
-		if i > 0 {
-			jw.b = append(jw.b, ',')
-		}
-		jw.newline(1)
-		if err := jw.field(f, 1); err != nil {
-			return err
-		}
-	}
-	jw.b = append(jw.b, ',')
-	jw.newline(1)
-	jw.key("computations")
-	if err := computationsJSON(&jw, r.Module, ps, vals); err != nil {
+	m := r.Module
+	// The module's fields, then its computations, each with its fields
+	// then its instructions.
+	err := jw.objectThen(moduleJSON(m, ps, vals, opts), 0, "computations", func() error {
+		return jw.list(len(m.Computations), 1, func(k int) error {
+			c := m.Computations[k]
+			return jw.objectThen(computationHeadJSON(c, ps, vals), 2, "instructions", func() error {
+				return jw.list(len(c.Instructions), 3, func(i int) error {
+					return jw.value(instructionJSON(c.Instructions[i], ps, vals), 4)
+				})
+			})
+		})
+	})
+	if err != nil {
 		return err
 	}
-	jw.newline(0)
-	jw.b = append(jw.b, "}\n"...)
+	jw.b = append(jw.b, '\n')
 	if jw.err != nil {
 		return jw.err
 	}
-	_, err := w.Write(jw.b)
+	_, err = w.Write(jw.b)
 	return err
 }
 
-// computationsJSON writes the "computations" list (at depth 1) to jw, one
-// computation after the other; jw writes out what it holds every
-// jsonFlushAt bytes, so the document is never whole in memory.
-func computationsJSON(jw *jsonWriter, m *hlo.Module, ps []*passes.Pass, vals []any) error {
-	if len(m.Computations) == 0 {
-		jw.b = append(jw.b, "[]"...)
-		return nil
+// objectThen writes an object at depth d: the fields of o, then the key
+// last with the value writeLast writes (a list too long to build first).
+func (w *jsonWriter) objectThen(o Object, d int, last string, writeLast func() error) error {
+	w.b = append(w.b, '{')
+	if err := w.fields(o, d+1); err != nil {
+		return err
 	}
-	jw.b = append(jw.b, '[')
-	for k, c := range m.Computations {
-		if k > 0 {
-			jw.b = append(jw.b, ',')
-		}
-		jw.newline(2)
-		jw.b = append(jw.b, '{')
-		for i, f := range computationHeadJSON(c, ps, vals) {
-			if i > 0 {
-				jw.b = append(jw.b, ',')
-			}
-			jw.newline(3)
-			if err := jw.field(f, 3); err != nil {
-				return err
-			}
-		}
-		jw.b = append(jw.b, ',')
-		jw.newline(3)
-		jw.key("instructions")
-		if err := instructionsJSON(jw, c, ps, vals); err != nil {
-			return err
-		}
-		jw.newline(2)
-		jw.b = append(jw.b, '}')
+	if len(o) > 0 {
+		w.b = append(w.b, ',')
 	}
-	jw.newline(1)
-	jw.b = append(jw.b, ']')
+	w.newline(d + 1)
+	w.key(last)
+	if err := writeLast(); err != nil {
+		return err
+	}
+	w.newline(d)
+	w.b = append(w.b, '}')
 	return nil
 }
 
-// instructionsJSON writes the list of c's instructions (at depth 3).
-func instructionsJSON(jw *jsonWriter, c *hlo.Computation, ps []*passes.Pass, vals []any) error {
-	if len(c.Instructions) == 0 {
-		jw.b = append(jw.b, "[]"...)
-		return nil
-	}
-	jw.b = append(jw.b, '[')
-	for i, in := range c.Instructions {
+// fields writes the fields of o at depth d, a line each.
+func (w *jsonWriter) fields(o Object, d int) error {
+	for i, f := range o {
 		if i > 0 {
-			jw.b = append(jw.b, ',')
+			w.b = append(w.b, ',')
 		}
-		jw.newline(4)
-		if err := jw.value(instructionJSON(in, ps, vals), 4); err != nil {
+		w.newline(d)
+		if err := w.field(f, d); err != nil {
 			return err
 		}
 	}
-	jw.newline(3)
-	jw.b = append(jw.b, ']')
+	return nil
+}
+
+// list writes a list of n items at depth d, item i written by item at
+// depth d+1.
+func (w *jsonWriter) list(n, d int, item func(i int) error) error {
+	if n == 0 {
+		w.b = append(w.b, "[]"...)
+		return nil
+	}
+	w.b = append(w.b, '[')
+	for i := range n {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.newline(d + 1)
+		if err := item(i); err != nil {
+			return err
+		}
+	}
+	w.newline(d)
+	w.b = append(w.b, ']')
 	return nil
 }
 
@@ -219,36 +213,14 @@ func (w *jsonWriter) value(v any, d int) error {
 			return nil
 		}
 		w.b = append(w.b, '{')
-		for i, f := range x {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
-			w.newline(d + 1)
-			if err := w.field(f, d+1); err != nil {
-				return err
-			}
+		if err := w.fields(x, d+1); err != nil {
+			return err
 		}
 		w.newline(d)
 		w.b = append(w.b, '}')
 		return nil
 	case []Object:
-		if len(x) == 0 {
-			w.b = append(w.b, "[]"...)
-			return nil
-		}
-		w.b = append(w.b, '[')
-		for i, o := range x {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
-			w.newline(d + 1)
-			if err := w.value(o, d+1); err != nil {
-				return err
-			}
-		}
-		w.newline(d)
-		w.b = append(w.b, ']')
-		return nil
+		return w.list(len(x), d, func(i int) error { return w.value(x[i], d+1) })
 	case string:
 		if plainJSONString(x) {
 			w.b = append(append(append(w.b, '"'), x...), '"')
