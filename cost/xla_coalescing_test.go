@@ -30,15 +30,14 @@ func rtxA6000() Device {
 }
 
 // The indexing-based cases of xla/service/gpu/model/coalescing_analysis_test.cc:
-// per ENTRY root fusion operand, coalesced or not.
-func TestXLACoalescingVectors(t *testing.T) {
-	const add = `add {
+// per ENTRY root fusion operand, coalesced or not (TestXLACoalescingVectors).
+const xlaAdd = `add {
   p0 = f32[] parameter(0)
   p1 = f32[] parameter(1)
   ROOT add = f32[] add(p0, p1)
 }
 `
-	const max = `max {
+const xlaMax = `max {
   p0 = s32[] parameter(0)
   p1 = s32[] parameter(1)
   p2 = s32[] parameter(2)
@@ -48,12 +47,13 @@ func TestXLACoalescingVectors(t *testing.T) {
   ROOT max = (s32[], s32[]) tuple(max01, max23)
 }
 `
-	cases := []struct {
-		name string
-		hlo  string
-		want []bool
-	}{
-		{"IdentityLayout", `HloModule m
+
+var xlaCoalescingCases = []struct {
+	name string
+	hlo  string
+	want []bool
+}{
+	{"IdentityLayout", `HloModule m
 fusion {
   p0 = f32[100, 200] parameter(0)
   p1 = f32[100, 200] parameter(1)
@@ -64,7 +64,7 @@ ENTRY e {
   p1 = f32[100, 200] parameter(1)
   ROOT fusion = f32[100, 200] fusion(p0, p1), kind=kInput, calls=fusion
 }`, []bool{true, true}},
-		{"RhsTransposedLayout", `HloModule m
+	{"RhsTransposedLayout", `HloModule m
 fusion {
   p0 = f32[100, 200]{1, 0} parameter(0)
   p1 = f32[100, 200]{0, 1} parameter(1)
@@ -75,7 +75,7 @@ ENTRY e {
   p1 = f32[100, 200]{0, 1} parameter(1)
   ROOT fusion = f32[100, 200]{1, 0} fusion(p0, p1), kind=kInput, calls=fusion
 }`, []bool{true, false}},
-		{"OutputTransposedLayout", `HloModule m
+	{"OutputTransposedLayout", `HloModule m
 fusion {
   p0 = f32[100, 200]{1, 0} parameter(0)
   p1 = f32[100, 200]{1, 0} parameter(1)
@@ -86,7 +86,7 @@ ENTRY e {
   p1 = f32[100, 200]{1, 0} parameter(1)
   ROOT fusion = f32[100, 200]{0, 1} fusion(p0, p1), kind=kInput, calls=fusion
 }`, []bool{false, false}},
-		{"OutputAndLhsTransposedLayout", `HloModule m
+	{"OutputAndLhsTransposedLayout", `HloModule m
 fusion {
   p0 = f32[100, 200]{1, 0} parameter(0)
   p1 = f32[100, 200]{0, 1} parameter(1)
@@ -97,7 +97,7 @@ ENTRY e {
   p1 = f32[100, 200]{0, 1} parameter(1)
   ROOT fusion = f32[100, 200]{1, 0} fusion(p0, p1), kind=kInput, calls=fusion
 }`, []bool{true, false}},
-		{"ConcatenateWitBitcastInLoopEmitter", `HloModule module
+	{"ConcatenateWitBitcastInLoopEmitter", `HloModule module
 fusion {
   p0 = bf16[42] parameter(0)
   p1 = bf16[42] parameter(1)
@@ -120,7 +120,7 @@ ENTRY entry_computation {
   p6 = bf16[256] parameter(6)
   ROOT fusion = bf16[16, 16] fusion(p0, p1, p2, p3, p4, p5, p6), kind=kLoop, calls=fusion
 }`, []bool{true, true, true, true, true, true, true}},
-		{"Transpose", `HloModule module
+	{"Transpose", `HloModule module
 fusion {
   %input = f32[100, 64, 32] parameter(0)
   ROOT transpose = f32[32, 100, 64] transpose(%input), dimensions={2, 0, 1}
@@ -129,7 +129,7 @@ ENTRY entry {
   %input = f32[100, 64, 32] parameter(0)
   ROOT %fusion = f32[32, 100, 64] fusion(%input), kind=kLoop, calls=fusion
 }`, []bool{true}},
-		{"ConcatenateInLoopEmitter", `HloModule module
+	{"ConcatenateInLoopEmitter", `HloModule module
 fusion {
   p0 = bf16[42] parameter(0)
   p1 = bf16[42] parameter(1)
@@ -151,7 +151,7 @@ ENTRY entry_computation {
   p6 = bf16[256] parameter(6)
   ROOT fusion = bf16[256] fusion(p0, p1, p2, p3, p4, p5, p6), kind=kLoop, calls=fusion
 }`, []bool{true, true, true, true, true, true, true}},
-		{"TransposeOnlyOuterDims", `HloModule module
+	{"TransposeOnlyOuterDims", `HloModule module
 fusion {
   %input = f32[100, 32, 64] parameter(0)
   ROOT transpose = f32[32, 100, 64] transpose(%input), dimensions={1, 0, 2}
@@ -160,7 +160,7 @@ ENTRY entry {
   %input = f32[100, 32, 64] parameter(0)
   ROOT %fusion = f32[32, 100, 64] fusion(%input), kind=kLoop, calls=fusion
 }`, []bool{true}},
-		{"PadOp", `HloModule module
+	{"PadOp", `HloModule module
 fusion {
   p0 = f32[997, 436] parameter(0)
   p1 = f32[] parameter(1)
@@ -171,7 +171,7 @@ ENTRY entry {
   p1 = f32[] parameter(1)
   ROOT %fusion = f32[1024, 512] fusion(p0, p1), kind=kLoop, calls=fusion
 }`, []bool{true, true}},
-		{"RowReduction", "HloModule module\n" + add + `fusion {
+	{"RowReduction", "HloModule module\n" + xlaAdd + `fusion {
   %input = f32[100,64,512] parameter(0)
   %c0 = f32[] constant(0)
   ROOT reduce = f32[100,64] reduce(%input, %c0), dimensions={2}, to_apply=add
@@ -180,7 +180,7 @@ ENTRY entry {
   %input = f32[100,64,512] parameter(0)
   ROOT %fusion = f32[100,64] fusion(%input), kind=kInput, calls=fusion
 }`, []bool{true}},
-		{"MultiRowReduction", "HloModule module\n" + add + `fusion {
+	{"MultiRowReduction", "HloModule module\n" + xlaAdd + `fusion {
   %input = f32[100,64,4] parameter(0)
   %c0 = f32[] constant(0)
   ROOT reduce = f32[100,64] reduce(%input, %c0), dimensions={2}, to_apply=add
@@ -189,7 +189,7 @@ ENTRY entry {
   %input = f32[100,64,4] parameter(0)
   ROOT %fusion = f32[100,64] fusion(%input), kind=kInput, calls=fusion
 }`, []bool{true}},
-		{"ColumnReduction", "HloModule module\n" + add + `fusion {
+	{"ColumnReduction", "HloModule module\n" + xlaAdd + `fusion {
   %input = f32[100,64,32] parameter(0)
   %c0 = f32[] constant(0)
   ROOT reduce = f32[100,32] reduce(%input, %c0), dimensions={1}, to_apply=add
@@ -198,7 +198,7 @@ ENTRY entry {
   %input = f32[100,64,32] parameter(0)
   ROOT %fusion = f32[100,32] fusion(%input), kind=kInput, calls=fusion
 }`, []bool{true}},
-		{"VariadicReduceViaLoopEmitter", "HloModule module\n" + max + `fusion {
+	{"VariadicReduceViaLoopEmitter", "HloModule module\n" + xlaMax + `fusion {
   p0 = s32[5696,10,4] parameter(0)
   p1 = s32[5696,10,4] parameter(1)
   p2 = s32[] parameter(2)
@@ -212,7 +212,7 @@ ENTRY entry {
   p3 = s32[] parameter(3)
   ROOT f = (s32[5696,4], s32[5696,4]) fusion(p0, p1, p2, p3), kind=kInput, calls=fusion
 }`, []bool{false, false, true, true}},
-		{"VariadicReduceViaReductionEmitter", "HloModule module\n" + max + `fusion {
+	{"VariadicReduceViaReductionEmitter", "HloModule module\n" + xlaMax + `fusion {
   p0 = s32[32,40] parameter(0)
   p1 = s32[32,40] parameter(1)
   p2 = s32[] parameter(2)
@@ -226,7 +226,7 @@ ENTRY entry {
   p3 = s32[] parameter(3)
   ROOT f = (s32[32], s32[32]) fusion(p0, p1, p2, p3), kind=kInput, calls=fusion
 }`, []bool{true, true, true, true}},
-		{"Gather", `HloModule module
+	{"Gather", `HloModule module
 fusion {
   operand = f32[33, 76, 70] parameter(0)
   indices = s32[1806, 2] parameter(1)
@@ -237,7 +237,7 @@ ENTRY entry {
   p1 = s32[1806, 2] parameter(1)
   ROOT %fusion = f32[1806, 7, 8, 4] fusion(p0, p1), kind=kLoop, calls=fusion
 }`, []bool{false, true}},
-		{"DynamicSlice", `HloModule module
+	{"DynamicSlice", `HloModule module
 fusion {
   %src = s32[2,2,258] parameter(0)
   %of1 = s32[] parameter(1)
@@ -252,7 +252,7 @@ ENTRY entry {
   %p3 = s32[] parameter(3)
   ROOT %fusion = s32[1,2,32] fusion(p0, p1, p2, p3), kind=kLoop, calls=fusion
 }`, []bool{true, true, true, true}},
-		{"UnusedParameter", `HloModule m
+	{"UnusedParameter", `HloModule m
 subcomp {
   p0f = f32[100000] parameter(0)
   p1f = f32[100000] parameter(1)
@@ -263,7 +263,7 @@ ENTRY b {
   p1 = f32[100000] parameter(1)
   ROOT f = f32[100000] fusion(p0, p1), kind=kLoop, calls=subcomp
 }`, []bool{true, true}},
-		{"Param", `HloModule module
+	{"Param", `HloModule module
 fusion {
   %p0 = u32[48,2,1280] parameter(0)
   %p1 = u32[48,1,1280] parameter(1)
@@ -277,7 +277,10 @@ ENTRY entry {
   %p2 = u32[48,1,1280] parameter(2)
   ROOT %fusion = u32[48,2,1280] fusion(p0, p1, p2), kind=kLoop, calls=fusion
 }`, []bool{true, true, true}},
-	}
+}
+
+func TestXLACoalescingVectors(t *testing.T) {
+	cases := xlaCoalescingCases
 	d := rtxA6000()
 	require.NoError(t, d.Validate())
 	for _, tc := range cases {
