@@ -7,8 +7,6 @@ import (
 	"reflect"
 	"strconv"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/passes"
 )
@@ -167,21 +165,16 @@ func costResult(u *passes.Unit) (any, error) {
 // minChunk is the fewest kernels worth a goroutine of their own.
 const minChunk = 512
 
-// inChunks calls fn on contiguous chunks [lo, hi) of [0, n), in parallel
-// (at most the pipeline's Jobs at once) when n holds several chunks of minChunk.
+// inChunks calls fn on contiguous chunks [lo, hi) of [0, n), one per job
+// when n holds several chunks of minChunk, in parallel as the run's jobs
+// budget allows (Unit.Parallel).
 func inChunks(u *passes.Unit, n int, fn func(lo, hi int) error) error {
-	workers := min(u.Jobs(), n/minChunk)
-	if workers <= 1 {
+	chunks := min(u.Jobs(), n/minChunk)
+	if chunks <= 1 {
 		return fn(0, n)
 	}
-	size := (n + workers - 1) / workers
-	var g errgroup.Group
-	g.SetLimit(workers)
-	for lo := 0; lo < n; lo += size {
-		hi := min(lo+size, n)
-		g.Go(func() error { return fn(lo, hi) })
-	}
-	return g.Wait()
+	size := (n + chunks - 1) / chunks
+	return u.Parallel((n+size-1)/size, func(i int) error { return fn(i*size, min((i+1)*size, n)) })
 }
 
 // kernel is one kernel instruction with its emitter and cost analysis.

@@ -6,8 +6,6 @@ import (
 	"reflect"
 	"strconv"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/passes"
 )
@@ -231,22 +229,8 @@ func runComputation(u *passes.Unit) (any, error) {
 		parts[i], errs[i] = computationMaps(owned[i])
 		return nil
 	}
-	// At most the pipeline's jobs at once; with one job, in this goroutine.
-	if u.Jobs() == 1 {
-		for i := range owned {
-			if err := one(i); err != nil {
-				return nil, err
-			}
-		}
-	} else {
-		var g errgroup.Group
-		g.SetLimit(u.Jobs())
-		for i := range owned {
-			g.Go(func() error { return one(i) })
-		}
-		if err := g.Wait(); err != nil {
-			return nil, err
-		}
+	if err := u.Parallel(len(owned), one); err != nil {
+		return nil, err
 	}
 	for i := range owned {
 		if errs[i] != nil {

@@ -51,8 +51,8 @@
 // with a RunComputation whose Requires already ran share one fan-out, each
 // computation getting the whole chain, as MLIR's pass manager runs a nested
 // pipeline on one function before the next; Transform passes are barriers.
-// Unit.Jobs gives a pass the limit for work it fans out itself. Results
-// and errors land in per-(pass, computation) slots, so
+// Unit.Parallel fans out work of a pass's own inside a unit (see The jobs
+// budget). Results and errors land in per-(pass, computation) slots, so
 // output is byte-identical for any Jobs, and the errors of every
 // computation are reported, in module order, as an ErrorList inside a
 // *PassError. After a pass changed the IR, Verify runs and a failure reads
@@ -76,19 +76,22 @@
 //
 // One number bounds the goroutines of a run at every stage, hlo-opt's
 // --jobs; each stage works in the calling goroutine plus helpers up to
-// it, one stage at a time, and its output is the same for any value:
+// it, and its output is the same for any value:
 //
 //   - parsing: hlo.ParseOptions.Jobs (texts of 256 KiB and more);
-//   - the passes: Options.Jobs, for the pipeline's fan-out over
-//     computations and, through Unit.Jobs, for any work a pass fans out
-//     itself (indexing's maps, the cost passes' kernel chunks);
-//   - printing: hlo.PrintOptions.Jobs;
-//   - rendering: the indexing text report (with the pipeline's jobs);
-//     the JSON report is written in one pass as it is made.
+//   - the passes: Options.Jobs. A run holds Jobs-1 helper tokens (no more
+//     than GOMAXPROCS-1); the pipeline's fan-out over computations and a
+//     pass's own fan-out inside a unit (Unit.Parallel: indexing's fused
+//     computations, the cost passes' kernel chunks) take what is free
+//     without waiting and give each token back when its helper runs out
+//     of work, so at most Jobs goroutines work at once however fan-outs
+//     nest;
+//   - printing: hlo.PrintOptions.Jobs.
 //
-// Zero means runtime.GOMAXPROCS(0) everywhere, and 1 means sequential. A
-// stage parallelizes with errgroup.SetLimit, never with goroutines that
-// outlive it.
+// The reports (text and JSON) are written by the calling goroutine, a
+// computation at a time. Zero means runtime.GOMAXPROCS(0) everywhere, and
+// 1 means sequential. A stage parallelizes with errgroup.SetLimit, never
+// with goroutines that outlive it.
 //
 // # Reports: how a pass appears in hlo-opt's output
 //

@@ -170,6 +170,7 @@ type Unit struct {
 	changed  *atomic.Bool
 	dag      *graph.DAG
 	jobs     int
+	budget   budget
 	local    *any
 	config   map[string]any
 }
@@ -196,10 +197,11 @@ func (u *Unit) Local(newValue func() any) any {
 	return *u.local
 }
 
-// Jobs returns the pipeline's job limit (Options.Jobs, at least 1). A pass
-// that fans out work of its own inside a unit must run at most this many
-// goroutines at once, so that Jobs bounds all of a run's parallelism and
-// 1 means sequential.
+// Jobs returns the pipeline's job limit (Options.Jobs, at least 1): the
+// most goroutines a fan-out of the pass's own could get, for sizing its
+// pieces. A pass fans out with Parallel, which draws from the run's jobs
+// budget, so that Jobs bounds all of a run's parallelism and 1 means
+// sequential.
 func (u *Unit) Jobs() int { return max(u.jobs, 1) }
 
 // Context returns the run's context; long loops should check its Err.

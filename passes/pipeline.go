@@ -127,12 +127,13 @@ func ResultOf[T any](r *Results, p *Pass) (T, bool) {
 }
 
 type run struct {
-	pl    *Pipeline
-	mod   *hlo.Module
-	cg    *graph.CallGraph
-	valid map[*Pass]any // cache of results for the current IR
-	res   *Results
-	seq   int
+	pl     *Pipeline
+	mod    *hlo.Module
+	budget budget // the helpers every fan-out draws from
+	cg     *graph.CallGraph
+	valid  map[*Pass]any // cache of results for the current IR
+	res    *Results
+	seq    int
 	// order caches the fan-out orders of cg: [0] callees first, [1]
 	// largest first.
 	order   [2][]*hlo.Computation
@@ -161,7 +162,7 @@ type run struct {
 // earlier one's Run (never on one where an earlier pass reported errors).
 // Transform passes are barriers: they finish, and are verified, alone.
 func (pl *Pipeline) Run(ctx context.Context, m *hlo.Module) (*Results, error) {
-	r := &run{pl: pl, mod: m, valid: map[*Pass]any{},
+	r := &run{pl: pl, mod: m, valid: map[*Pass]any{}, budget: newBudget(min(pl.opts.Jobs, runtime.GOMAXPROCS(0)) - 1),
 		res: &Results{Module: m, Passes: pl.Passes(), values: map[*Pass]any{}}}
 	if err := r.verifyInput(ctx); err != nil {
 		return r.res, err
@@ -318,11 +319,11 @@ func (r *run) record(ctx context.Context, p *Pass, requested bool, pre *fanned, 
 	return changed, nil
 }
 
-// helpers returns how many helpers a fan-out over the module's
-// computations may use beside the caller: jobs-1, but no more than there
-// are other CPUs to run them (GOMAXPROCS) or other computations.
+// helpers takes from the budget the helpers a fan-out over the module's
+// computations may use beside the caller: what is free, but no more than
+// there are other computations (parallel gives them back).
 func (r *run) helpers() int {
-	return max(min(r.pl.opts.Jobs, runtime.GOMAXPROCS(0), len(r.mod.Computations))-1, 0)
+	return r.budget.take(len(r.mod.Computations) - 1)
 }
 
 // parallelScan is the instruction count from which the call graph's scan
@@ -338,18 +339,19 @@ func (r *run) callGraph() *graph.CallGraph {
 	if r.cg != nil {
 		return r.cg
 	}
-	helpers, n := r.helpers(), 0
+	n := 0
 	for _, c := range r.mod.Computations {
 		n += len(c.Instructions)
 	}
-	if n < parallelScan {
-		helpers = 0
+	helpers := 0
+	if n >= parallelScan {
+		helpers = r.helpers()
 	}
 	// Many parts a worker, taken in turn, even out their speeds (the
 	// instructions that call computations take longest).
 	b := graph.NewCallGraphBuilder(r.mod, 16*helpers+1)
 	var next atomic.Int64
-	parallel(helpers, func(int) {
+	parallel(r.budget, helpers, func(int) {
 		for k := int(next.Add(1)) - 1; k < b.Parts(); k = int(next.Add(1)) - 1 {
 			b.Scan(k)
 		}
@@ -388,7 +390,7 @@ func (r *run) initUnit(u *Unit, ctx context.Context, p *Pass, c *hlo.Computation
 		}
 	}
 	*u = Unit{Pass: p, Module: r.mod, Computation: c, CallGraph: r.callGraph(), Logger: log,
-		ctx: ctx, resultOf: reqs, parts: parts, changed: changed, jobs: r.pl.opts.Jobs, local: local, config: r.pl.opts.Config}
+		ctx: ctx, resultOf: reqs, parts: parts, changed: changed, jobs: r.pl.opts.Jobs, budget: r.budget, local: local, config: r.pl.opts.Config}
 }
 
 // requiredResults returns the results of p's Requires, shared read-only by
@@ -508,10 +510,10 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 		return nil, err
 	}
 	f := newFan(r, gctx, ps, comps)
-	helpers := r.helpers()
+	helpers := r.helpers()                  // after newFan built the call graph, whose scan may use them
 	workers := make([]fanWorker, helpers+1) // [0] is the caller
 	var firstErr atomic.Pointer[error]
-	parallel(helpers, func(h int) {
+	parallel(r.budget, helpers, func(h int) {
 		if err := f.work(&workers[h]); err != nil && firstErr.CompareAndSwap(nil, &err) {
 			cancel(err)
 		}

@@ -557,12 +557,30 @@ func TestUnitLoggerNamesPassAndComputation(t *testing.T) {
 // return with them.
 func TestPipelineLeavesNoGoroutines(t *testing.T) {
 	m := hlotest.CallsModule(40, 3)
-	before := runtime.NumGoroutine()
+	before := settledGoroutines()
 	for _, jobs := range []int{1, 2, 8} {
 		pl, err := NewPipeline([]*Pass{Verify, Stats}, Options{Jobs: jobs})
 		require.NoError(t, err)
 		_, err = pl.Run(context.Background(), m)
 		require.NoError(t, err)
-		assert.Equal(t, before, runtime.NumGoroutine(), "jobs=%d", jobs)
+		assert.Equal(t, before, settledGoroutines(), "jobs=%d", jobs)
 	}
+}
+
+// settledGoroutines is runtime.NumGoroutine once goroutines that are
+// ending (an errgroup's, after Wait returned) have ended: the count is
+// the same for 20 polls a millisecond apart (at most a second).
+func settledGoroutines() int {
+	n, same := runtime.NumGoroutine(), 0
+	for range 1000 {
+		time.Sleep(time.Millisecond)
+		if k := runtime.NumGoroutine(); k != n {
+			n, same = k, 0
+			continue
+		}
+		if same++; same == 20 {
+			break
+		}
+	}
+	return n
 }
