@@ -261,10 +261,8 @@ func plainJSONString(s string) bool {
 
 // JSONValue builds the value WriteJSON writes, as an Object: encoding/json
 // marshals it to the same bytes. WriteJSON writes them in one pass without
-// building the whole value, in about half the time of encoding/json end
-// to end (hlo-opt --format=json, every analysis, llama 70B: 110 against
-// 212 ms at --jobs 1); encoding/json checks and copies a nested
-// Marshaler's bytes again at every level.
+// building the whole value (why it is not encoding/json: the README's
+// performance section).
 func JSONValue(r *passes.Results, opts JSONOptions) json.Marshaler {
 	ps, vals := reportValues(r, opts)
 	m := r.Module
