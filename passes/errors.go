@@ -23,8 +23,14 @@ type Error struct {
 	Computation, Instruction string
 	Msg                      string
 
-	comp, instr int // module order, for sorting
+	comp, instr int   // module order, for sorting
+	cause       error // the run function's error it was made from, if any
 }
+
+// Unwrap returns the error a pass's run function returned, when the Error
+// was made from one (a *PanicError among them), so that errors.As finds it
+// through the ErrorList.
+func (e *Error) Unwrap() error { return e.cause }
 
 func newError(m *hlo.Module, c *hlo.Computation, in *hlo.Instruction, msg string) *Error {
 	e := &Error{Msg: msg, comp: -1, instr: -1}

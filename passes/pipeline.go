@@ -760,7 +760,9 @@ func asErrors(m *hlo.Module, c *hlo.Computation, err error) []*Error {
 	if errors.As(err, &e) {
 		return []*Error{e}
 	}
-	return []*Error{newError(m, c, nil, err.Error())}
+	made := newError(m, c, nil, err.Error())
+	made.cause = err
+	return []*Error{made}
 }
 
 // largestFirst orders comps, in place, to start the large ones first,

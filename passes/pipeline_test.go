@@ -243,6 +243,15 @@ func TestPipelinePanicsAndResultTypes(t *testing.T) {
 	require.NoError(t, err)
 	_, err = pl.Run(context.Background(), hlotest.CallsModule(3, 1))
 	assert.EqualError(t, err, "pass boom: c1: panic during pass boom on computation c1: bad")
+	var pe *PanicError
+	require.True(t, errors.As(err, &pe), "the recovered panic is found through the error list (the fuzz tests look for it)")
+	assert.Equal(t, "bad", pe.Value)
+	whole := &Pass{Name: "whole", Doc: "panic in Run", Run: func(*Unit) (any, error) { panic("bad too") }}
+	pl, err = NewPipeline([]*Pass{whole}, Options{})
+	require.NoError(t, err)
+	_, err = pl.Run(context.Background(), hlotest.CallsModule(3, 1))
+	require.True(t, errors.As(err, &pe), "got %v", err)
+	assert.Equal(t, "bad too", pe.Value)
 
 	liar := &Pass{Name: "liar", Doc: "wrong result type", ResultType: reflect.TypeFor[string](),
 		Run: func(*Unit) (any, error) { return 3, nil }}
