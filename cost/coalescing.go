@@ -667,6 +667,15 @@ func equalDims(a, b *hlo.Shape) bool {
 // logical map to operand k and its layout, and samples one warp.
 func (a *FusionAnalysis) judge(k int, m *indexing.IndexingMap, fromShape, op *hlo.Shape) OperandCoalescing {
 	mm := m
+	if !fromShape.IsArray() || !op.IsArray() {
+		// A tuple (a copy of one): no elements to index, as the
+		// indexing pass's undefined map for it says.
+		return OperandCoalescing{Operand: k, Coalesced: false, Reason: "indexing: undefined indexing map"}
+	}
+	if fromShape.ElementCount() == 0 || op.ElementCount() == 0 {
+		// Nothing is read: no strides to linearize by.
+		return OperandCoalescing{Operand: k, Coalesced: true, Reason: "no elements"}
+	}
 	if !sameStrides(fromShape, op) {
 		lin := Linearize(op, Delinearize(fromShape, m.Results()[0]))
 		var err error
