@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/indexing"
 	"github.com/hlo-opt/hlo-opt/passes"
 )
 
@@ -59,7 +60,7 @@ var (
 		Name:           "gpu-kernels",
 		Doc:            "find the kernels of a module, their emitters and GPU cost analysis",
 		ResultType:     reflect.TypeFor[*kernelSet](),
-		RunComputation: func(u *passes.Unit) (any, error) { return kernelsOf(u), nil },
+		RunComputation: func(u *passes.Unit) (any, error) { return kernelsOf(u) },
 		Run:            func(u *passes.Unit) (any, error) { return merge(u), nil },
 	}
 	CoalescingPass = &passes.Pass{
@@ -100,7 +101,8 @@ func coalescingOf(u *passes.Unit) (any, error) {
 	cfg := configOf(u)
 	ks := kernelsIn(u).byComp[u.Computation]
 	out := make([][]OperandCoalescing, len(ks))
-	err := inChunks(u, len(ks), func(lo, hi int) error {
+	err := inChunks(u, len(ks), func(lo, hi int) (err error) {
+		defer indexing.Recover(&err)
 		cache := NewVerdictCache()
 		for i := lo; i < hi; i++ {
 			if err := u.Context().Err(); err != nil {
@@ -136,7 +138,8 @@ func estimatesOf(u *passes.Unit) (any, error) {
 	m := &Model{Device: cfg.Device, Mode: cfg.CostMode}
 	ks := kernelsIn(u).byComp[u.Computation]
 	out := make([]*Estimate, len(ks))
-	err := inChunks(u, len(ks), func(lo, hi int) error {
+	err := inChunks(u, len(ks), func(lo, hi int) (err error) {
+		defer indexing.Recover(&err)
 		cache := NewVerdictCache()
 		for i := lo; i < hi; i++ {
 			if err := u.Context().Err(); err != nil {
@@ -213,10 +216,10 @@ func isKernelComputation(u *passes.Unit, c *hlo.Computation, depth int) bool {
 	return false
 }
 
-func kernelsOf(u *passes.Unit) []*kernel {
+func kernelsOf(u *passes.Unit) ([]*kernel, error) {
 	c := u.Computation
 	if c == nil || !isKernelComputation(u, c, 0) {
-		return nil
+		return nil, nil
 	}
 	var ins []*hlo.Instruction
 	for _, in := range c.Instructions {
@@ -227,7 +230,10 @@ func kernelsOf(u *passes.Unit) []*kernel {
 	out := make([]*kernel, len(ins))
 	// Large computations are analysed in parallel chunks, each with its
 	// own cost memo.
-	_ = inChunks(u, len(ins), func(lo, hi int) error {
+	err := inChunks(u, len(ins), func(lo, hi int) (err error) {
+		// An expression past int64 or a zero divisor is an error
+		// of its own, not a cancellation.
+		defer indexing.Recover(&err)
 		costs := NewCosts()
 		costs.instr = make(map[*hlo.Instruction]*InstructionCost, hi-lo)
 		for i := lo; i < hi; i++ {
@@ -241,10 +247,10 @@ func kernelsOf(u *passes.Unit) []*kernel {
 	// On cancellation, the kernels analysed before the first one missing.
 	for i, k := range out {
 		if k == nil {
-			return out[:i]
+			return out[:i], err
 		}
 	}
-	return out
+	return out, err
 }
 
 func merge(u *passes.Unit) *kernelSet {

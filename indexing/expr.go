@@ -186,7 +186,7 @@ func Mul(e *Expr, c int64) *Expr {
 // panics if d is 0.
 func FloorDiv(e *Expr, d int64) *Expr {
 	if d == 0 {
-		panic("indexing: floordiv by zero")
+		panic(ArithmeticError{"floordiv by zero"})
 	}
 	if d < 0 {
 		return FloorDiv(Neg(e), checkedMul(d, -1, "floordiv"))
@@ -217,7 +217,7 @@ func FloorDiv(e *Expr, d int64) *Expr {
 // if d is 0.
 func CeilDiv(e *Expr, d int64) *Expr {
 	if d == 0 {
-		panic("indexing: ceildiv by zero")
+		panic(ArithmeticError{"ceildiv by zero"})
 	}
 	if d < 0 {
 		return CeilDiv(Neg(e), checkedMul(d, -1, "ceildiv"))
@@ -243,7 +243,7 @@ func CeilDiv(e *Expr, d int64) *Expr {
 // Mod returns e mod m, which lies in [0, m-1]. It panics unless m is positive.
 func Mod(e *Expr, m int64) *Expr {
 	if m <= 0 {
-		panic(fmt.Sprintf("indexing: mod by non-positive %d", m))
+		panic(ArithmeticError{fmt.Sprintf("mod by non-positive %d", m)})
 	}
 	if m == 1 {
 		return Const(0)

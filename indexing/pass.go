@@ -160,7 +160,7 @@ func ComputeInstructionMaps(in *hlo.Instruction) (*InstructionMaps, error) {
 func computationMaps(c *hlo.Computation) ([]*InstructionMaps, error) {
 	into := make([]*InstructionMaps, len(c.Instructions))
 	for i, in := range c.Instructions {
-		im, err := ComputeInstructionMaps(in)
+		im, err := instructionMaps(in)
 		if err != nil {
 			return into[:i], err
 		}
@@ -380,4 +380,18 @@ func appendSet(b []byte, maps []*IndexingMap) []byte {
 		b = append(b, '\n')
 	}
 	return b
+}
+
+// instructionMaps is ComputeInstructionMaps with the expression
+// constructors' panics (sizes past int64, zero divisors) returned as the
+// instruction's error.
+func instructionMaps(in *hlo.Instruction) (im *InstructionMaps, err error) {
+	defer func() {
+		switch err.(type) {
+		case OverflowError, ArithmeticError:
+			im, err = nil, &InstructionError{Instr: in, Msg: err.Error()}
+		}
+	}()
+	defer Recover(&err)
+	return ComputeInstructionMaps(in)
 }
