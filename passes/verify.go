@@ -201,8 +201,7 @@ func (v *verifier) computation(c *hlo.Computation) {
 			}
 		}
 		info := lookupOp(in.Opcode)
-		v.operandCount(in, info)
-		if operandsOK {
+		if v.operandCount(in, info) && operandsOK {
 			v.shape(in, info)
 			v.attrs(in)
 		}
@@ -329,32 +328,50 @@ func lookupOp(op hlo.Opcode) opInfo {
 	return opInfo{arity: i.Arity, elementwise: i.Elementwise && (i.Arity == 1 || i.Arity == 2) || op == hlo.OpBitcastConvert}
 }
 
-func (v *verifier) operandCount(in *hlo.Instruction, info opInfo) {
+// operandCount checks the number of operands and reports whether it is
+// right (or not fixed): the shape and attribute checks index the operands
+// only then.
+func (v *verifier) operandCount(in *hlo.Instruction, info opInfo) bool {
 	n := len(in.Operands)
 	if want := info.arity; want >= 0 {
 		if n != want {
 			v.errorf(in, in.Parent, "%s has %d operands, want %d", in.Opcode, n, want)
+			return false
 		}
-		return
+		return true
 	}
+	var problem string
 	switch in.Opcode {
 	case hlo.OpReduce, hlo.OpReduceWindow:
 		if n < 2 || n%2 != 0 {
-			v.errorf(in, in.Parent, "%s has %d operands, want an even number >= 2", in.Opcode, n)
+			problem = "want an even number >= 2"
+		}
+	case hlo.OpScatter:
+		if n < 3 || n%2 != 1 {
+			problem = "want an odd number >= 3"
+		}
+	case hlo.OpSelectAndScatter:
+		if n != 3 {
+			problem = "want 3"
 		}
 	case hlo.OpDynamicSlice:
 		if n < 2 {
-			v.errorf(in, in.Parent, "dynamic-slice has %d operands, want >= 2", n)
+			problem = "want >= 2"
 		}
 	case hlo.OpDynamicUpdateSlice:
 		if n < 3 {
-			v.errorf(in, in.Parent, "dynamic-update-slice has %d operands, want >= 3", n)
+			problem = "want >= 3"
 		}
-	case hlo.OpConcatenate, hlo.OpConditional, hlo.OpSort:
+	case hlo.OpConcatenate, hlo.OpConditional, hlo.OpSort, hlo.OpMap:
 		if n < 1 {
-			v.errorf(in, in.Parent, "%s has no operands", in.Opcode)
+			problem = "want >= 1"
 		}
 	}
+	if problem != "" {
+		v.errorf(in, in.Parent, "%s has %d operands, %s", in.Opcode, n, problem)
+		return false
+	}
+	return true
 }
 
 func sameDims(a, b *hlo.Shape) bool { return slices.Equal(a.Dims, b.Dims) }

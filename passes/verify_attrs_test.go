@@ -2,6 +2,7 @@ package passes
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -174,5 +175,34 @@ func TestVerifyMutations(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestVerifyWrongOperandCountsDoNotPanic: a wrong operand count is
+// reported, and the shape checks, which index the operands, are skipped
+// (a broadcast or get-tuple-element without operands made verify panic).
+func TestVerifyWrongOperandCountsDoNotPanic(t *testing.T) {
+	for op, want := range map[string]string{
+		"f32[4,2] broadcast(), dimensions={0}":     "broadcast has 0 operands, want 1",
+		"f32[4] get-tuple-element(), index=0":      "get-tuple-element has 0 operands, want 1",
+		"f32[4] transpose(), dimensions={0}":       "transpose has 0 operands, want 1",
+		"f32[4] scatter(p, p), to_apply=e":         "scatter has 2 operands, want an odd number >= 3",
+		"f32[4] reduce-window(p), window={size=1}": "reduce-window has 1 operands, want an even number >= 2",
+		"f32[4] concatenate(), dimensions={0}":     "concatenate has 0 operands, want >= 1",
+	} {
+		m, err := hlo.ParseString("HloModule m\n\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT b = " + op + "\n}\n")
+		require.NoError(t, err, op)
+		pl, err := NewPipeline([]*Pass{Verify}, Options{Jobs: 1})
+		require.NoError(t, err)
+		_, err = pl.Run(context.Background(), m)
+		var l ErrorList
+		require.True(t, errors.As(err, &l), "%s: got %v", op, err)
+		var msgs []string
+		for _, e := range l {
+			msgs = append(msgs, e.Msg)
+		}
+		assert.Contains(t, msgs, want, op)
+		var pe *PanicError
+		assert.False(t, errors.As(err, &pe), "%s: verify panicked: %v", op, err)
 	}
 }
