@@ -22,7 +22,11 @@ func ceilDiv(a, b int64) int64 {
 	if b <= 0 {
 		return 0
 	}
-	return (a + b - 1) / b
+	q := a / b // not (a+b-1)/b, which overflows for a near 2^63
+	if a%b > 0 {
+		q++
+	}
+	return q
 }
 
 func roundUp(a, b int64) int64 { return ceilDiv(a, b) * b }

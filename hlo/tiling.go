@@ -436,4 +436,11 @@ func tilingRowMajor(idx, dims []int64) int64 {
 	return n
 }
 
-func tilingCeilDiv(a, b int64) int64 { return (a + b - 1) / b }
+// tilingCeilDiv is ceil(a/b) for b > 0; a+b-1 could overflow.
+func tilingCeilDiv(a, b int64) int64 {
+	q := a / b
+	if a%b > 0 {
+		q++
+	}
+	return q
+}

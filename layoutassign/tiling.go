@@ -314,7 +314,14 @@ func WithTiling(shape hlo.Shape, target Target) hlo.Shape {
 	return out
 }
 
-func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+// ceilDiv is ceil(a/b) for b > 0; a+b-1 could overflow.
+func ceilDiv(a, b int64) int64 {
+	q := a / b
+	if a%b > 0 {
+		q++
+	}
+	return q
+}
 
 // ParseTarget returns the target named "tpu", "gpu" or "cpu" (the
 // --target flag), with 1-byte PRED; "tpu-pred4" is the TPU with 4-byte

@@ -45,7 +45,7 @@ func TestPipelineRunsRequiresOnceAndInvalidates(t *testing.T) {
 	grow := &Pass{Name: "grow", Doc: "add an instruction", Transform: true,
 		Run: func(u *Unit) (any, error) {
 			c := u.Module.Entry
-			in := &hlo.Instruction{Name: "extra", Opcode: "negate", Shape: c.Root.Shape, Operands: []*hlo.Instruction{c.Root},
+			in := &hlo.Instruction{Name: "extra", Opcode: "copy", Shape: c.Root.Shape, Operands: []*hlo.Instruction{c.Root},
 				Parent: c, Index: len(c.Instructions), ParameterNumber: -1}
 			c.Instructions = append(c.Instructions, in)
 			c.Root = in

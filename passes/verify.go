@@ -84,6 +84,8 @@ func verifyModule(u *Unit) (any, error) {
 		res.Computations++
 		res.Instructions += len(c.Instructions)
 	}
+	moduleBytes(u)
+	entryLayout(u)
 	return res, nil
 }
 

@@ -65,6 +65,7 @@ func (v *verifier) attrs(in *hlo.Instruction) {
 	if problem != "" {
 		v.errorf(in, in.Parent, "%s", problem)
 	}
+	v.moreAttrs(in)
 }
 
 // arrays reports whether every operand and the result are arrays (the

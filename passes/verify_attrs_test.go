@@ -149,7 +149,7 @@ type mutation struct{ from, to, want string }
 
 // module wraps an entry body with the computations the cases call.
 func module(body string) string {
-	return "HloModule m\n\n" + addComp + "neg_f {\n  x = f32[4] parameter(0)\n  ROOT n = f32[4] negate(x)\n}\n\nENTRY e {\n  " + body + "\n}\n"
+	return "HloModule m\n\n" + addComp + moreComps + "neg_f {\n  x = f32[4] parameter(0)\n  ROOT n = f32[4] negate(x)\n}\n\nENTRY e {\n  " + body + "\n}\n"
 }
 
 func TestVerifyMutations(t *testing.T) {
