@@ -24,9 +24,14 @@ import (
 // control predecessors defined in the same computation; no dependence
 // cycle; parameter numbers dense; operand counts of the opcodes it knows;
 // shapes (ignoring layouts) of elementwise ops, get-tuple-element, tuple,
-// broadcast, transpose, reshape, slice, concatenate, fusion and while; and
-// called computations present with the right number of parameters.
-// Per module: an entry, unique computation names, no recursion.
+// broadcast, transpose, reshape, slice, concatenate, fusion and while;
+// called computations present with the right number of parameters; the
+// attributes the analyses read, as XLA's shape inference checks them, and
+// the result shapes they give (verify_attrs.go, verify_more.go: dimension
+// numbers, bounds, windows, layouts, called computations' signatures).
+// Only a right operand count lets the shape and attribute checks run.
+// Per module: an entry, unique computation names, no recursion, values
+// totalling under 2^62 bytes, entry_computation_layout's sizes.
 var Verify = &Pass{
 	Name:           "verify",
 	Doc:            "check operands, operand counts, shapes, roots and called computations",

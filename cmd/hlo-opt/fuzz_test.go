@@ -47,28 +47,7 @@ func FuzzPipeline(f *testing.F) {
 			f.Add(src)
 		}
 	}
-	pipelines := map[string]*passes.Pipeline{}
-	for _, target := range []string{"tpu", "gpu"} {
-		cfg := defaultPassConfig()
-		t, err := layoutassign.ParseTarget(target)
-		if err != nil {
-			f.Fatal(err)
-		}
-		cfg.layout.Target = t
-		reg, err := newRegistry()
-		if err != nil {
-			f.Fatal(err)
-		}
-		ps, err := reg.Parse("layout,indexing,coalescing,utilization,cost,stats")
-		if err != nil {
-			f.Fatal(err)
-		}
-		pl, err := passes.NewPipeline(ps, passes.Options{Jobs: 1, Logger: zap.NewNop(), Config: cfg.config()})
-		if err != nil {
-			f.Fatal(err)
-		}
-		pipelines[target] = pl
-	}
+	pipelines := everyPassPipelines(f)
 	f.Fuzz(func(t *testing.T, src []byte) {
 		for _, ch := range hlo.SplitInputFile(src) {
 			for target, pl := range pipelines {
@@ -88,6 +67,34 @@ func FuzzPipeline(f *testing.F) {
 			}
 		}
 	})
+}
+
+// everyPassPipelines returns, for the TPU and the GPU target, a pipeline
+// of every pass as hlo-opt runs them (the input verified first).
+func everyPassPipelines(tb testing.TB) map[string]*passes.Pipeline {
+	pipelines := map[string]*passes.Pipeline{}
+	for _, target := range []string{"tpu", "gpu"} {
+		cfg := defaultPassConfig()
+		t, err := layoutassign.ParseTarget(target)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		cfg.layout.Target = t
+		reg, err := newRegistry()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		ps, err := reg.Parse("layout,indexing,coalescing,utilization,cost,stats")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		pl, err := passes.NewPipeline(ps, passes.Options{Jobs: 1, Logger: zap.NewNop(), Config: cfg.config()})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		pipelines[target] = pl
+	}
+	return pipelines
 }
 
 // TestMutationsNeverPanic runs every pass on the hand-written invalid
