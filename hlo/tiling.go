@@ -97,11 +97,18 @@ func tilingShapeBytes(s Shape, o SizeOptions, padded bool) (int64, error) {
 	}
 	var elems int64
 	if padded {
-		ts, err := Tiled(s)
-		if err != nil {
-			return 0, err
+		n, ok := TiledElements(s)
+		if ok && s.Layout != nil && s.Layout.TailPaddingAlignment > 1 {
+			n, ok = roundUpChecked(n, s.Layout.TailPaddingAlignment)
 		}
-		elems = ts.PaddedElements
+		if !ok {
+			ts, err := tiled(s, false) // the general case, or the error
+			if err != nil {
+				return 0, err
+			}
+			n = ts.PaddedElements
+		}
+		elems = n
 	} else {
 		if err := tilingCheckDims(s); err != nil {
 			return 0, err
@@ -208,7 +215,12 @@ type TiledShape struct {
 // Tiled computes the tiled layout description of an array shape, checking
 // its layout: minor_to_major must be a permutation of the dims, tile sizes
 // positive or "*", and a "*" never the last entry of a tile.
-func Tiled(s Shape) (*TiledShape, error) {
+func Tiled(s Shape) (*TiledShape, error) { return tiled(s, true) }
+
+// tiled is Tiled, without the index expressions (Exprs nil) unless
+// withExprs: building them is most of the cost, and sizes (PaddedBytes,
+// which verify computes for every tiled value) do not need them.
+func tiled(s Shape, withExprs bool) (*TiledShape, error) {
 	if err := tilingCheckDims(s); err != nil {
 		return nil, err
 	}
@@ -227,9 +239,12 @@ func Tiled(s Shape) (*TiledShape, error) {
 		Physical:     PhysicalDims(s),
 	}
 	cur := slices.Clone(ts.Physical)
-	exprs := make([]*IndexExpr, len(cur))
-	for i, d := range m2m {
-		exprs[len(m2m)-1-i] = ixDim(int(d), s.Dims[d])
+	var exprs []*IndexExpr
+	if withExprs {
+		exprs = make([]*IndexExpr, len(cur))
+		for i, d := range m2m {
+			exprs[len(m2m)-1-i] = ixDim(int(d), s.Dims[d])
+		}
 	}
 	if s.Layout != nil {
 		for _, t := range s.Layout.Tiles {
@@ -237,7 +252,9 @@ func Tiled(s Shape) (*TiledShape, error) {
 			if err != nil {
 				return nil, fmt.Errorf("layout of %s: %w", s.StringNoLayout(), err)
 			}
-			exprs = step.exprs(exprs)
+			if withExprs {
+				exprs = step.exprs(exprs)
+			}
 			ts.Steps = append(ts.Steps, step)
 			cur = step.Out
 		}
@@ -434,6 +451,89 @@ func tilingRowMajor(idx, dims []int64) int64 {
 		n = n*dims[i] + e
 	}
 	return n
+}
+
+// TiledElements is the number of element slots of an array shape's tiled
+// layout before tail padding (Tiled's Final dims multiplied), computed
+// without allocating. It reports false for what it leaves to Tiled: a
+// dynamic shape, more than 8 dimensions or tile entries, a layout Tiled
+// rejects, or a count past int64.
+func TiledElements(s Shape) (int64, bool) {
+	if !s.IsArray() || s.Dynamic != nil {
+		return 0, false
+	}
+	var bufA, bufB [16]int64
+	n := len(s.Dims)
+	if n > len(bufA)/2 {
+		return 0, false
+	}
+	cur := bufA[:n]
+	m2m := s.MinorToMajor()
+	if !IsPermutation(m2m, n) {
+		return 0, false
+	}
+	for i, d := range m2m {
+		if s.Dims[d] < 0 {
+			return 0, false
+		}
+		cur[n-1-i] = s.Dims[d]
+	}
+	var tiles []Tile
+	if s.Layout != nil {
+		tiles = s.Layout.Tiles
+	}
+	other := bufB[:0]
+	for _, t := range tiles {
+		k := len(t)
+		if k == 0 || k > 8 || t[k-1] <= 0 {
+			return 0, false
+		}
+		prefix := len(cur) - k
+		if prefix < 0 {
+			// The tile covers more dims than there are: leading 1s.
+			padded := other[:0]
+			for range -prefix {
+				padded = append(padded, 1)
+			}
+			padded = append(padded, cur...)
+			cur, other = padded, cur[:0]
+			prefix = 0
+		}
+		out := append(other[:0], cur[:prefix]...)
+		var sizes [8]int64
+		ns := 0
+		carry := int64(1)
+		for i, v := range t {
+			d := cur[prefix+i]
+			var ok bool
+			if v == CombinedDim {
+				if carry, ok = MulInt64(carry, d); !ok {
+					return 0, false
+				}
+				continue
+			}
+			if d, ok = MulInt64(carry, d); !ok || v <= 0 || ns == len(sizes) {
+				return 0, false
+			}
+			out = append(out, tilingCeilDiv(d, v))
+			sizes[ns] = v
+			ns++
+			carry = 1
+		}
+		out = append(out, sizes[:ns]...)
+		if len(out) > len(bufA) {
+			return 0, false
+		}
+		cur, other = out, cur[:0]
+	}
+	p := int64(1)
+	for _, d := range cur {
+		var ok bool
+		if p, ok = MulInt64(p, d); !ok {
+			return 0, false
+		}
+	}
+	return p, true
 }
 
 // tilingCeilDiv is ceil(a/b) for b > 0; a+b-1 could overflow.

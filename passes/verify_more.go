@@ -349,11 +349,51 @@ func (v *verifier) layouts(in *hlo.Instruction, s *hlo.Shape) {
 			}
 		}
 	}
-	if sizeKnown(s) && (len(s.Layout.Tiles) > 0 || s.Layout.TailPaddingAlignment > 1) {
+	if _, small := bytesBound(s); !small && sizeKnown(s) && (len(s.Layout.Tiles) > 0 || s.Layout.TailPaddingAlignment > 1) {
 		if _, err := hlo.PaddedBytes(*s, hlo.SizeOptions{}); err != nil {
 			v.errorf(in, in.Parent, "%v", err)
 		}
 	}
+}
+
+// bytesBound is a cheap upper bound of an array's padded bytes: padding a
+// dimension of size d >= 1 to a multiple of t gives at most d*t, so the
+// element count times every tile's sizes and the tail alignment bounds
+// the padded count. small reports a bound under maxModuleBytes, which
+// makes the exact (costlier) size unnecessary for the overflow checks.
+func bytesBound(s *hlo.Shape) (bound int64, small bool) {
+	if !s.IsArray() {
+		return 0, true // tuples' leaves are counted; tokens are nothing
+	}
+	n, ok := int64(1), true
+	for _, d := range s.Dims {
+		if d < 0 { // unbounded: no size
+			return 0, true
+		}
+		if n, ok = hlo.MulInt64(n, d); !ok {
+			break
+		}
+	}
+	if l := s.Layout; ok && l != nil {
+		for _, t := range l.Tiles {
+			for _, d := range t {
+				if d > 0 && ok {
+					n, ok = hlo.MulInt64(n, d)
+				}
+			}
+		}
+		if ok && l.TailPaddingAlignment > 1 {
+			n, ok = hlo.MulInt64(n, l.TailPaddingAlignment)
+		}
+	}
+	bits := int64(64) // the widest element, E(n) and 4-byte PRED included
+	if l := s.Layout; l != nil && l.ElementSizeBits > bits {
+		bits = l.ElementSizeBits
+	}
+	if ok {
+		n, ok = hlo.MulInt64(n, bits/8+1)
+	}
+	return n, ok && n < maxModuleBytes
 }
 
 // sizeKnown reports whether the padded size of an array shape can be
@@ -382,6 +422,34 @@ const maxModuleBytes = 1 << 62
 // moduleBytes reports the value at which a module's values (every
 // instruction's result, at its stated layout) pass maxModuleBytes.
 func moduleBytes(u *Unit) {
+	// The bounds of the values' sizes first: cheap, and far under the
+	// limit for any module a machine can hold.
+	total, ok := int64(0), true
+	for _, c := range u.Module.Computations {
+		for _, in := range c.Instructions {
+			if in == nil {
+				continue
+			}
+			b, small := bytesBound(&in.Shape)
+			if in.Shape.IsTuple() {
+				b, small = 0, true
+				for _, l := range in.Shape.Leaves() {
+					lb, ls := bytesBound(l.Shape)
+					var ok bool
+					b, ok = hlo.AddInt64(b, lb+8)
+					small = small && ls && ok
+				}
+			}
+			if total, ok = hlo.AddInt64(total, b); !small || !ok || total >= maxModuleBytes {
+				moduleBytesExact(u)
+				return
+			}
+		}
+	}
+}
+
+// moduleBytesExact adds up the values' padded sizes exactly.
+func moduleBytesExact(u *Unit) {
 	total := int64(0)
 	for _, c := range u.Module.Computations {
 		for _, in := range c.Instructions {
