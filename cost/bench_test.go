@@ -44,7 +44,7 @@ func benchCostPasses(b *testing.B, cfg Config) {
 	name := hlotest.LargestCorpusFile(b)
 	m, src := hlotest.ReadModule(b, name)
 	n := hlotest.CountInstructions(m)
-	p, err := passes.NewPipeline(All(), passes.Options{Config: map[string]any{ConfigKey: cfg}})
+	p, err := passes.NewPipeline(All(), passes.Options{Config: cfg.PipelineConfig()})
 	require.NoError(b, err)
 	b.SetBytes(int64(len(src)))
 	b.ResetTimer()

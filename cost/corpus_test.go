@@ -13,7 +13,7 @@ import (
 )
 
 func runCostPasses(t testing.TB, m *hlo.Module, cfg Config) *passes.Results {
-	p, err := passes.NewPipeline(All(), passes.Options{Jobs: 1, Config: map[string]any{ConfigKey: cfg}})
+	p, err := passes.NewPipeline(All(), passes.Options{Jobs: 1, Config: cfg.PipelineConfig()})
 	require.NoError(t, err)
 	res, err := p.Run(context.Background(), m)
 	require.NoError(t, err)

@@ -37,7 +37,16 @@
 //     "utilization", "cost"; text and JSON reports) require KernelsPass
 //     ("gpu-kernels", the kernels and their cost analysis) and read their
 //     Config from the pipeline's Options.Config under ConfigKey; hlo-opt
-//     sets it from --device and --coalescing.
+//     sets it from --device and --coalescing. KernelsPass requires
+//     layoutassign.AssignPass ("layout-assign"), as XLA's GPU cost analysis
+//     runs after layout assignment: every array the module states no layout
+//     for gets one, and copies go where two stated layouts meet, before any
+//     read is judged. It lays out for the layoutassign.Options under
+//     layoutassign.ConfigKey (the TPU target without them);
+//     Config.PipelineConfig sets both keys for the Config's device. hlo-opt
+//     sets them from --device and --target; without either, a run of cost
+//     passes alone lays out for a GPU. A dump after XLA's
+//     optimizations states every layout and is not changed.
 //
 // # Where this differs from XLA, and why
 //

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/indexing"
+	"github.com/hlo-opt/hlo-opt/layoutassign"
 	"github.com/hlo-opt/hlo-opt/passes"
 )
 
@@ -37,6 +38,26 @@ func DefaultConfig() Config {
 // passes.Options.Config (hlo-opt's --device and --coalescing).
 const ConfigKey = "cost"
 
+// PipelineConfig is c as passes.Options.Config: c under ConfigKey and,
+// under layoutassign.ConfigKey, the layout assignment that the cost passes
+// require (KernelsPass requires layoutassign.AssignPass) set to lay out for
+// c's device: GPU layouts for a GPU, TPU tilings for a TPU.
+func (c Config) PipelineConfig() map[string]any {
+	return map[string]any{ConfigKey: c, layoutassign.ConfigKey: layoutassign.Options{Target: c.Device.LayoutTarget()}}
+}
+
+// LayoutTarget is the layout target of d's kind (GPU layouts for a GPU, TPU
+// tilings otherwise), with d's name and HBM capacity for the memory
+// report's verdict.
+func (d Device) LayoutTarget() layoutassign.Target {
+	t := layoutassign.TPU()
+	if d.IsGPU() {
+		t = layoutassign.GPU()
+	}
+	t.Device, t.HBMBytes = d.Name, d.MemoryBytes
+	return t
+}
+
 // configOf returns the Config the pipeline holds under ConfigKey, or
 // DefaultConfig.
 func configOf(u *passes.Unit) Config {
@@ -59,6 +80,7 @@ var (
 	KernelsPass = &passes.Pass{
 		Name:           "gpu-kernels",
 		Doc:            "find the kernels of a module, their emitters and GPU cost analysis",
+		Requires:       []*passes.Pass{layoutassign.AssignPass},
 		ResultType:     reflect.TypeFor[*kernelSet](),
 		RunComputation: func(u *passes.Unit) (any, error) { return kernelsOf(u) },
 		Run:            func(u *passes.Unit) (any, error) { return merge(u), nil },

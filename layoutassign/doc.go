@@ -2,10 +2,11 @@
 // layouts, or GPU/CPU major-to-minor ones) and reports, before anything
 // runs, what each array and the whole program really cost in memory.
 //
-// It provides the "layout" pass (Pass, configured by the Options the
-// pipeline's Options.Config holds under ConfigKey): Assign writes a layout
-// into every array shape of the module, then AnalyzeMemory computes the
-// memory report, printed like the TPU out-of-memory report (Result's
+// It provides two passes, configured by the Options the pipeline's
+// Options.Config holds under ConfigKey: "layout-assign" (AssignPass, a
+// transform) in which Assign writes a layout into every array shape of the
+// module, and "layout" (Pass), which requires it and in which
+// AnalyzeMemory computes the memory report, printed like the TPU out-of-memory report (Result's
 // WriteText) or as JSON (ModuleReport, InstructionReport). DescribeShape
 // and WriteSVG answer "hlo-opt shape-info" for a single shape.
 //

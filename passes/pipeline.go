@@ -111,8 +111,9 @@ type Timing struct {
 }
 
 // Of returns the result of pass p (requested or required), and whether p
-// ran. After a later Transform pass changed the IR, it is the result as of
-// when p ran.
+// ran. A requested analysis's result describes the final module (see
+// Pipeline.Run); a required one's, or a Transform's, the module as of when
+// it ran.
 func (r *Results) Of(p *Pass) (any, bool) {
 	v, ok := r.values[p]
 	return v, ok
@@ -161,11 +162,20 @@ type run struct {
 // only a later pass of the chain may be called on computations before an
 // earlier one's Run (never on one where an earlier pass reported errors).
 // Transform passes are barriers: they finish, and are verified, alone.
+// The transforms that requested analyses require run before them all, up
+// to the first requested Transform (see upfront); at the end, a requested
+// analysis that ran before a later pass changed the IR runs again (see
+// refresh), so that Results describe the final module.
 func (pl *Pipeline) Run(ctx context.Context, m *hlo.Module) (*Results, error) {
 	r := &run{pl: pl, mod: m, valid: map[*Pass]any{}, budget: newBudget(min(pl.opts.Jobs, runtime.GOMAXPROCS(0)) - 1),
 		res: &Results{Module: m, Passes: pl.Passes(), values: map[*Pass]any{}}}
 	if err := r.verifyInput(ctx); err != nil {
 		return r.res, err
+	}
+	for _, t := range pl.upfront() {
+		if err := r.ensure(ctx, t, false); err != nil {
+			return r.res, err
+		}
 	}
 	for i := 0; i < len(pl.passes); {
 		if ch := r.chain(pl.passes[i:]); len(ch) > 1 {
@@ -180,7 +190,66 @@ func (pl *Pipeline) Run(ctx context.Context, m *hlo.Module) (*Results, error) {
 		}
 		i++
 	}
-	return r.res, nil
+	return r.res, r.refresh(ctx)
+}
+
+// upfront returns the Transform passes that the requested passes before
+// the first requested Transform require, directly or not, in the order
+// they are met: they run first, so that the analyses named before the pass
+// that requires them see the IR they leave and need not run again (see
+// refresh). hlo-opt --passes=indexing,coalescing lays out before indexing.
+func (pl *Pipeline) upfront() []*Pass {
+	var out []*Pass
+	seen := map[*Pass]bool{}
+	var visit func(p *Pass)
+	visit = func(p *Pass) {
+		if seen[p] {
+			return
+		}
+		seen[p] = true
+		for _, q := range p.Requires {
+			visit(q)
+		}
+		if p.Transform {
+			out = append(out, p)
+		}
+	}
+	for _, p := range pl.passes {
+		if p.Transform {
+			break
+		}
+		for _, q := range p.Requires {
+			visit(q)
+		}
+	}
+	return out
+}
+
+// refresh runs again each requested analysis that ran before a later pass
+// changed the IR (a Transform named after it, or one a later pass
+// requires), so that every result describes the final module, the one
+// reports are written against: an indexing result of the instructions
+// before the layout assignment inserted copies would not fit the module
+// printed. A Transform's result stays what it did. Transforms that keep
+// changing the IR as analyses require them again are an error.
+func (r *run) refresh(ctx context.Context) error {
+	for range len(r.pl.passes) + 1 {
+		var stale []*Pass
+		for _, p := range r.pl.passes {
+			if _, ok := r.valid[p]; !ok && !p.Transform && !slices.Contains(stale, p) {
+				stale = append(stale, p)
+			}
+		}
+		if len(stale) == 0 {
+			return nil
+		}
+		for _, p := range stale {
+			if err := r.ensure(ctx, p, true); err != nil {
+				return err
+			}
+		}
+	}
+	return errors.New("passes: the IR does not settle: the transforms the requested passes require keep changing it")
 }
 
 // verifyInput runs Verify on the module before the first pass, as XLA's

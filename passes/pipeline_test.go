@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -67,13 +68,40 @@ func TestPipelineRunsRequiresOnceAndInvalidates(t *testing.T) {
 	}
 	res, err := pl.Run(context.Background(), m)
 	require.NoError(t, err)
-	assert.Equal(t, []int{before, before, before + 1}, seen, "the analysis is cached, then recomputed after the change")
+	assert.Equal(t, []int{before, before, before + 1, before + 1, before + 1}, seen,
+		"the analysis is cached, then recomputed after the change; u1 and u2 run again on the final module")
 	assert.Equal(t, int32(2), analysisRuns.Load())
-	assert.Equal(t, []string{"count", "u1", "u2", "grow", "count", "u3"}, events)
+	assert.Equal(t, []string{"count", "u1", "u2", "grow", "count", "u3", "u1", "u2"}, events)
 	n, ok := ResultOf[int](res, analysis)
 	assert.True(t, ok)
 	assert.Equal(t, before+1, n)
-	assert.Len(t, res.Timings, 6)
+	assert.Len(t, res.Timings, 8)
+}
+
+// Two transforms that change the IR every time, each required by one
+// analysis, never let the results settle: an error, not a loop.
+func TestPipelineRefreshNeedsTheIRToSettle(t *testing.T) {
+	grower := func(name string) *Pass {
+		return &Pass{Name: name, Doc: "add an instruction every time", Transform: true,
+			Run: func(u *Unit) (any, error) {
+				c := u.Module.Entry
+				in := &hlo.Instruction{Name: name + "." + strconv.Itoa(len(c.Instructions)), Opcode: "copy", Shape: c.Root.Shape,
+					Operands: []*hlo.Instruction{c.Root}, Parent: c, Index: len(c.Instructions), ParameterNumber: -1}
+				c.Instructions = append(c.Instructions, in)
+				c.Root = in
+				u.SetChanged()
+				return nil, nil
+			}}
+	}
+	reads := func(name string, g *Pass) *Pass {
+		return &Pass{Name: name, Doc: "require a grower", Requires: []*Pass{g}, Run: func(*Unit) (any, error) { return nil, nil }}
+	}
+	pl, err := NewPipeline([]*Pass{reads("a", grower("g1")), reads("b", grower("g2"))}, Options{Jobs: 1})
+	require.NoError(t, err)
+	m, _ := hlotest.LoopsModule()
+	_, err = pl.Run(context.Background(), m)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "does not settle")
 }
 
 func TestPipelineVerifiesAfterChangeAndNamesThePass(t *testing.T) {

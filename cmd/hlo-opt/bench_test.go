@@ -14,8 +14,9 @@ import (
 )
 
 // BenchmarkPipelineAllPasses runs every analysis hlo-opt offers (verify,
-// stats, indexing, coalescing, utilization, cost; not the layout
-// assignment, which changes the module) over the largest multi-computation
+// stats, indexing, layout, coalescing, utilization, cost, and the layout
+// assignment they require, which lays the shared module out in the first
+// iteration and finds it laid out after) over the largest multi-computation
 // corpus module, as passes.BenchmarkPipeline does with verify and stats:
 // compare the ns/op of jobs=1 and jobs=2. The indexing caches stay warm
 // across iterations.

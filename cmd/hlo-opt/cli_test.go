@@ -87,7 +87,7 @@ func TestSplitInputFile(t *testing.T) {
 func TestUsageAndUnknownPass(t *testing.T) {
 	_, errOut, code := hloOpt(t, "", "--passes=stats,nope", example(t))
 	assert.Equal(t, 1, code)
-	assert.Equal(t, "hlo-opt: unknown pass \"nope\" (known: coalescing, cost, gpu-kernels, indexing, layout, stats, utilization, verify)\n", errOut)
+	assert.Equal(t, "hlo-opt: unknown pass \"nope\" (known: coalescing, cost, gpu-kernels, indexing, layout, layout-assign, stats, utilization, verify)\n", errOut)
 
 	_, _, code = hloOpt(t, "", "--bogus-flag", example(t))
 	assert.Equal(t, 2, code)
@@ -120,8 +120,8 @@ func TestUsageAndUnknownPass(t *testing.T) {
 
 	list, _, code := hloOpt(t, "", "--list-passes")
 	assert.Equal(t, 0, code)
-	assert.Contains(t, list, "stats        count instructions by opcode")
-	assert.Contains(t, list, "verify       check operands")
+	assert.Contains(t, list, "stats         count instructions by opcode")
+	assert.Contains(t, list, "verify        check operands")
 
 	_, errOut, code = hloOpt(t, "", filepath.Join(t.TempDir(), "missing.hlo"))
 	assert.Equal(t, 1, code)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hlo-opt/hlo-opt/layoutassign"
 )
 
 func TestParseInterspersed(t *testing.T) {
@@ -35,4 +37,30 @@ func TestParseInterspersed(t *testing.T) {
 	fs.SetOutput(io.Discard)
 	_, err := parseInterspersed(fs, []string{"a.hlo", "--nope"})
 	assert.Error(t, err)
+}
+
+// TestLayoutTargetFollowsDevice: the layout passes lay out for the
+// --device's kind, --target overrides it, and without either a run of cost
+// passes alone lays out for the GPU its cost passes model while any run
+// with the layout pass keeps the TPU default.
+func TestLayoutTargetFollowsDevice(t *testing.T) {
+	for _, tc := range []struct {
+		passes, device, target string
+		want                   layoutassign.Backend
+	}{
+		{passes: "layout", want: layoutassign.BackendTPU},
+		{passes: "coalescing", want: layoutassign.BackendGPU},
+		{passes: "stats,cost,utilization", want: layoutassign.BackendGPU},
+		{passes: "gpu-kernels", want: layoutassign.BackendGPU},
+		{passes: "layout,coalescing", want: layoutassign.BackendTPU},
+		{passes: "layout-assign,cost", want: layoutassign.BackendTPU},
+		{passes: "indexing", want: layoutassign.BackendTPU},
+		{passes: "coalescing", device: "tpu-v5e", want: layoutassign.BackendTPU},
+		{passes: "layout", device: "h100", want: layoutassign.BackendGPU},
+		{passes: "coalescing", target: "cpu", want: layoutassign.BackendCPU},
+	} {
+		cfg, err := newPassConfig(&options{passes: tc.passes, device: tc.device, target: tc.target})
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, cfg.layout.Target.Backend, "--passes=%s --device=%s --target=%s", tc.passes, tc.device, tc.target)
+	}
 }

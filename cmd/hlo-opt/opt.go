@@ -78,7 +78,7 @@ func newFlagSet(env *Env, o *options) *flag.FlagSet {
 	fs.BoolVar(&o.expandFusions, "expand-fusions", false, "with --format=dot --computation: draw each fusion's computation as a cluster linked to the fusion")
 	fs.IntVar(&o.maxNodes, "max-nodes", graph.DefaultMaxNodes, "with --format=dot --computation: draw at most `N` instructions, those nearest the root (negative: all)")
 	fs.BoolVar(&o.progress, "progress", true, "show a progress line on stderr when it is a terminal")
-	fs.StringVar(&o.device, "device", "", "the device every pass models: tpu-v4, tpu-v5e, tpu-v5p, tpu-v6e, h100, h200, a100 or a JSON device `file`; the layout target follows its kind and the memory report checks its HBM capacity (default: h100 for the cost passes, the tpu target without capacity for the layout pass)")
+	fs.StringVar(&o.device, "device", "", "the device every pass models: tpu-v4, tpu-v5e, tpu-v5p, tpu-v6e, h100, h200, a100 or a JSON device `file`; the layout target follows its kind and the memory report checks its HBM capacity (default: h100 for the cost passes, the tpu target without capacity for the layout pass; cost passes alone lay out for a gpu)")
 	fs.StringVar(&o.target, "target", "", "target of the layout pass: tpu, tpu-pred4 (4-byte PRED), gpu or cpu (default: the --device's kind, else tpu)")
 	fs.BoolVar(&o.keepLayouts, "keep-layouts", false, "layout pass: keep every layout stated in the module (the default; kept for scripts)")
 	fs.BoolVar(&o.relayout, "relayout", false, "layout pass: assign every layout anew, keeping only the entry signature and layout constraints (by default every stated layout is kept)")
@@ -129,8 +129,12 @@ func Main(ctx context.Context, args []string, env *Env) int {
 		return 0
 	}
 	if o.listPasses {
+		width := 0
 		for _, p := range reg.Passes() {
-			fmt.Fprintf(env.Stdout, "%-12s %s\n", p.Name, p.Doc)
+			width = max(width, len(p.Name))
+		}
+		for _, p := range reg.Passes() {
+			fmt.Fprintf(env.Stdout, "%-*s %s\n", width, p.Name, p.Doc)
 		}
 		return 0
 	}

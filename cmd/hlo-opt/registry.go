@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/hlo-opt/hlo-opt/cost"
 	"github.com/hlo-opt/hlo-opt/indexing"
@@ -23,6 +25,22 @@ func defaultPassConfig() passConfig {
 	return passConfig{cost: cost.DefaultConfig(), layout: layoutassign.Options{Target: layoutassign.TPU()}}
 }
 
+// costOnly reports whether the comma-separated pass list names a GPU cost
+// pass and not the layout pass: without --device such a run lays out for
+// the cost passes' default GPU, not for the layout pass's default TPU.
+func costOnly(list string) bool {
+	names := strings.Split(list, ",")
+	if slices.Contains(names, layoutassign.Pass.Name) || slices.Contains(names, layoutassign.AssignPass.Name) {
+		return false
+	}
+	for _, p := range append(cost.All(), cost.KernelsPass) {
+		if slices.Contains(names, p.Name) {
+			return true
+		}
+	}
+	return false
+}
+
 // config is cfg as passes.Options.Config.
 func (cfg passConfig) config() map[string]any {
 	return map[string]any{cost.ConfigKey: cfg.cost, layoutassign.ConfigKey: cfg.layout}
@@ -40,6 +58,7 @@ func allPasses() []*passes.Pass {
 		cost.KernelsPass,
 		cost.UtilizationPass,
 		indexing.Pass,
+		layoutassign.AssignPass,
 		layoutassign.Pass,
 		passes.Stats,
 		passes.Verify,
@@ -65,11 +84,11 @@ func newPassConfig(o *options) (passConfig, error) {
 			return passConfig{}, err
 		}
 		cfg.cost.Device = d
-		cfg.layout.Target = layoutassign.TPU()
-		if d.IsGPU() {
-			cfg.layout.Target = layoutassign.GPU()
-		}
-		cfg.layout.Target.Device, cfg.layout.Target.HBMBytes = d.Name, d.MemoryBytes
+		cfg.layout.Target = d.LayoutTarget()
+	} else if costOnly(o.passes) {
+		// The cost passes lay out missing layouts first
+		// (layoutassign.AssignPass) for the device they model.
+		cfg.layout.Target = layoutassign.GPU()
 	}
 	switch o.coalescing {
 	case "", "indexing":
