@@ -43,7 +43,12 @@
 // NewPipeline(passes, Options{Jobs, Logger, NoVerify, AfterPass, Progress})
 // returns a Pipeline; Run(ctx, module) runs the passes in the order given.
 // Before a pass runs, its Requires run (once: results are cached until a
-// pass calls Unit.SetChanged, which invalidates them). RunComputation is
+// pass calls Unit.SetChanged, which invalidates them). A Transform that the
+// requested analyses require runs before them all, up to the first
+// requested Transform (the cost passes require the layout assignment, so
+// "indexing,coalescing" lays out before indexing), and a requested analysis
+// that a later change of the IR made stale runs again at the end: every
+// result describes the final module. RunComputation is
 // called for every non-fusion computation, fanned out over at most Jobs
 // workers (largest computation first; callee before caller, from
 // graph.CallGraph.NonFusionPostOrder, when a CalleesFirst pass waits for a
