@@ -7,6 +7,7 @@ import (
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
+	"github.com/hlo-opt/hlo-opt/layoutassign"
 	"github.com/hlo-opt/hlo-opt/passes"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -50,4 +51,52 @@ func TestCorpusReports(t *testing.T) {
 	}
 	t.Logf("%d corpus modules reported", modules)
 	assert.Positive(t, modules)
+}
+
+// The cost passes read layouts, so they run after the layout assignment
+// they require: an array without a stated layout gets the device's, and
+// where two stated layouts meet (here at the add) a copy goes between them
+// before any read is judged, as XLA lays out before it fuses and costs.
+func TestCostPassesRequireLayoutAssignment(t *testing.T) {
+	m, err := hlo.ParseString(`HloModule m
+
+fused {
+  p0 = f32[1024,1024]{0,1} parameter(0)
+  p1 = f32[1024,1024]{1,0} parameter(1)
+  ROOT a = f32[1024,1024]{1,0} add(p0, p1)
+}
+
+ENTRY main {
+  x = f32[1024,1024]{0,1} parameter(0)
+  y = f32[1024,1024] parameter(1)
+  ROOT f = f32[1024,1024]{1,0} fusion(x, y), kind=kLoop, calls=fused
+}
+`)
+	require.NoError(t, err)
+	var ran []string
+	cfg := DefaultConfig()
+	pl, err := passes.NewPipeline([]*passes.Pass{CoalescingPass}, passes.Options{Jobs: 1, Config: cfg.PipelineConfig(),
+		AfterPass: func(e passes.PassEvent) error { ran = append(ran, e.Pass.Name); return nil }})
+	require.NoError(t, err)
+	res, err := pl.Run(context.Background(), m)
+	require.NoError(t, err)
+	assert.Equal(t, []string{layoutassign.AssignPass.Name, KernelsPass.Name, CoalescingPass.Name}, ran)
+
+	y := m.Entry.Params[1]
+	require.NotNil(t, y.Shape.Layout, "y laid out")
+	assert.Equal(t, []int64{1, 0}, y.Shape.Layout.MinorToMajor)
+	assert.Empty(t, y.Shape.Layout.Tiles, "GPU layouts have no tiles")
+	f := m.Entry.Root
+	copies := 0
+	for _, in := range f.Called[0].Instructions {
+		if in.Opcode == hlo.OpCopy {
+			copies++
+		}
+	}
+	assert.Equal(t, 1, copies, "a copy where {0,1} meets {1,0}")
+	r, ok := passes.ResultOf[*CoalescingResult](res, CoalescingPass)
+	require.True(t, ok)
+	for _, o := range r.Of(f) {
+		assert.True(t, o.Coalesced, "operand %d: %s", o.Operand, o.Reason)
+	}
 }
