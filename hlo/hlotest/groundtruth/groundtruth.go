@@ -46,6 +46,18 @@ func (c Case) Has(name string) bool {
 	return err == nil
 }
 
+// Text reads one of the compile's files; ok is false when the compile
+// has none.
+func (c Case) Text(tb testing.TB, name string) (text string, ok bool) {
+	tb.Helper()
+	src, err := os.ReadFile(c.Path(name))
+	if os.IsNotExist(err) {
+		return "", false
+	}
+	require.NoError(tb, err)
+	return string(src), true
+}
+
 // Dir is testdata/groundtruth of the repository.
 func Dir(tb testing.TB) string {
 	tb.Helper()
