@@ -1,6 +1,7 @@
 package indexing
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -36,14 +37,14 @@ func mapsText(set []*IndexingMap) string {
 	return strings.Join(parts, "\n\n")
 }
 
-// seedOpCase is one HLO example of indexing-analysis.txt: the instruction
-// and, per operand (output to input) or per result (input to output), the
-// maps exactly as the document prints them.
+// seedOpCase is one HLO example of indexing-analysis.txt: its module
+// testdata/indexing/seed_<file>.hlo (which the CLI golden test also runs;
+// its comment names the SEED-ERRATA items it follows), the instruction and,
+// per operand (output to input) or per result (input to output), the maps
+// exactly as the document prints them.
 type seedOpCase struct {
-	name     string
-	hlo      string
+	file     string
 	instr    string
-	erratum  string         // the SEED-ERRATA item the case follows, if any
 	outToIn  map[int]string // operand -> maps (output 0)
 	inToOut  map[int]string // operand -> maps to result 0
 	outIndex int
@@ -51,24 +52,13 @@ type seedOpCase struct {
 
 var seedOpCases = []seedOpCase{
 	{
-		name: "intro broadcast", erratum: "SEED-ERRATA 1: the introduction's domain is inclusive, [0, 9] not [0, 10]",
-		hlo: `HloModule m
-ENTRY e {
-  p0 = f32[20] parameter(0)
-  ROOT bc0 = f32[10, 20, 30] broadcast(p0), dimensions={1}
-}`,
+		file:    "intro_broadcast",
 		instr:   "bc0",
 		outToIn: map[int]string{0: "(d0, d1, d2) -> (d1),\ndomain:\nd0 in [0, 9],\nd1 in [0, 19],\nd2 in [0, 29]"},
 		inToOut: map[int]string{0: "(d0)[s0, s1] -> (s0, d0, s1),\ndomain:\nd0 in [0, 19],\ns0 in [0, 9],\ns1 in [0, 29]"},
 	},
 	{
-		name: "elementwise",
-		hlo: `HloModule m
-ENTRY e {
-  p0 = f32[10, 20] parameter(0)
-  p1 = f32[10, 20] parameter(1)
-  ROOT add = f32[10, 20] add(p0, p1)
-}`,
+		file:  "elementwise",
 		instr: "add",
 		outToIn: map[int]string{
 			0: "(d0, d1) -> (d0, d1),\ndomain:\nd0 in [0, 9],\nd1 in [0, 19]",
@@ -80,16 +70,7 @@ ENTRY e {
 		},
 	},
 	{
-		name:    "dynamic-slice",
-		erratum: "SEED-ERRATA 5: the result shape s32[1,2,32] is added; SEED-ERRATA 2: rt bounds are [0, dim - size]",
-		hlo: `HloModule m
-ENTRY e {
-  src = s32[2,2,258] parameter(0)
-  of1 = s32[] parameter(1)
-  of2 = s32[] parameter(2)
-  of3 = s32[] parameter(3)
-  ROOT ds = s32[1,2,32] dynamic-slice(s32[2,2,258] src, s32[] of1, s32[] of2, s32[] of3), dynamic_slice_sizes={1, 2, 32}
-}`,
+		file:  "dynamic_slice",
 		instr: "ds",
 		outToIn: map[int]string{
 			0: "(d0, d1, d2){rt0, rt1, rt2} -> (d0 + rt0, d1 + rt1, d2 + rt2),\ndomain:\n" +
@@ -100,17 +81,7 @@ ENTRY e {
 		},
 	},
 	{
-		name:    "dynamic-update-slice",
-		erratum: "SEED-ERRATA 6: the map has rt variables only, not s",
-		hlo: `HloModule m
-ENTRY e {
-  src = s32[20,30] parameter(0)
-  upd = s32[5,10] parameter(1)
-  of1 = s32[] parameter(2)
-  of2 = s32[] parameter(3)
-  ROOT dus = s32[20,30] dynamic-update-slice(
-      s32[20,30] src, s32[5,10] upd, s32[] of1, s32[] of2)
-}`,
+		file:  "dynamic_update_slice",
 		instr: "dus",
 		outToIn: map[int]string{
 			0: "(d0, d1) -> (d0, d1),\ndomain:\nd0 in [0, 19],\nd1 in [0, 29]",
@@ -120,18 +91,7 @@ ENTRY e {
 		},
 	},
 	{
-		name: "gather",
-		hlo: `HloModule m
-ENTRY e {
-  operand = f32[33,76,70] parameter(0)
-  indices = s32[1806,2] parameter(1)
-  ROOT gather = f32[1806,7,8,4] gather(operand, indices),
-    offset_dims={1,2,3},
-    collapsed_slice_dims={},
-    start_index_map={0,1},
-    index_vector_dim=1,
-    slice_sizes={7,8,4}
-}`,
+		file:  "gather",
 		instr: "gather",
 		outToIn: map[int]string{
 			0: "(d0, d1, d2, d3){rt0, rt1} -> (d1 + rt0, d2 + rt1, d3),\ndomain:\n" +
@@ -141,47 +101,19 @@ ENTRY e {
 		},
 	},
 	{
-		name: "transpose", erratum: "SEED-ERRATA 6: no trailing comma after the last domain line",
-		hlo: `HloModule m
-ENTRY e {
-  p0 = f32[3, 12288, 6, 128] parameter(0)
-  ROOT transpose = f32[3, 6, 128, 12288] transpose(p0), dimensions={0, 2, 3, 1}
-}`,
+		file:    "transpose",
 		instr:   "transpose",
 		outToIn: map[int]string{0: "(d0, d1, d2, d3) -> (d0, d3, d1, d2),\ndomain:\nd0 in [0, 2],\nd1 in [0, 5],\nd2 in [0, 127],\nd3 in [0, 12287]"},
 		inToOut: map[int]string{0: "(d0, d1, d2, d3) -> (d0, d2, d3, d1),\ndomain:\nd0 in [0, 2],\nd1 in [0, 12287],\nd2 in [0, 5],\nd3 in [0, 127]"},
 	},
 	{
-		name: "reverse",
-		hlo: `HloModule m
-ENTRY e {
-  p0 = f32[1, 17, 9, 9] parameter(0)
-  ROOT reverse = f32[1, 17, 9, 9] reverse(p0), dimensions={1, 2}
-}`,
+		file:    "reverse",
 		instr:   "reverse",
 		outToIn: map[int]string{0: "(d0, d1, d2, d3) -> (d0, -d1 + 16, -d2 + 8, d3),\ndomain:\nd0 in [0, 0],\nd1 in [0, 16],\nd2 in [0, 8],\nd3 in [0, 8]"},
 		inToOut: map[int]string{0: "(d0, d1, d2, d3) -> (d0, -d1 + 16, -d2 + 8, d3),\ndomain:\nd0 in [0, 0],\nd1 in [0, 16],\nd2 in [0, 8],\nd3 in [0, 8]"},
 	},
 	{
-		name: "variadic reduce", erratum: "SEED-ERRATA 5: the max reducer is defined",
-		hlo: `HloModule m
-max {
-  a0 = f32[] parameter(0)
-  a1 = s32[] parameter(1)
-  b0 = f32[] parameter(2)
-  b1 = s32[] parameter(3)
-  m0 = f32[] maximum(a0, b0)
-  m1 = s32[] maximum(a1, b1)
-  ROOT t = (f32[], s32[]) tuple(m0, m1)
-}
-ENTRY e {
-  p0 = f32[256,10] parameter(0)
-  p0_init = f32[] constant(-inf)
-  p1 = s32[256,10] parameter(1)
-  p1_init = s32[] constant(0)
-  ROOT reduce = (f32[10], s32[10]) reduce(p0, p1, p0_init, p1_init),
-    dimensions={0}, to_apply=max
-}`,
+		file:  "variadic_reduce",
 		instr: "reduce",
 		outToIn: map[int]string{
 			0: "(d0)[s0] -> (s0, d0),\ndomain:\nd0 in [0, 9],\ns0 in [0, 255]",
@@ -197,71 +129,38 @@ ENTRY e {
 		},
 	},
 	{
-		name: "slice",
-		hlo: `HloModule m
-ENTRY e {
-  p0 = f32[10, 20, 50] parameter(0)
-  ROOT slice = f32[5, 3, 25] slice(f32[10, 20, 50] p0),
-    slice={[5:10:1], [3:20:7], [0:50:2]}
-}`,
+		file:    "slice",
 		instr:   "slice",
 		outToIn: map[int]string{0: "(d0, d1, d2) -> (d0 + 5, d1 * 7 + 3, d2 * 2),\ndomain:\nd0 in [0, 4],\nd1 in [0, 2],\nd2 in [0, 24]"},
 		inToOut: map[int]string{0: "(d0, d1, d2) -> (d0 - 5, (d1 - 3) floordiv 7, d2 floordiv 2),\ndomain:\n" +
 			"d0 in [5, 9],\nd1 in [3, 17],\nd2 in [0, 48],\n(d1 - 3) mod 7 in [0, 0],\nd2 mod 2 in [0, 0]"},
 	},
 	{
-		name: "collapse shape",
-		hlo: `HloModule m
-ENTRY e {
-  p0 = f32[4,8] parameter(0)
-  ROOT reshape = f32[32] reshape(p0)
-}`,
+		file:    "collapse_shape",
 		instr:   "reshape",
 		outToIn: map[int]string{0: "(d0) -> (d0 floordiv 8, d0 mod 8),\ndomain:\nd0 in [0, 31]"},
 		inToOut: map[int]string{0: "(d0, d1) -> (d0 * 8 + d1),\ndomain:\nd0 in [0, 3],\nd1 in [0, 7]"},
 	},
 	{
-		name: "expand shape",
-		hlo: `HloModule m
-ENTRY e {
-  p0 = f32[32] parameter(0)
-  ROOT reshape = f32[4, 8] reshape(p0)
-}`,
+		file:    "expand_shape",
 		instr:   "reshape",
 		outToIn: map[int]string{0: "(d0, d1) -> (d0 * 8 + d1),\ndomain:\nd0 in [0, 3],\nd1 in [0, 7]"},
 		inToOut: map[int]string{0: "(d0) -> (d0 floordiv 8, d0 mod 8),\ndomain:\nd0 in [0, 31]"},
 	},
 	{
-		name: "generic reshape 1",
-		hlo: `HloModule m
-ENTRY e {
-  p0 = f32[4,8] parameter(0)
-  ROOT reshape = f32[2, 4, 4] reshape(p0)
-}`,
+		file:    "generic_reshape_1",
 		instr:   "reshape",
 		outToIn: map[int]string{0: "(d0, d1, d2) -> (d0 * 2 + d1 floordiv 2, d2 + (d1 mod 2) * 4),\ndomain:\nd0 in [0, 1],\nd1 in [0, 3],\nd2 in [0, 3]"},
 		inToOut: map[int]string{0: "(d0, d1) -> (d0 floordiv 2, d1 floordiv 4 + (d0 mod 2) * 2, d1 mod 4),\ndomain:\nd0 in [0, 3],\nd1 in [0, 7]"},
 	},
 	{
-		name: "generic reshape 2", erratum: "SEED-ERRATA 6: the comma after d1 in [0, 2] is restored",
-		hlo: `HloModule m
-ENTRY e {
-  p0 = f32[4, 8, 12] parameter(0)
-  ROOT reshape = f32[32, 3, 4] reshape(p0)
-}`,
+		file:    "generic_reshape_2",
 		instr:   "reshape",
 		outToIn: map[int]string{0: "(d0, d1, d2) -> (d0 floordiv 8, d0 mod 8, d1 * 4 + d2),\ndomain:\nd0 in [0, 31],\nd1 in [0, 2],\nd2 in [0, 3]"},
 		inToOut: map[int]string{0: "(d0, d1, d2) -> (d0 * 8 + d1, d2 floordiv 4, d2 mod 4),\ndomain:\nd0 in [0, 3],\nd1 in [0, 7],\nd2 in [0, 11]"},
 	},
 	{
-		name: "concatenate",
-		hlo: `HloModule m
-ENTRY e {
-  p0 = f32[2, 5, 7] parameter(0)
-  p1 = f32[2, 11, 7] parameter(1)
-  p2 = f32[2, 17, 7] parameter(2)
-  ROOT concat = f32[2, 33, 7] concatenate(f32[2, 5, 7] p0, f32[2, 11, 7] p1, f32[2, 17, 7] p2), dimensions={1}
-}`,
+		file:  "concatenate",
 		instr: "concat",
 		outToIn: map[int]string{
 			0: "(d0, d1, d2) -> (d0, d1, d2),\ndomain:\nd0 in [0, 1],\nd1 in [0, 4],\nd2 in [0, 6]",
@@ -275,15 +174,7 @@ ENTRY e {
 		},
 	},
 	{
-		name: "dot", erratum: "SEED-ERRATA 3: input_2 -> output is (d0, s0, d2)",
-		hlo: `HloModule m
-ENTRY e {
-  p0 = f32[4, 128, 256] parameter(0)
-  p1 = f32[4, 256, 64] parameter(1)
-  ROOT dot = f32[4, 128, 64] dot(p0, p1),
-    lhs_batch_dims={0}, rhs_batch_dims={0},
-    lhs_contracting_dims={2}, rhs_contracting_dims={1}
-}`,
+		file:  "dot",
 		instr: "dot",
 		outToIn: map[int]string{
 			0: "(d0, d1, d2)[s0] -> (d0, d1, s0),\ndomain:\nd0 in [0, 3],\nd1 in [0, 127],\nd2 in [0, 63],\ns0 in [0, 255]",
@@ -295,13 +186,7 @@ ENTRY e {
 		},
 	},
 	{
-		name: "pad",
-		hlo: `HloModule m
-ENTRY e {
-  p0 = f32[4, 4] parameter(0)
-  p1 = f32[] parameter(1)
-  ROOT pad = f32[12, 16] pad(p0, p1), padding=1_4_1x4_8_0
-}`,
+		file:  "pad",
 		instr: "pad",
 		outToIn: map[int]string{
 			0: "(d0, d1) -> ((d0 - 1) floordiv 2, d1 - 4),\ndomain:\nd0 in [1, 7],\nd1 in [4, 7],\n(d0 - 1) mod 2 in [0, 0]",
@@ -309,19 +194,7 @@ ENTRY e {
 		},
 	},
 	{
-		name: "reduce-window", erratum: "SEED-ERRATA 5: the max reducer is defined",
-		hlo: `HloModule m
-max {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] maximum(a, b)
-}
-ENTRY e {
-  c_inf = f32[] constant(-inf)
-  p0 = f32[1024, 514] parameter(0)
-  ROOT reduce-window = f32[1024, 3] reduce-window(p0, c_inf),
-    window={size=1x512 pad=0_0x0_0}, to_apply=max
-}`,
+		file:  "reduce_window",
 		instr: "reduce-window",
 		outToIn: map[int]string{
 			0: "(d0, d1)[s0] -> (d0, d1 + s0),\ndomain:\nd0 in [0, 1023],\nd1 in [0, 2],\ns0 in [0, 511]",
@@ -329,90 +202,38 @@ ENTRY e {
 		},
 	},
 	{
-		name: "fusion p0 + transpose(p0)",
-		hlo: `HloModule m
-f {
-  p0 = f32[1000, 1000] parameter(0)
-  transpose_p0 = f32[1000, 1000]{0, 1} transpose(p0), dimensions={1, 0}
-  ROOT a0 = f32[1000, 1000] add(p0, transpose_p0)
-}
-ENTRY e {
-  p = f32[1000, 1000] parameter(0)
-  ROOT fusion = f32[1000, 1000] fusion(p), kind=kLoop, calls=f
-}`,
-		instr:   "fusion",
-		erratum: "SEED-ERRATA 5: the fusion maps' domain (the output's full range) is printed",
+		file:  "fusion_p0_plus_transposep0",
+		instr: "fusion",
 		outToIn: map[int]string{0: "(d0, d1) -> (d0, d1),\ndomain:\nd0 in [0, 999],\nd1 in [0, 999]\n\n" +
 			"(d0, d1) -> (d1, d0),\ndomain:\nd0 in [0, 999],\nd1 in [0, 999]"},
 	},
 	{
-		name: "fusion deduplicated transpose chain", erratum: "SEED-ERRATA 5: the domain is printed",
-		hlo: `HloModule m
-f {
-  p0 = f32[20, 10, 50] parameter(0)
-  lhs_transpose_1 = f32[10, 20, 50] transpose(p0), dimensions={1, 0, 2}
-  lhs_e = f32[10, 20, 50] exponential(lhs_transpose_1)
-  lhs_transpose_2 = f32[10, 50, 20] transpose(lhs_e), dimensions={0, 2, 1}
-  rhs_transpose_1 = f32[50, 10, 20] transpose(p0), dimensions={2, 1, 0}
-  rhs_log = f32[50, 10, 20] exponential(rhs_transpose_1)
-  rhs_transpose_2 = f32[10, 50, 20] transpose(rhs_log), dimensions={1, 0, 2}
-  ROOT add = f32[10, 50, 20] add(lhs_transpose_2, rhs_transpose_2)
-}
-ENTRY e {
-  p = f32[20, 10, 50] parameter(0)
-  ROOT fusion = f32[10, 50, 20] fusion(p), kind=kLoop, calls=f
-}`,
+		file:    "fusion_deduplicated_transpose_chain",
 		instr:   "fusion",
 		outToIn: map[int]string{0: "(d0, d1, d2) -> (d2, d0, d1),\ndomain:\nd0 in [0, 9],\nd1 in [0, 49],\nd2 in [0, 19]"},
 	},
 	{
-		name: "softmax fusion", erratum: "SEED-ERRATA 5: the softmax fusion is only an image; this is the fusion it shows",
-		hlo: `HloModule m
-max {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] maximum(a, b)
-}
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-softmax {
-  p0 = f32[2,65,125] parameter(0)
-  c0 = f32[] constant(-inf)
-  mx = f32[2,65] reduce(p0, c0), dimensions={2}, to_apply=max
-  mxb = f32[2,65,125] broadcast(mx), dimensions={0,1}
-  sub = f32[2,65,125] subtract(p0, mxb)
-  ex = f32[2,65,125] exponential(sub)
-  c1 = f32[] constant(0)
-  sum = f32[2,65] reduce(ex, c1), dimensions={2}, to_apply=add
-  sumb = f32[2,65,125] broadcast(sum), dimensions={0,1}
-  ROOT div = f32[2,65,125] divide(ex, sumb)
-}
-ENTRY e {
-  p = f32[2,65,125] parameter(0)
-  ROOT fusion = f32[2,65,125] fusion(p), kind=kLoop, calls=softmax
-}`,
+		file:  "softmax_fusion",
 		instr: "fusion",
 		outToIn: map[int]string{0: "(d0, d1, d2) -> (d0, d1, d2),\ndomain:\nd0 in [0, 1],\nd1 in [0, 64],\nd2 in [0, 124]\n\n" +
 			"(d0, d1, d2)[s0] -> (d0, d1, s0),\ndomain:\nd0 in [0, 1],\nd1 in [0, 64],\nd2 in [0, 124],\ns0 in [0, 124]"},
 	},
 	{
-		name: "chained reshapes cancel",
-		hlo: `HloModule m
-f {
-  p0 = f32[10, 10, 10] parameter(0)
-  reshape1 = f32[50, 20] reshape(p0)
-  ROOT reshape2 = f32[10, 10, 10] reshape(reshape1)
-}
-ENTRY e {
-  p = f32[10, 10, 10] parameter(0)
-  ROOT fusion = f32[10, 10, 10] fusion(p), kind=kLoop, calls=f
-}`,
+		file:    "chained_reshapes_cancel",
 		instr:   "fusion",
 		outToIn: map[int]string{0: "(d0, d1, d2) -> (d0, d1, d2),\ndomain:\nd0 in [0, 9],\nd1 in [0, 9],\nd2 in [0, 9]"},
 	},
+}
+
+// seedErrata is the SEED-ERRATA comment of a seed example's module.
+func seedErrata(src string) string {
+	var items []string
+	for line := range strings.Lines(src) {
+		if e, ok := strings.CutPrefix(line, "// "); ok && strings.HasPrefix(e, "SEED-ERRATA") {
+			items = append(items, strings.TrimSpace(e))
+		}
+	}
+	return strings.Join(items, "; ")
 }
 
 // TestSeedOpMaps checks every HLO example of the indexing analysis
@@ -420,18 +241,21 @@ ENTRY e {
 // errata of SEED-ERRATA.md named in the case).
 func TestSeedOpMaps(t *testing.T) {
 	for _, tc := range seedOpCases {
-		t.Run(tc.name, func(t *testing.T) {
-			in := parseEntry(t, tc.hlo, tc.instr)
+		t.Run(tc.file, func(t *testing.T) {
+			src, err := os.ReadFile("../testdata/indexing/seed_" + tc.file + ".hlo")
+			require.NoError(t, err)
+			in := parseEntry(t, string(src), tc.instr)
+			erratum := seedErrata(string(src))
 			h, err := ComputeOutputToInput(in, tc.outIndex)
 			require.NoError(t, err)
 			require.Len(t, h.Maps, len(in.Operands))
 			for op, want := range tc.outToIn {
-				assert.Equal(t, want, mapsText(h.Maps[op]), "output -> operand %d (%s)", op, tc.erratum)
+				assert.Equal(t, want, mapsText(h.Maps[op]), "output -> operand %d (%s)", op, erratum)
 			}
 			for op, want := range tc.inToOut {
 				io, err := ComputeInputToOutput(in, op)
 				require.NoError(t, err)
-				assert.Equal(t, want, mapsText(io.Maps[0]), "operand %d -> output (%s)", op, tc.erratum)
+				assert.Equal(t, want, mapsText(io.Maps[0]), "operand %d -> output (%s)", op, erratum)
 			}
 		})
 	}
