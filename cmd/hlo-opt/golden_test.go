@@ -42,14 +42,14 @@ func TestGolden(t *testing.T) {
 		for _, in := range inputs {
 			name := strings.TrimSuffix(filepath.Base(in), ".hlo")
 			t.Run(pass+"/"+name, func(t *testing.T) {
-				got := &txtar{sections: map[string]string{}}
+				got := &hlotest.Archive{}
 				add := func(section string, args ...string) {
 					out, errOut, code := hloOpt(t, "", args...)
 					if code != 0 {
 						out = errOut
 					}
-					got.names = append(got.names, section)
-					got.sections[section] = strings.ReplaceAll(out, root+string(filepath.Separator), "testdata/")
+					out = strings.ReplaceAll(out, root+string(filepath.Separator), "testdata/")
+					got.Files = append(got.Files, hlotest.File{Name: section, Data: out})
 				}
 				if isPass {
 					flags := inputFlags(t, in)
@@ -60,16 +60,12 @@ func TestGolden(t *testing.T) {
 				}
 				goldenPath := filepath.Join(root, pass, name+".golden")
 				if *hlotest.Update {
-					require.NoError(t, os.WriteFile(goldenPath, []byte(got.format()), 0o644))
+					require.NoError(t, os.WriteFile(goldenPath, []byte(got.Format()), 0o644))
 					return
 				}
 				data, err := os.ReadFile(goldenPath)
 				require.NoError(t, err, "missing golden file; run go test ./cmd/hlo-opt -update")
-				want := parseTxtar(string(data))
-				assert.Equal(t, want.names, got.names)
-				for _, s := range got.names {
-					assert.Equal(t, want.sections[s], got.sections[s], "section %s", s)
-				}
+				assert.Equal(t, hlotest.ParseArchive(string(data)).Files, got.Files)
 			})
 			ran++
 		}

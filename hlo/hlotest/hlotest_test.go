@@ -136,3 +136,13 @@ func TestCallsModuleRoundTripsThroughText(t *testing.T) {
 	assert.Equal(t, 1+3*(2+1+2+1)+3+1, CountInstructions(again))
 	assert.Equal(t, "calls3", again.Name)
 }
+
+func TestArchiveRoundTrip(t *testing.T) {
+	const text = "a comment\n-- one --\nfirst\n\n-- two --\n-- three --\nlast\n"
+	a := ParseArchive(text)
+	assert.Equal(t, "a comment\n", a.Comment)
+	assert.Equal(t, []File{{"one", "first\n\n"}, {"two", ""}, {"three", "last\n"}}, a.Files)
+	assert.Equal(t, text, a.Format())
+	a.Files = append(a.Files, File{"four", "no newline"})
+	assert.Equal(t, text+"-- four --\nno newline\n", a.Format())
+}
