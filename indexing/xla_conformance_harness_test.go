@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
 
 // verdict is how one of our maps compares with XLA's expectation.
@@ -322,6 +323,56 @@ type xlaIndexingCase struct {
 	name   string
 	hlo    string
 	checks []xlaCheck
+}
+
+// readXLAIndexingCases reads testdata/indexing/xla-conformance.txtar, whose
+// comment says how it is written.
+func readXLAIndexingCases(t *testing.T) []xlaIndexingCase {
+	t.Helper()
+	var cases []xlaIndexingCase
+	for _, f := range hlotest.ReadArchive(t, "../testdata/indexing/xla-conformance.txtar").Files {
+		name, spec, isCheck := strings.Cut(f.Name, ": ")
+		if !isCheck {
+			cases = append(cases, xlaIndexingCase{name: name, hlo: f.Data})
+			continue
+		}
+		require.NotEmpty(t, cases, f.Name)
+		tc := &cases[len(cases)-1]
+		require.Equal(t, tc.name, name, "a check follows the HLO of its case")
+		if spec, ok := strings.CutSuffix(spec, ", ours"); ok {
+			require.Equal(t, spec, checkSpec(tc.checks[len(tc.checks)-1]), f.Name)
+			tc.checks[len(tc.checks)-1].ours = f.Data
+			continue
+		}
+		if spec, ok := strings.CutSuffix(spec, ", why ours differs"); ok {
+			require.Equal(t, spec, checkSpec(tc.checks[len(tc.checks)-1]), f.Name)
+			tc.checks[len(tc.checks)-1].differs = strings.TrimSpace(f.Data)
+			continue
+		}
+		c := xlaCheck{want: f.Data}
+		dir, physical := strings.CutSuffix(spec, ", physical")
+		c.physical = physical
+		if _, err := fmt.Sscanf(dir, "output %d to inputs", &c.id); err != nil {
+			c.kind = inToOut
+			_, err = fmt.Sscanf(dir, "input %d to output", &c.id)
+			require.NoError(t, err, f.Name)
+		}
+		require.Equal(t, spec, checkSpec(c), "%s: a check's name as checkSpec writes it", f.Name)
+		tc.checks = append(tc.checks, c)
+	}
+	return cases
+}
+
+// checkSpec names a check as the conformance archive does.
+func checkSpec(c xlaCheck) string {
+	s := fmt.Sprintf("output %d to inputs", c.id)
+	if c.kind == inToOut {
+		s = fmt.Sprintf("input %d to output", c.id)
+	}
+	if c.physical {
+		s += ", physical"
+	}
+	return s
 }
 
 // rootOf parses the module and returns the entry root; XLA's tests omit the
