@@ -24,6 +24,12 @@ func fuse(t *testing.T, f *builder) *hlo.Instruction {
 
 func TestEmitterSelection(t *testing.T) {
 	add := adder(t, "add", "f32")
+	// sum adds r, the sum over dim of a parameter a of shape in.
+	sum := func(f *builder, in, out string, dim int64) *hlo.Instruction {
+		a := f.param(0, "a", in)
+		c := f.op("c", "constant", "f32[]")
+		return call(f.dims(f.op("r", "reduce", out, a, c), dim), add)
+	}
 	cases := []struct {
 		name  string
 		build func(f *builder)
@@ -33,32 +39,14 @@ func TestEmitterSelection(t *testing.T) {
 			a, b := f.param(0, "a", "f32[128,256]"), f.param(1, "b", "f32[128,256]")
 			f.op("add", "add", "f32[128,256]", a, b)
 		}, EmitterLoop},
-		{"row reduction", func(f *builder) {
-			a := f.param(0, "a", "f32[32,1024]")
-			c := f.op("c", "constant", "f32[]")
-			call(f.dims(f.op("r", "reduce", "f32[32]", a, c), 1), add)
-		}, EmitterReduction},
-		{"column reduction", func(f *builder) {
-			a := f.param(0, "a", "f32[1024,64]")
-			c := f.op("c", "constant", "f32[]")
-			call(f.dims(f.op("r", "reduce", "f32[64]", a, c), 0), add)
-		}, EmitterReduction},
+		{"row reduction", func(f *builder) { sum(f, "f32[32,1024]", "f32[32]", 1) }, EmitterReduction},
+		{"column reduction", func(f *builder) { sum(f, "f32[1024,64]", "f32[64]", 0) }, EmitterReduction},
 		{"reduction with epilogue", func(f *builder) {
-			a := f.param(0, "a", "f32[32,1024]")
-			c := f.op("c", "constant", "f32[]")
-			r := call(f.dims(f.op("r", "reduce", "f32[32]", a, c), 1), add)
-			f.op("neg", "negate", "f32[32]", r)
+			f.op("neg", "negate", "f32[32]", sum(f, "f32[32,1024]", "f32[32]", 1))
 		}, EmitterReduction},
-		{"narrow row reduce is elemental", func(f *builder) {
-			a := f.param(0, "a", "f32[100,3]")
-			c := f.op("c", "constant", "f32[]")
-			call(f.dims(f.op("r", "reduce", "f32[100]", a, c), 1), add)
-		}, EmitterLoop},
+		{"narrow row reduce is elemental", func(f *builder) { sum(f, "f32[100,3]", "f32[100]", 1) }, EmitterLoop},
 		{"sub-byte output forces loop", func(f *builder) {
-			a := f.param(0, "a", "f32[32,1024]")
-			c := f.op("c", "constant", "f32[]")
-			r := call(f.dims(f.op("r", "reduce", "f32[32]", a, c), 1), add)
-			f.op("cv", "convert", "s4[32]", r)
+			f.op("cv", "convert", "s4[32]", sum(f, "f32[32,1024]", "f32[32]", 1))
 		}, EmitterLoop},
 		{"tiled transpose", func(f *builder) {
 			a := f.param(0, "a", "f32[64,128]")
