@@ -145,79 +145,64 @@ func reportInsts(b *testing.B, n int) {
 	}
 }
 
-func BenchmarkParse(b *testing.B) {
+// benchEachInput runs a sub-benchmark per bench input: prepare makes the
+// operation once per input, outside the timer, and the loop calls it. It
+// reports MB/s, allocations and instructions per second, then runs after
+// (when given) on the input.
+func benchEachInput(b *testing.B, prepare func(b *testing.B, src []byte) func() error, after func(b *testing.B, src []byte)) {
 	for _, name := range benchNames {
 		src, ok := benchInputs(b)[name]
 		if !ok {
 			continue
 		}
 		n := instCount(b, src)
+		op := prepare(b, src)
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := Parse(src); err != nil {
+				if err := op(); err != nil {
 					b.Fatal(err)
 				}
 			}
 			b.StopTimer()
 			reportInsts(b, n)
-			reportMemory(b, src)
+			if after != nil {
+				after(b, src)
+			}
 		})
 	}
 }
 
-func BenchmarkPrint(b *testing.B) {
-	for _, name := range benchNames {
-		src, ok := benchInputs(b)[name]
-		if !ok {
-			continue
+func BenchmarkParse(b *testing.B) {
+	benchEachInput(b, func(b *testing.B, src []byte) func() error {
+		return func() error {
+			_, err := Parse(src)
+			return err
 		}
+	}, reportMemory)
+}
+
+func BenchmarkPrint(b *testing.B) {
+	benchEachInput(b, func(b *testing.B, src []byte) func() error {
 		m, err := Parse(src)
 		if err != nil {
 			b.Fatal(err)
 		}
-		n := 0
-		for _, c := range m.Computations {
-			n += len(c.Instructions)
-		}
-		b.Run(name, func(b *testing.B) {
-			b.SetBytes(int64(len(src)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := m.Print(io.Discard, PrintOptions{}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.StopTimer()
-			reportInsts(b, n)
-		})
-	}
+		return func() error { return m.Print(io.Discard, PrintOptions{}) }
+	}, nil)
 }
 
 // BenchmarkParsePrint is parse then print, the work of a round trip; its
 // MB/s is the figure the parser is held to.
 func BenchmarkParsePrint(b *testing.B) {
-	for _, name := range benchNames {
-		src, ok := benchInputs(b)[name]
-		if !ok {
-			continue
-		}
-		n := instCount(b, src)
-		b.Run(name, func(b *testing.B) {
-			b.SetBytes(int64(len(src)))
-			b.ReportAllocs()
-			for b.Loop() {
-				m, err := Parse(src)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := m.Print(io.Discard, PrintOptions{}); err != nil {
-					b.Fatal(err)
-				}
+	benchEachInput(b, func(b *testing.B, src []byte) func() error {
+		return func() error {
+			m, err := Parse(src)
+			if err != nil {
+				return err
 			}
-			b.StopTimer()
-			reportInsts(b, n)
-		})
-	}
+			return m.Print(io.Discard, PrintOptions{})
+		}
+	}, nil)
 }
