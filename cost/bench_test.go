@@ -24,7 +24,7 @@ func BenchmarkParseLargest(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "instructions/s")
+	hlotest.ReportInstructions(b, n)
 	runtime.KeepAlive(m)
 }
 
@@ -53,5 +53,5 @@ func benchCostPasses(b *testing.B, cfg Config) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "instructions/s")
+	hlotest.ReportInstructions(b, n)
 }

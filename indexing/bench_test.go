@@ -52,7 +52,7 @@ func BenchmarkIndexingCorpus(b *testing.B) {
 					}
 				}
 			}
-			b.ReportMetric(float64(len(targets)*b.N)/b.Elapsed().Seconds(), "instructions/s")
+			hlotest.ReportInstructions(b, len(targets))
 		})
 	}
 }
@@ -74,7 +74,7 @@ func BenchmarkParseCorpus(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "instructions/s")
+			hlotest.ReportInstructions(b, n)
 			runtime.KeepAlive(m)
 		})
 	}

@@ -34,7 +34,7 @@ func BenchmarkLayout(b *testing.B) {
 		_, err = AnalyzeMemory(m, TPU())
 		require.NoError(b, err)
 	}
-	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "instructions/s")
+	hlotest.ReportInstructions(b, n)
 }
 
 func BenchmarkLayoutParse(b *testing.B) {

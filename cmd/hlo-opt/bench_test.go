@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"testing"
 
+	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 	"github.com/hlo-opt/hlo-opt/passes"
 )
@@ -21,30 +21,19 @@ import (
 // compare the ns/op of jobs=1 and jobs=2. The indexing caches stay warm
 // across iterations.
 func BenchmarkPipelineAllPasses(b *testing.B) {
-	m, path, best := hlotest.LargestMultiComputationModule(b)
-	b.Logf("module %s (%s): %d computations, %d instructions", m.Name, filepath.Base(path), len(m.Computations), best)
 	var ps []*passes.Pass
 	for _, p := range allPasses() {
 		if !p.Transform {
 			ps = append(ps, p)
 		}
 	}
-	for _, jobs := range []int{1, 2} {
-		b.Run(fmt.Sprintf("jobs=%d", jobs), func(b *testing.B) {
-			pl, err := passes.NewPipeline(ps, passes.Options{Jobs: jobs})
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			runtime.GC()
-			for b.Loop() {
-				if _, err := pl.Run(context.Background(), m); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(best)*float64(b.N)/b.Elapsed().Seconds(), "instructions/s")
-		})
-	}
+	hlotest.BenchJobs(b, func(jobs int) (func(*hlo.Module) error, error) {
+		pl, err := passes.NewPipeline(ps, passes.Options{Jobs: jobs})
+		return func(m *hlo.Module) error {
+			_, err := pl.Run(context.Background(), m)
+			return err
+		}, err
+	})
 }
 
 // BenchmarkCLI runs hlo-opt end to end (read, parse, every analysis, the
@@ -76,7 +65,7 @@ func BenchmarkCLI(b *testing.B) {
 						b.Fatalf("exit %d", code)
 					}
 				}
-				b.ReportMetric(float64(best)*float64(b.N)/b.Elapsed().Seconds(), "instructions/s")
+				hlotest.ReportInstructions(b, best)
 			})
 		}
 	}
