@@ -119,22 +119,25 @@ func TestRelayoutFlag(t *testing.T) {
 // verdict.
 func TestDeviceFlag(t *testing.T) {
 	src := "HloModule m\n\nENTRY e {\n  p = f32[1024,1024] parameter(0)\n  ROOT n = f32[1024,1024] negate(p)\n}\n"
-	out, errOut, code := hloOpt(t, src, "--passes=layout", "--device=tpu-v5e", "-")
-	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, out, "on tpu(pred=1B), device tpu-v5e")
-	assert.Contains(t, out, "Fits: 8.00MiB of 16.00GiB HBM (0.05%) on tpu-v5e.")
-
-	out, errOut, code = hloOpt(t, src, "--passes=layout,cost", "--device=h100", "-")
-	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, out, "on gpu(pred=1B), device h100")
-	assert.Contains(t, out, "cost: device h100")
-
-	out, errOut, code = hloOpt(t, src, "--passes=layout", "--device=tpu-v4", "--target=gpu", "-")
-	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, out, "on gpu(pred=1B), device tpu-v4")
-
 	big := strings.ReplaceAll(src, "1024,1024", "65536,65536")
-	out, errOut, code = hloOpt(t, big, "--passes=layout", "--device=tpu-v5e", "-")
-	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, out, "Exceeds HBM capacity by 16.00GiB on tpu-v5e (32.00GiB of 16.00GiB); largest: p 16.00GiB (parameter), n 16.00GiB (maybe-live-out).")
+	for _, tc := range []struct {
+		src  string
+		args []string
+		want []string
+	}{
+		{src, []string{"--passes=layout", "--device=tpu-v5e"},
+			[]string{"on tpu(pred=1B), device tpu-v5e", "Fits: 8.00MiB of 16.00GiB HBM (0.05%) on tpu-v5e."}},
+		{src, []string{"--passes=layout,cost", "--device=h100"},
+			[]string{"on gpu(pred=1B), device h100", "cost: device h100"}},
+		{src, []string{"--passes=layout", "--device=tpu-v4", "--target=gpu"},
+			[]string{"on gpu(pred=1B), device tpu-v4"}},
+		{big, []string{"--passes=layout", "--device=tpu-v5e"},
+			[]string{"Exceeds HBM capacity by 16.00GiB on tpu-v5e (32.00GiB of 16.00GiB); largest: p 16.00GiB (parameter), n 16.00GiB (maybe-live-out)."}},
+	} {
+		out, errOut, code := hloOpt(t, tc.src, append(tc.args, "-")...)
+		require.Equal(t, 0, code, errOut)
+		for _, w := range tc.want {
+			assert.Contains(t, out, w, "%v", tc.args)
+		}
+	}
 }
