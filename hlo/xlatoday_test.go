@@ -12,34 +12,18 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
-
-// xlaTodayFiles returns the dumps of today's XLA in testdata/xla-today.
-func xlaTodayFiles(t *testing.T) []string {
-	t.Helper()
-	all, err := filepath.Glob(filepath.Join("..", "testdata", "xla-today", "*", "*.hlo"))
-	require.NoError(t, err)
-	var files []string
-	for _, f := range all {
-		if dir := filepath.Base(filepath.Dir(f)); dir != "gen" && dir != "syntax" {
-			files = append(files, f)
-		}
-	}
-	require.NotEmpty(t, files, "testdata/xla-today is empty")
-	return files
-}
 
 // TestXLATodayRoundTrip parses every module today's XLA printed for the
 // programs of testdata/xla-today/gen and prints it back byte for byte; the
 // long spelling (PrintOptions.Classic) parses to the same graph and prints
 // stably.
 func TestXLATodayRoundTrip(t *testing.T) {
-	for _, f := range xlaTodayFiles(t) {
-		name, _ := filepath.Rel(filepath.Join("..", "testdata", "xla-today"), f)
-		t.Run(name, func(t *testing.T) {
-			src, err := os.ReadFile(f)
-			require.NoError(t, err)
-			m, err := hlo.ParseFile(name, src)
+	for _, d := range hlotest.XLATodayDumps(t) {
+		t.Run(d.Name, func(t *testing.T) {
+			src := d.Src
+			m, err := hlo.ParseFile(d.Name, src)
 			require.NoError(t, err)
 			assert.Equal(t, hlo.SpellingToday, m.Spelling)
 			assert.Equal(t, string(src), m.String(), "today's spelling does not print back byte for byte")

@@ -3,8 +3,6 @@ package passes
 import (
 	"context"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,25 +16,7 @@ import (
 // before and after optimizations, testdata's modules and the corpus)
 // passes every verify check; a check that rejects one is wrong.
 func TestRealModulesVerify(t *testing.T) {
-	root := hlotest.RepoRoot(t)
-	var paths []string
-	require.NoError(t, filepath.WalkDir(filepath.Join(root, "testdata"), func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == "verify" {
-			return filepath.SkipDir // modules made to fail
-		}
-		if strings.HasSuffix(p, ".hlo") || strings.HasSuffix(p, "_optimizations.txt") {
-			paths = append(paths, p)
-		}
-		return nil
-	}))
-	if hlotest.FindCorpus(t) != "" {
-		paths = append(paths, hlotest.CorpusFiles(t)...)
-	} else {
-		t.Log("../shared/corpus absent: testdata only")
-	}
+	paths := hlotest.ModuleFiles(t, "verify") // verify/ holds modules made to fail
 	require.NotEmpty(t, paths)
 	pl, err := NewPipeline([]*Pass{Verify}, Options{Jobs: 1})
 	require.NoError(t, err)

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -63,17 +61,7 @@ func TestMutationsReachNoRecover(t *testing.T) {
 		n, err = strconv.Atoi(s)
 		require.NoError(t, err, "HLO_OPT_MUTATIONS")
 	}
-	var paths []string
-	root := hlotest.RepoRoot(t)
-	require.NoError(t, filepath.WalkDir(filepath.Join(root, "testdata"), func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".hlo") || strings.HasSuffix(p, "_optimizations.txt")) {
-			paths = append(paths, p)
-		}
-		return err
-	}))
-	if hlotest.FindCorpus(t) != "" {
-		paths = append(paths, hlotest.CorpusFiles(t)...)
-	}
+	paths := hlotest.ModuleFiles(t)
 	pipelines := everyPassPipelines(t)
 	runs := 0
 	for _, p := range paths {

@@ -1,13 +1,13 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
 
 // TestXLATodaySpellings prints each module today's XLA printed
@@ -18,17 +18,9 @@ import (
 // byte-identical, text and JSON, verify must pass, and --jobs=1 and
 // --jobs=8 must agree.
 func TestXLATodaySpellings(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "xla-today", "*", "*.hlo"))
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, f := range files {
-		backend := filepath.Base(filepath.Dir(f))
-		if backend == "gen" || backend == "syntax" {
-			continue // not dumps of the programs
-		}
-		t.Run(backend+"/"+filepath.Base(f), func(t *testing.T) {
-			src, err := os.ReadFile(f)
-			require.NoError(t, err)
+	for _, d := range hlotest.XLATodayDumps(t) {
+		backend, src := d.Backend, d.Src
+		t.Run(d.Name, func(t *testing.T) {
 			same, errOut, code := hloOpt(t, string(src), "-")
 			require.Equal(t, 0, code, errOut)
 			assert.True(t, same == string(src), "hlo-opt does not print the dump back byte for byte")

@@ -1,0 +1,68 @@
+package hlotest
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// ModuleFiles lists every HLO text of the repository's testdata (the
+// *.hlo modules and the ground truth's *_optimizations.txt dumps), but
+// those under a directory named in skipDirs, then the corpus files when
+// the corpus is there (it logs when it is not).
+func ModuleFiles(tb testing.TB, skipDirs ...string) []string {
+	tb.Helper()
+	var paths []string
+	require.NoError(tb, filepath.WalkDir(filepath.Join(RepoRoot(tb), "testdata"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && slices.Contains(skipDirs, d.Name()) {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && (strings.HasSuffix(p, ".hlo") || strings.HasSuffix(p, "_optimizations.txt")) {
+			paths = append(paths, p)
+		}
+		return nil
+	}))
+	if FindCorpus(tb) != "" {
+		paths = append(paths, CorpusFiles(tb)...)
+	} else {
+		tb.Log("../shared/corpus absent: testdata only")
+	}
+	return paths
+}
+
+// XLAToday is one dump of today's XLA in testdata/xla-today.
+type XLAToday struct {
+	// Name is "BACKEND/FILE.hlo", the path under testdata/xla-today.
+	Name, Backend, Path string
+	Src                 []byte
+}
+
+// XLATodayDumps reads the dumps of today's XLA,
+// testdata/xla-today/BACKEND/*.hlo (gen/ and syntax/ hold no dumps of the
+// programs), in path order; it fails the test when there is none.
+func XLATodayDumps(tb testing.TB) []XLAToday {
+	tb.Helper()
+	dir := filepath.Join(RepoRoot(tb), "testdata", "xla-today")
+	files, err := filepath.Glob(filepath.Join(dir, "*", "*.hlo"))
+	require.NoError(tb, err)
+	var out []XLAToday
+	for _, f := range files {
+		backend := filepath.Base(filepath.Dir(f))
+		if backend == "gen" || backend == "syntax" {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		require.NoError(tb, err)
+		out = append(out, XLAToday{Name: backend + "/" + filepath.Base(f), Backend: backend, Path: f, Src: src})
+	}
+	require.NotEmpty(tb, out, "testdata/xla-today has no dumps")
+	return out
+}
