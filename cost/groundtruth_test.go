@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest/groundtruth"
 )
 
@@ -142,7 +143,7 @@ func TestGroundTruthCost(t *testing.T) {
 		fmt.Fprintf(&b, "| %s | %s | %s | %.6g | %.6g | %s | %.6g | %.6g | %s |\n", r.c.Program, r.c.Backend, r.c.Size,
 			r.xla.flops, r.ours.flops, ratioText(r.ours.flops, r.xla.flops), r.xla.bytes, r.ours.bytes, ratioText(r.ours.bytes, r.xla.bytes))
 	}
-	groundtruth.Golden(t, filepath.Join(groundtruth.Dir(t), "cost.golden"), b.String())
+	hlotest.Golden(t, filepath.Join(groundtruth.Dir(t), "cost.golden"), b.String())
 	require.NotZero(t, all.modules)
 	assert.GreaterOrEqual(t, float64(all.flops), 0.9*float64(all.modules), "flops within 5%% on >= 90%% of modules")
 	assert.GreaterOrEqual(t, float64(all.bytes), 0.9*float64(all.modules), "bytes accessed within 5%% on >= 90%% of modules")

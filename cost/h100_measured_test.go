@@ -312,12 +312,7 @@ func TestGroundtruthH100Times(t *testing.T) {
 	require.NotEmpty(t, cmp.Pairs)
 	got := cmp.table()
 	golden := filepath.Join(hlotest.RepoRoot(t), "testdata", "groundtruth", "h100-times.golden")
-	if *hlotest.Update {
-		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(golden)
-	require.NoError(t, err)
-	assert.Equal(t, string(want), got, "go test ./cost -run TestGroundtruthH100Times -update rewrites %s", golden)
+	hlotest.Golden(t, golden, got)
 	assert.Empty(t, cmp.Refused, "every measured module parses")
 	s := cmp.summary(nil)
 	// Issue 15's targets: the ranking of kernels as the hardware ranks them,

@@ -51,19 +51,6 @@ func caseOptions(src string) Options {
 	return opts
 }
 
-// checkGolden compares got with the golden file, or rewrites it with
-// -update.
-func checkGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if *hlotest.Update {
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "golden file missing; run go test ./layoutassign -update")
-	assert.Equal(t, string(want), got)
-}
-
 // summary lists what the assignment did, as comment lines after the module.
 func summary(res *Assignment) string {
 	var b strings.Builder
@@ -109,7 +96,7 @@ func TestGolden(t *testing.T) {
 			res, err := Assign(m, opts)
 			require.NoError(t, err)
 			out := m.String()
-			checkGolden(t, strings.TrimSuffix(f, ".hlo")+".module.golden", out+"\n"+summary(res))
+			hlotest.Golden(t, strings.TrimSuffix(f, ".hlo")+".module.golden", out+"\n"+summary(res))
 
 			again, err := hlo.ParseString(out)
 			require.NoError(t, err)

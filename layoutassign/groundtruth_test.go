@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest/groundtruth"
 )
 
@@ -127,7 +128,7 @@ func TestGroundTruthSizes(t *testing.T) {
 			fmt.Fprintf(&b, "- %s\n", m)
 		}
 	}
-	groundtruth.Golden(t, filepath.Join(groundtruth.Dir(t), "sizes.golden"), b.String())
+	hlotest.Golden(t, filepath.Join(groundtruth.Dir(t), "sizes.golden"), b.String())
 	require.NotZero(t, all.values)
 	assert.Empty(t, all.misses, "every buffer's size should be XLA's")
 	t.Logf("sizes: %d of %d values equal (%s), %d modules refused", all.agree, all.values, share(all.agree, all.values), all.refused)
@@ -347,7 +348,7 @@ func TestGroundTruthLayouts(t *testing.T) {
 			fmt.Fprintf(&b, "- %s\n", r)
 		}
 	}
-	groundtruth.Golden(t, filepath.Join(groundtruth.Dir(t), "layouts.golden"), b.String())
+	hlotest.Golden(t, filepath.Join(groundtruth.Dir(t), "layouts.golden"), b.String())
 	require.NotZero(t, all.arrays)
 	assert.GreaterOrEqual(t, float64(allLayoutsEqual), 0.95*float64(all.arrays), "minor_to_major and tiles on >= 95%% of arrays")
 	t.Logf("TPU layouts: minor_to_major and tiles equal on %d of %d arrays (%s); with memory space %s",
@@ -463,7 +464,7 @@ func TestGroundTruthMemory(t *testing.T) {
 			pair(r.xla.Aliased, r.ours.AliasedBytes), pair(r.xla.Temporaries, r.ours.TemporaryBytes),
 			r.baTemp, pair(r.xla.Peak, r.ours.XLAPeakBytes), r.peakRatio(), r.why())
 	}
-	groundtruth.Golden(t, filepath.Join(groundtruth.Dir(t), "memory.golden"), b.String())
+	hlotest.Golden(t, filepath.Join(groundtruth.Dir(t), "memory.golden"), b.String())
 	// Arguments, outputs and aliased bytes follow exact rules (padded sizes,
 	// the root tuple's index table, input_output_alias): they must agree.
 	for _, r := range rows {

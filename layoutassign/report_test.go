@@ -43,7 +43,7 @@ func TestMemoryReportGolden(t *testing.T) {
 			var text, js bytes.Buffer
 			require.NoError(t, render.WriteText(&text, res))
 			require.NoError(t, render.WriteJSON(&js, res, render.JSONOptions{Indent: " "}))
-			checkGolden(t, golden, text.String())
+			hlotest.Golden(t, golden, text.String())
 		})
 	}
 }

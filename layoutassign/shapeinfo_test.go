@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
 
 func mustShape(t *testing.T, s string) hlo.Shape {
@@ -83,7 +84,7 @@ func TestWriteSVG(t *testing.T) {
 	assert.True(t, strings.HasPrefix(svg, "<svg"))
 	assert.Equal(t, 24-15, strings.Count(svg, ">pad<"), "9 padding slots")
 	assert.Contains(t, svg, `>17</text>`)
-	checkGolden(t, filepath.Join(goldenDir, "figure1.svg.golden"), svg)
+	hlotest.Golden(t, filepath.Join(goldenDir, "figure1.svg.golden"), svg)
 
 	err := WriteSVG(&b, mustShape(t, "f32[1024,1024]"), TPU())
 	assert.ErrorContains(t, err, "too large to draw")

@@ -2,7 +2,6 @@ package groundtruth
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -188,38 +187,6 @@ func Instructions(m *hlo.Module) map[string]*hlo.Instruction {
 		}
 	}
 	return by
-}
-
-// Golden compares got with the golden file path, or rewrites it under
-// -update.
-func Golden(tb testing.TB, path, got string) {
-	tb.Helper()
-	if *hlotest.Update {
-		require.NoError(tb, os.WriteFile(path, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(tb, err, "go test -update writes %s", path)
-	if string(want) != got {
-		tb.Errorf("%s differs from what the test computes; go test -run %s -update rewrites it (review the diff):\n%s",
-			path, tb.Name(), firstDiff(string(want), got))
-	}
-}
-
-func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := range max(len(w), len(g)) {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			return fmt.Sprintf("line %d:\n- %s\n+ %s", i+1, a, b)
-		}
-	}
-	return ""
 }
 
 // Refusal is the first line of a parse error with the path made relative
