@@ -1,6 +1,8 @@
 package layoutassign
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 	"github.com/hlo-opt/hlo-opt/passes"
 )
 
@@ -179,4 +182,402 @@ func TestCopiedLeaves(t *testing.T) {
 	to[0] = "0,1" // abbreviated shapes drop the layouts of the elements they show
 	assert.Equal(t, " (leaves {0} {9} ... 1 more change layout)", copiedLeaves(Copy{From: leaves(from), To: leaves(to)}))
 	assert.Empty(t, copiedLeaves(Copy{From: "f32[8,8]{1,0}", To: "f32[8,8]{0,1}"}), "arrays print whole")
+}
+
+// The memory report's invariants, checked over every corpus module (as
+// written, and after the whole assignment on the TPU) and over generated
+// modules, on the TPU, the GPU and the CPU:
+//
+//   - the aliased bytes are at most the output and the argument bytes;
+//   - each space's peak is the sum of what is live at it, at most what
+//     every buffer would take with an allocation of its own, and at least
+//     its parameters, constants and outputs;
+//   - the temporaries' peak is at most the temp allocation, which holds
+//     the heap the best-fit placement needs;
+//   - the spaces' stats add up to the module's, the HBM figures are the
+//     report's, and XLA's peak is at least the HBM peak;
+//   - every allocation holds buffers that never interfere, and is as large
+//     as each of them;
+//   - both best-fit heaps place temporaries that are live at the same
+//     time at disjoint offsets, in a heap at least the temporaries' peak;
+//   - every suggestion names a layout other than the array's, measured
+//     against the array's size in the module, and saves memory.
+
+func TestMemoryInvariantsCorpus(t *testing.T) {
+	for _, cm := range hlotest.CorpusModules(t) {
+		for _, tgt := range []Target{TPU(), GPU()} {
+			checkMemoryInvariants(t, cm.Name()+"/"+tgt.Backend.String(), cm.Module, tgt)
+		}
+		if cm.Module.Entry == nil {
+			continue // a truncated dump that lost its entry
+		}
+		m, err := hlo.ParseString(cm.Module.String())
+		if err != nil {
+			continue // a module that does not reparse is the corpus tests' business
+		}
+		if _, err := Assign(m, Options{Target: TPU(), Relayout: true}); err != nil {
+			continue
+		}
+		checkMemoryInvariants(t, cm.Name()+"/relayout", m, TPU())
+	}
+}
+
+func TestMemoryInvariantsGenerated(t *testing.T) {
+	n := 300
+	if testing.Short() {
+		n = 50
+	}
+	for seed := range n {
+		g := &moduleGen{r: rand.New(rand.NewPCG(uint64(seed), 10))}
+		src := g.module(seed)
+		m, err := hlo.ParseString(src)
+		require.NoError(t, err, src)
+		for _, tgt := range []Target{TPU(), GPU(), CPU()} {
+			if !checkMemoryInvariants(t, fmt.Sprintf("seed %d/%s", seed, tgt.Backend), m, tgt) {
+				t.Log(src)
+				return
+			}
+		}
+	}
+}
+
+// checkMemoryInvariants reports whether every invariant holds.
+func checkMemoryInvariants(t *testing.T, name string, m *hlo.Module, tgt Target) bool {
+	t.Helper()
+	r, err := AnalyzeMemory(m, tgt)
+	if !assert.NoError(t, err, name) {
+		return false
+	}
+	ok := true
+	check := func(cond bool, format string, args ...any) {
+		if !cond {
+			ok = false
+			t.Errorf("%s: "+format, append([]any{name}, args...)...)
+		}
+	}
+	checkSuggestions(t, name, m, r, check)
+	if m.Entry == nil {
+		for _, c := range r.Computations {
+			check(c.PeakBytes >= c.ArgumentBytes, "%s: peak %d below arguments %d", c.Computation, c.PeakBytes, c.ArgumentBytes)
+		}
+		return ok
+	}
+	var sum BufferStats
+	for _, sp := range r.Spaces {
+		s := sp.Name
+		sum.add(sp.Stats)
+		check(sp.AliasedBytes <= sp.OutputBytes && sp.AliasedBytes <= sp.ArgumentBytes,
+			"%s: aliased %d above output %d or arguments %d", s, sp.AliasedBytes, sp.OutputBytes, sp.ArgumentBytes)
+		var live int64
+		for _, a := range sp.LiveAtPeak {
+			live += a.Cost.Bytes
+		}
+		check(live == sp.PeakBytes, "%s: live at the peak %d, peak %d", s, live, sp.PeakBytes)
+		var most LivePoint
+		for _, p := range sp.Timeline {
+			check(p.Unpadded <= p.Bytes, "%s: step %d unpadded %d above padded %d", s, p.Step, p.Unpadded, p.Bytes)
+			if p.Bytes > most.Bytes {
+				most = p
+			}
+		}
+		check(len(sp.Timeline) == 0 || most.Bytes == sp.PeakBytes && most.Step == sp.PeakStep,
+			"%s: the timeline's top %d at step %d, the peak %d at step %d", s, most.Bytes, most.Step, sp.PeakBytes, sp.PeakStep)
+		check(sp.PeakBytes <= sp.WithoutReuseBytes, "%s: peak %d above no-reuse %d", s, sp.PeakBytes, sp.WithoutReuseBytes)
+		check(sp.PeakBytes-sp.TemporaryPeakBytes >= sp.ArgumentBytes, "%s: peak %d less temporaries %d below arguments %d",
+			s, sp.PeakBytes, sp.TemporaryPeakBytes, sp.ArgumentBytes)
+		check(sp.TemporaryPeakBytes <= sp.TemporaryBytes, "%s: temporary peak %d above temp allocation %d", s, sp.TemporaryPeakBytes, sp.TemporaryBytes)
+		// No sign for the fragmentation: XLA's is the heap less
+		// NoFragmentationStatsHeap's figure, which counts a shared buffer
+		// twice, so it is negative when sharing saves more than the
+		// best-fit placement wastes (XLA's latency-hiding scheduler
+		// clamps it at 0 for that reason).
+	}
+	check(sum == r.Stats, "spaces' stats %+v, module's %+v", sum, r.Stats)
+	hbm := r.Spaces[0]
+	check(hbm.Space == 0 && r.PeakBytes == hbm.PeakBytes && r.ArgumentBytes == hbm.ArgumentBytes && r.OutputBytes == hbm.OutputBytes &&
+		r.AliasedBytes == hbm.AliasedBytes && r.TemporaryBytes == hbm.TemporaryBytes, "HBM figures differ from the report's")
+	check(r.XLAPeakBytes >= r.PeakBytes, "XLA peak %d below HBM peak %d", r.XLAPeakBytes, r.PeakBytes)
+	if ok {
+		ok = checkAllocations(t, name, m, tgt, r)
+	}
+	return ok
+}
+
+// checkSuggestions checks that each suggestion starts from the array as
+// the module lays it out and changes its layout.
+func checkSuggestions(t *testing.T, name string, m *hlo.Module, r *MemoryReport, check func(bool, string, ...any)) {
+	t.Helper()
+	byName := map[string][]*hlo.Instruction{} // names repeat across computations
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			byName[in.Name] = append(byName[in.Name], in)
+		}
+	}
+	for _, s := range r.Suggestions {
+		found := false
+		for _, in := range byName[s.Instruction] {
+			for _, ac := range r.Arrays[in] {
+				found = found || slices.Equal(ac.Index, s.Index) && s.Before == ac.Bytes && s.After < s.Before && !s.Shape.Equal(ac.Shape)
+			}
+		}
+		check(found, "suggestion for %s%v: no array of %d bytes other than %s", s.Instruction, s.Index, s.Before, s.Shape)
+	}
+}
+
+// checkAllocations rebuilds the entry's buffer assignment and checks the
+// allocations and the heaps.
+func checkAllocations(t *testing.T, name string, m *hlo.Module, tgt Target, r *MemoryReport) bool {
+	t.Helper()
+	lv, err := newLiveness(m, m.Entry, tgt, func(in *hlo.Instruction) []ArrayCost { return r.Arrays[in] })
+	require.NoError(t, err, name)
+	infos := lv.classify()
+	all := make([]int32, len(lv.buffers))
+	sizes := make([]int64, len(lv.buffers))
+	lens := make([]int, len(lv.buffers))
+	for b := range all {
+		all[b], sizes[b], lens[b] = int32(b), infos[b].size, len(lv.buffers[b])
+	}
+	allocs, temps := lv.assign(all, infos)
+	ok := true
+	for _, a := range allocs {
+		for i, x := range a.values {
+			if sizes[lv.bufOf[x]] > a.size {
+				ok = false
+				t.Errorf("%s: allocation of %s (%d bytes) holds a %d-byte buffer", name, lv.values[a.first].def.in.Name, a.size, sizes[lv.bufOf[x]])
+			}
+			for _, y := range a.values[i+1:] {
+				if lv.bufOf[x] != lv.bufOf[y] && lv.interfere(lv.values[x], lv.values[y]) {
+					ok = false
+					t.Errorf("%s: allocation of %s holds %s and %s, live at once", name, lv.values[a.first].def.in.Name,
+						lv.values[x].def.in.Name, lv.values[y].def.in.Name)
+				}
+			}
+		}
+	}
+	for sp, ids := range temps {
+		run := lv.simulate(sp, ids, lv.bufOf, sizes, lens)
+		for _, order := range []intervalOrder{spatialOrder, temporalOrder} {
+			heap, offsets := run.bestFit(order, tgt.heapAlignment(sp))
+			if heap < run.peak {
+				ok = false
+				t.Errorf("%s: S(%d) heap %d below the temporaries' peak %d", name, sp, heap, run.peak)
+			}
+			ok = checkDisjoint(t, fmt.Sprintf("%s: S(%d)", name, sp), run.intervals(), offsets) && ok
+		}
+	}
+	return ok
+}
+
+// checkDisjoint checks that intervals live at the same time, other than
+// ones placed together (colocated), do not overlap in the heap.
+func checkDisjoint(t *testing.T, name string, ivs []interval, offsets map[int32]int64) bool {
+	t.Helper()
+	group := make([]int, len(ivs))
+	for i := range group {
+		group[i] = -1
+	}
+	for i := range ivs {
+		if group[i] < 0 {
+			group[i] = i
+			for _, k := range transitive(&ivs[i], ivs) {
+				group[k] = i
+			}
+		}
+	}
+	order := make([]int, len(ivs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return ivs[a].start - ivs[b].start })
+	for x, i := range order {
+		a := &ivs[i]
+		for _, j := range order[x+1:] {
+			b := &ivs[j]
+			if b.start > a.end {
+				break
+			}
+			if group[i] == group[j] {
+				continue
+			}
+			oa, ob := offsets[a.id], offsets[b.id]
+			if oa < ob+b.size && ob < oa+a.size {
+				t.Errorf("%s: values %d [%d,%d) and %d [%d,%d) overlap while both live", name, a.id, oa, oa+a.size, b.id, ob, ob+b.size)
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// moduleGen writes random modules: elementwise chains, while loops over
+// a tuple, reductions, in-place dynamic-update-slices, custom calls with
+// tuple results, fusions, calls, conditionals, copy-start/copy-done, some parameters in S(1), sometimes scheduled, sometimes
+// with an input_output_alias.
+type moduleGen struct {
+	r    *rand.Rand
+	b    strings.Builder
+	vals []string // names of the f32[8,128] values so far
+	n    int
+}
+
+func (g *moduleGen) name(prefix string) string {
+	g.n++
+	return fmt.Sprintf("%s.%d", prefix, g.n)
+}
+
+func (g *moduleGen) pick() string { return g.vals[g.r.IntN(len(g.vals))] }
+
+func (g *moduleGen) line(format string, args ...any) {
+	fmt.Fprintf(&g.b, "  "+format+"\n", args...)
+}
+
+const genArray = "f32[8,128]"
+
+func (g *moduleGen) module(seed int) string {
+	var entry strings.Builder
+	g.b = strings.Builder{}
+	nParams := 1 + g.r.IntN(3)
+	for i := range nParams {
+		space := ""
+		if g.r.IntN(5) == 0 {
+			space = "{1,0:S(1)}"
+		}
+		p := fmt.Sprintf("p%d", i)
+		g.line("%s = %s%s parameter(%d)", p, genArray, space, i)
+		g.vals = append(g.vals, p)
+	}
+	g.line("big = f32[32,128] parameter(%d)", nParams)
+	for range 3 + g.r.IntN(12) {
+		g.step()
+	}
+	body := g.b.String()
+	var root string
+	alias := ""
+	if k := 1 + g.r.IntN(3); k > 1 {
+		elems := make([]string, k)
+		for i := range elems {
+			elems[i] = g.pick()
+		}
+		root = fmt.Sprintf("ROOT out = (%s) tuple(%s)", strings.TrimSuffix(strings.Repeat(genArray+", ", k), ", "), strings.Join(elems, ", "))
+		if g.r.IntN(2) == 0 {
+			alias = ", input_output_alias={ {0}: (0, {}, may-alias) }"
+		}
+	} else {
+		root = fmt.Sprintf("ROOT out = %s copy(%s)", genArray, g.pick())
+	}
+	sched := ""
+	if g.r.IntN(2) == 0 {
+		sched = ", is_scheduled=true"
+	}
+	fmt.Fprintf(&entry, "HloModule gen%d%s%s\n\n", seed, sched, alias)
+	entry.WriteString(`add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+body {
+  p = (s32[], f32[8,128]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  x = f32[8,128] get-tuple-element(p), index=1
+  one = s32[] constant(1)
+  i2 = s32[] add(i, one)
+  e = f32[8,128] exponential(x)
+  x2 = f32[8,128] add(e, x)
+  ROOT t = (s32[], f32[8,128]) tuple(i2, x2)
+}
+
+cond {
+  p = (s32[], f32[8,128]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(4)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+
+fused {
+  a = f32[8,128] parameter(0)
+  b = f32[8,128] parameter(1)
+  m = f32[8,128] multiply(a, b)
+  ROOT s = f32[8,128] add(m, a)
+}
+
+callee {
+  a = f32[8,128] parameter(0)
+  n = f32[8,128] negate(a)
+  ROOT e = f32[8,128] exponential(n)
+}
+
+then {
+  a = f32[8,128] parameter(0)
+  ROOT n = f32[8,128] negate(a)
+}
+
+else {
+  a = f32[8,128] parameter(0)
+  ROOT c = f32[8,128] copy(a)
+}
+
+ENTRY main {
+`)
+	entry.WriteString(body)
+	entry.WriteString("  " + root + "\n}\n")
+	return entry.String()
+}
+
+func (g *moduleGen) step() {
+	switch k := g.r.IntN(14); {
+	case k < 3:
+		op := []string{"negate", "exponential", "copy", "tanh"}[g.r.IntN(4)]
+		v := g.name(op)
+		g.line("%s = %s %s(%s)", v, genArray, op, g.pick())
+		g.vals = append(g.vals, v)
+	case k < 6:
+		op := []string{"add", "multiply", "subtract"}[g.r.IntN(3)]
+		v := g.name(op)
+		g.line("%s = %s %s(%s, %s)", v, genArray, op, g.pick(), g.pick())
+		g.vals = append(g.vals, v)
+	case k == 6:
+		z, init, w, v := g.name("zero"), g.name("init"), g.name("while"), g.name("gte")
+		g.line("%s = s32[] constant(0)", z)
+		g.line("%s = (s32[], %s) tuple(%s, %s)", init, genArray, z, g.pick())
+		g.line("%s = (s32[], %s) while(%s), condition=cond, body=body", w, genArray, init)
+		g.line("%s = %s get-tuple-element(%s), index=1", v, genArray, w)
+		g.vals = append(g.vals, v)
+	case k == 7:
+		c, rd, v := g.name("c"), g.name("reduce"), g.name("broadcast")
+		g.line("%s = f32[] constant(0)", c)
+		g.line("%s = f32[8] reduce(%s, %s), dimensions={1}, to_apply=add", rd, g.pick(), c)
+		g.line("%s = %s broadcast(%s), dimensions={0}", v, genArray, rd)
+		g.vals = append(g.vals, v)
+	case k == 8:
+		i, d, s := g.name("i"), g.name("dus"), g.name("slice")
+		g.line("%s = s32[] constant(%d)", i, 8*g.r.IntN(4))
+		g.line("%s = f32[32,128] dynamic-update-slice(big, %s, %s, %s)", d, g.pick(), i, i)
+		g.line("%s = %s slice(%s), slice={[0:8], [0:128]}", s, genArray, d)
+		g.vals = append(g.vals, s)
+	case k == 10:
+		v := g.name("fusion")
+		g.line("%s = %s fusion(%s, %s), kind=kLoop, calls=fused", v, genArray, g.pick(), g.pick())
+		g.vals = append(g.vals, v)
+	case k == 11:
+		v := g.name("call")
+		g.line("%s = %s call(%s), to_apply=callee", v, genArray, g.pick())
+		g.vals = append(g.vals, v)
+	case k == 12:
+		c, p, v := g.name("c"), g.name("pred"), g.name("conditional")
+		g.line("%s = s32[] constant(%d)", c, g.r.IntN(2))
+		g.line("%s = pred[] compare(%s, %s), direction=EQ", p, c, c)
+		g.line("%s = %s conditional(%s, %s, %s), true_computation=then, false_computation=else", v, genArray, p, g.pick(), g.pick())
+		g.vals = append(g.vals, v)
+	case k == 13:
+		cs, v := g.name("copy-start"), g.name("copy-done")
+		g.line("%s = (%s, %s, u32[]) copy-start(%s)", cs, genArray, genArray, g.pick())
+		g.line("%s = %s copy-done(%s)", v, genArray, cs)
+		g.vals = append(g.vals, v)
+	default:
+		cc, v := g.name("custom-call"), g.name("gte")
+		g.line(`%s = (%s, s8[4096]) custom-call(%s), custom_call_target="__cublas$gemm"`, cc, genArray, g.pick())
+		g.line("%s = %s get-tuple-element(%s), index=0", v, genArray, cc)
+		g.vals = append(g.vals, v)
+	}
 }
