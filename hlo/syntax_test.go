@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
 
 // syntaxModule is one module of testdata/xla-today/syntax/syntax.hlo: the rows of
@@ -23,8 +24,7 @@ type syntaxModule struct {
 
 func syntaxModules(t *testing.T) []syntaxModule {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join("..", "testdata", "xla-today", "syntax", "syntax.hlo"))
-	require.NoError(t, err)
+	src := hlotest.ReadTestdata(t, "xla-today", "syntax", "syntax.hlo")
 	var ms []syntaxModule
 	for _, chunk := range strings.Split(string(src), "// -----\n") {
 		tag, text, ok := strings.Cut(chunk, "\n")

@@ -1,8 +1,6 @@
 package hlo_test
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -73,9 +71,7 @@ func assertSameGraph(t *testing.T, a, b *hlo.Module) {
 // it). Together with the round trip this checks that both spellings give
 // XLA's graph.
 func TestXLATodayTupleElementsAsXLA(t *testing.T) {
-	dir := filepath.Join("..", "testdata", "xla-today")
-	tsv, err := os.ReadFile(filepath.Join(dir, "xla-get-tuple-elements.tsv"))
-	require.NoError(t, err)
+	tsv := hlotest.ReadTestdata(t, "xla-today", "xla-get-tuple-elements.tsv")
 	modules := map[string]*hlo.Module{}
 	want := map[string]int{} // implicit get-tuple-elements per file
 	for _, line := range strings.Split(strings.TrimSpace(string(tsv)), "\n") {
@@ -86,9 +82,8 @@ func TestXLATodayTupleElementsAsXLA(t *testing.T) {
 		require.Len(t, f, 6, line)
 		m := modules[f[0]]
 		if m == nil {
-			src, err := os.ReadFile(filepath.Join(dir, f[0]))
-			require.NoError(t, err)
-			m, err = hlo.ParseFile(f[0], src)
+			var err error
+			m, err = hlo.ParseFile(f[0], hlotest.ReadTestdata(t, "xla-today", f[0]))
 			require.NoError(t, err)
 			modules[f[0]] = m
 		}

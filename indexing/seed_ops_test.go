@@ -1,7 +1,6 @@
 package indexing
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -9,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
 
 // parseEntry parses an HLO module and returns the named instruction.
@@ -242,8 +242,7 @@ func seedErrata(src string) string {
 func TestSeedOpMaps(t *testing.T) {
 	for _, tc := range seedOpCases {
 		t.Run(tc.file, func(t *testing.T) {
-			src, err := os.ReadFile("../testdata/indexing/seed_" + tc.file + ".hlo")
-			require.NoError(t, err)
+			src := hlotest.ReadTestdata(t, "indexing", "seed_"+tc.file+".hlo")
 			in := parseEntry(t, string(src), tc.instr)
 			erratum := seedErrata(string(src))
 			h, err := ComputeOutputToInput(in, tc.outIndex)

@@ -11,6 +11,16 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// ReadTestdata reads the file at elem under the repository's testdata
+// (ReadTestdata(t, "indexing", "seed_pad.hlo")), failing the test when it
+// cannot.
+func ReadTestdata(tb testing.TB, elem ...string) []byte {
+	tb.Helper()
+	src, err := os.ReadFile(filepath.Join(append([]string{RepoRoot(tb), "testdata"}, elem...)...))
+	require.NoError(tb, err)
+	return src
+}
+
 // ModuleFiles lists every HLO text of the repository's testdata (the
 // *.hlo modules and the ground truth's *_optimizations.txt dumps), but
 // those under a directory named in skipDirs, then the corpus files when
