@@ -30,6 +30,10 @@ func TestEmitterSelection(t *testing.T) {
 		c := f.op("c", "constant", "f32[]")
 		return call(f.dims(f.op("r", "reduce", out, a, c), dim), add)
 	}
+	// transpose adds t, a transpose of a parameter a of shape in.
+	transpose := func(f *builder, in, out string, perm ...int64) *hlo.Instruction {
+		return f.dims(f.op("t", "transpose", out, f.param(0, "a", in)), perm...)
+	}
 	cases := []struct {
 		name  string
 		build func(f *builder)
@@ -48,23 +52,16 @@ func TestEmitterSelection(t *testing.T) {
 		{"sub-byte output forces loop", func(f *builder) {
 			f.op("cv", "convert", "s4[32]", sum(f, "f32[32,1024]", "f32[32]", 1))
 		}, EmitterLoop},
-		{"tiled transpose", func(f *builder) {
-			a := f.param(0, "a", "f32[64,128]")
-			f.dims(f.op("t", "transpose", "f32[128,64]", a), 1, 0)
-		}, EmitterTranspose},
+		{"tiled transpose", func(f *builder) { transpose(f, "f32[64,128]", "f32[128,64]", 1, 0) }, EmitterTranspose},
 		{"transpose behind elementwise", func(f *builder) {
 			a := f.param(0, "a", "f32[64,128]")
 			b := f.param(1, "b", "f32[128,64]")
 			tr := f.dims(f.op("t", "transpose", "f32[128,64]", a), 1, 0)
 			f.op("m", "multiply", "f32[128,64]", tr, b)
 		}, EmitterTranspose},
-		{"small transpose", func(f *builder) {
-			a := f.param(0, "a", "f32[4,8]")
-			f.dims(f.op("t", "transpose", "f32[8,4]", a), 1, 0)
-		}, EmitterLoop},
+		{"small transpose", func(f *builder) { transpose(f, "f32[4,8]", "f32[8,4]", 1, 0) }, EmitterLoop},
 		{"transpose keeping the minor dim", func(f *builder) {
-			a := f.param(0, "a", "f32[64,128,32]")
-			f.dims(f.op("t", "transpose", "f32[128,64,32]", a), 1, 0, 2)
+			transpose(f, "f32[64,128,32]", "f32[128,64,32]", 1, 0, 2)
 		}, EmitterLoop},
 		{"concatenate", func(f *builder) {
 			a, b := f.param(0, "a", "f32[100]"), f.param(1, "b", "f32[200]")
