@@ -16,15 +16,7 @@ func parseEntry(t *testing.T, src, name string) *hlo.Instruction {
 	t.Helper()
 	m, err := hlo.ParseString(src)
 	require.NoError(t, err)
-	for _, c := range m.Computations {
-		for _, in := range c.Instructions {
-			if in.Name == name {
-				return in
-			}
-		}
-	}
-	require.Failf(t, "instruction not found", "%s", name)
-	return nil
+	return hlotest.Instruction(t, m, name)
 }
 
 // mapsText prints a set of maps in the document's multi-line notation,

@@ -2,6 +2,9 @@ package hlotest
 
 import (
 	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 )
@@ -89,4 +92,19 @@ func CallsModule(n, size int) *hlo.Module {
 	}
 	b.Add("root", "tuple", hlo.MakeTupleShape(shapes...), outs...)
 	return b.Module()
+}
+
+// Instruction returns the instruction of m named name, in any computation
+// (HLO names are unique in a module), failing the test when there is none.
+func Instruction(tb testing.TB, m *hlo.Module, name string) *hlo.Instruction {
+	tb.Helper()
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			if in.Name == name {
+				return in
+			}
+		}
+	}
+	require.Failf(tb, "instruction not found", "%s", name)
+	return nil
 }

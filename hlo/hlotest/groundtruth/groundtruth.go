@@ -165,19 +165,6 @@ func readJSON(tb testing.TB, path string, v any) {
 	require.NoError(tb, json.Unmarshal(src, v), path)
 }
 
-// FindInstruction returns the instruction of m named name, in any
-// computation (HLO names are unique in a module), or nil.
-func FindInstruction(m *hlo.Module, name string) *hlo.Instruction {
-	for _, c := range m.Computations {
-		for _, in := range c.Instructions {
-			if in.Name == name {
-				return in
-			}
-		}
-	}
-	return nil
-}
-
 // Instructions maps every instruction name of m to its instruction.
 func Instructions(m *hlo.Module) map[string]*hlo.Instruction {
 	by := map[string]*hlo.Instruction{}
