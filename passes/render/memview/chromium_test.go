@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hlo-opt/hlo-opt/cost"
-	"github.com/hlo-opt/hlo-opt/layoutassign"
 	"github.com/hlo-opt/hlo-opt/passes/render/memview"
 )
 
@@ -41,7 +40,7 @@ func TestPageInChromium(t *testing.T) {
 	}
 	dev, err := cost.LookupDevice("tpu-v5e", nil)
 	require.NoError(t, err)
-	_, lr, cr := run(t, "../../../testdata/layout/tpu_train_step.hlo", layoutassign.TPU(), dev)
+	_, lr, cr := run(t, "layout/tpu_train_step.hlo", dev)
 	var page bytes.Buffer
 	require.NoError(t, memview.Write(&page, memview.Input{Memory: lr.Memory, Cost: cr}))
 	file := filepath.Join(t.TempDir(), "page.html")

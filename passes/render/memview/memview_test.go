@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,25 +15,22 @@ import (
 
 	"github.com/hlo-opt/hlo-opt/cost"
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 	"github.com/hlo-opt/hlo-opt/layoutassign"
 	"github.com/hlo-opt/hlo-opt/passes"
 	"github.com/hlo-opt/hlo-opt/passes/render"
 	"github.com/hlo-opt/hlo-opt/passes/render/memview"
 )
 
-// run parses file and runs the layout and cost passes on the target and
-// device as hlo-opt --device does.
-func run(t *testing.T, file string, target layoutassign.Target, device cost.Device) (*passes.Results, *layoutassign.Result, *cost.CostResult) {
+// run parses file (under testdata) and runs the layout and cost passes for
+// the device as hlo-opt --device does.
+func run(t *testing.T, file string, device cost.Device) (*passes.Results, *layoutassign.Result, *cost.CostResult) {
 	t.Helper()
-	src, err := os.ReadFile(file)
+	m, err := hlo.ParseFile(file, hlotest.ReadTestdata(t, file))
 	require.NoError(t, err)
-	m, err := hlo.ParseFile(file, src)
-	require.NoError(t, err)
-	target.Device, target.HBMBytes = device.Name, device.MemoryBytes
 	cfg := cost.DefaultConfig()
 	cfg.Device = device
-	config := map[string]any{cost.ConfigKey: cfg, layoutassign.ConfigKey: layoutassign.Options{Target: target}}
-	pl, err := passes.NewPipeline([]*passes.Pass{layoutassign.Pass, cost.CostPass}, passes.Options{Logger: zap.NewNop(), Config: config})
+	pl, err := passes.NewPipeline([]*passes.Pass{layoutassign.Pass, cost.CostPass}, passes.Options{Logger: zap.NewNop(), Config: cfg.PipelineConfig()})
 	require.NoError(t, err)
 	res, err := pl.Run(context.Background(), m)
 	require.NoError(t, err)
@@ -64,16 +60,15 @@ type jsonReport struct {
 func TestPageAgainstJSONReport(t *testing.T) {
 	for _, tc := range []struct {
 		file   string
-		target layoutassign.Target
 		device string
 	}{
-		{"../../../testdata/layout/tpu_train_step.hlo", layoutassign.TPU(), "tpu-v5e"},
-		{"../../../testdata/layout/gpu_train_step.hlo", layoutassign.GPU(), "h100"},
+		{"layout/tpu_train_step.hlo", "tpu-v5e"},
+		{"layout/gpu_train_step.hlo", "h100"},
 	} {
 		t.Run(tc.device, func(t *testing.T) {
 			dev, err := cost.LookupDevice(tc.device, nil)
 			require.NoError(t, err)
-			res, lr, cr := run(t, tc.file, tc.target, dev)
+			res, lr, cr := run(t, tc.file, dev)
 			var page bytes.Buffer
 			require.NoError(t, memview.Write(&page, memview.Input{File: tc.file, Memory: lr.Memory, Cost: cr}))
 			var js bytes.Buffer
@@ -160,7 +155,7 @@ func TestPageAgainstJSONReport(t *testing.T) {
 
 			// Padding blame: largest extra first, suggestions as the report's.
 			pad := rows(byID(doc, "padding"))
-			if tc.target.Backend == layoutassign.BackendTPU {
+			if !dev.IsGPU() {
 				require.NotEmpty(t, pad, "a TPU program pads")
 			} else {
 				assert.Contains(t, page.String(), "No array is padded.")
