@@ -114,16 +114,8 @@ func (d *Device) MatrixPeak(class string) float64 {
 // The presets. Figures are the vendors' published ones; dense (not
 // sparse) bf16 matrix throughput.
 var presets = map[string]Device{
-	"h100": {
-		Name: "h100", Kind: "gpu",
-		MemoryBandwidth: 3.35 * tb, MemoryBytes: 81559 * mib,
-		PeakFlops: 989.4 * tb, ClockGHz: 1.98,
-		Cores: 132, FPUsPerCore: 128, WarpSize: 32,
-		ThreadsPerBlockLimit: 1024, ThreadsPerCoreLimit: 2048, BlockDimLimitX: 1<<31 - 1,
-		SharedMemoryPerBlock: 227 * kib, L2CacheBytes: 50 * mib, L1CachePerCore: 256 * kib,
-		DRAMToL2TransactionBytes: 64, MemoryTransactionBytesPerClock: 32,
-		KernelLaunchOverheadUS: 1,
-		MatrixPeakFlops:        hopperMatrixPeaks,
+	"h100": hopper(Device{
+		Name: "h100", MemoryBandwidth: 3.35 * tb, MemoryBytes: 81559 * mib,
 		Sources: []string{
 			"NVIDIA H100 Tensor Core GPU datasheet (H100 SXM: 3.35 TB/s HBM3, 80 GB, 989 TFLOPS bf16 dense = 1,979 with sparsity)",
 			"memory: nvidia-smi memory.total of the H100 80GB HBM3 the ground truth ran on, 81559 MiB (testdata/groundtruth/h100-measured-env.json)",
@@ -131,37 +123,25 @@ var presets = map[string]Device{
 			"NVIDIA H100 Tensor Core GPU Architecture whitepaper (132 SMs, 128 FP32 cores/SM, 50 MB L2, 256 KB L1/shared per SM, 227 KB shared per block, 2048 threads/SM)",
 			"XLA gpu_performance_model_base.cc: one 32 B memory transaction per SM per clock",
 		},
-	},
-	"h200": {
-		Name: "h200", Kind: "gpu",
-		MemoryBandwidth: 4.8 * tb, MemoryBytes: 141 * gb,
-		PeakFlops: 989.4 * tb, ClockGHz: 1.98,
-		Cores: 132, FPUsPerCore: 128, WarpSize: 32,
-		ThreadsPerBlockLimit: 1024, ThreadsPerCoreLimit: 2048, BlockDimLimitX: 1<<31 - 1,
-		SharedMemoryPerBlock: 227 * kib, L2CacheBytes: 50 * mib, L1CachePerCore: 256 * kib,
-		DRAMToL2TransactionBytes: 64, MemoryTransactionBytesPerClock: 32,
-		KernelLaunchOverheadUS: 1,
-		MatrixPeakFlops:        hopperMatrixPeaks,
+	}),
+	"h200": hopper(Device{
+		Name: "h200", MemoryBandwidth: 4.8 * tb, MemoryBytes: 141 * gb,
 		Sources: []string{
 			"NVIDIA H200 product page / datasheet (H200 SXM: 141 GB HBM3e, 4.8 TB/s, 989 TFLOPS bf16 dense)",
 			"same Hopper GH100 die as H100 SXM: 132 SMs, 50 MB L2 (H100 architecture whitepaper)",
 		},
-	},
-	"a100": {
-		Name: "a100", Kind: "gpu",
-		MemoryBandwidth: 2.039 * tb, MemoryBytes: 80 * gb,
+	}),
+	"a100": nvidiaGPU(Device{
+		Name: "a100", MemoryBandwidth: 2.039 * tb, MemoryBytes: 80 * gb,
 		PeakFlops: 312 * tb, ClockGHz: 1.41,
-		Cores: 108, FPUsPerCore: 64, WarpSize: 32,
-		ThreadsPerBlockLimit: 1024, ThreadsPerCoreLimit: 2048, BlockDimLimitX: 1<<31 - 1,
+		Cores: 108, FPUsPerCore: 64,
 		SharedMemoryPerBlock: 163 * kib, L2CacheBytes: 40 * mib, L1CachePerCore: 192 * kib,
-		DRAMToL2TransactionBytes: 64, MemoryTransactionBytesPerClock: 32,
-		KernelLaunchOverheadUS: 1,
-		MatrixPeakFlops:        map[string]float64{"bf16": 312 * tb, "tf32": 156 * tb, "f32": 19.5 * tb, "f64": 19.5 * tb, "s8": 624 * tb},
+		MatrixPeakFlops: map[string]float64{"bf16": 312 * tb, "tf32": 156 * tb, "f32": 19.5 * tb, "f64": 19.5 * tb, "s8": 624 * tb},
 		Sources: []string{
 			"NVIDIA A100 Tensor Core GPU datasheet (A100 80GB SXM: 2,039 GB/s, 312 TFLOPS bf16 dense; TF32 156, FP32 19.5, FP64 tensor 19.5 TFLOPS, INT8 624 TOPS dense)",
 			"NVIDIA A100 Tensor Core GPU Architecture whitepaper (108 SMs, 64 FP32 cores/SM, 1410 MHz boost, 40 MB L2, 192 KB L1/shared per SM, 163 KB shared per block)",
 		},
-	},
+	}),
 	"tpu-v4": {
 		Name: "tpu-v4", Kind: "tpu",
 		MemoryBandwidth: 1200 * gb, MemoryBytes: 32 * gib,
@@ -196,6 +176,29 @@ var presets = map[string]Device{
 			"Google Cloud TPU documentation, TPU v6e (Trillium): 918 TFLOPs bf16 peak per chip, HBM capacity per chip 32 GB (binary units, as v4's 32 GiB), HBM bandwidth 1638 GBps, one TensorCore per chip",
 		},
 	},
+}
+
+// hopper completes d, an H100 or H200 SXM, with what the two share: the
+// GH100 die and its clocks (132 SMs of 128 FP32 lanes, 50 MB L2, 1.98 GHz
+// boost). They differ in their HBM.
+func hopper(d Device) Device {
+	d.PeakFlops, d.ClockGHz = 989.4*tb, 1.98
+	d.Cores, d.FPUsPerCore = 132, 128
+	d.SharedMemoryPerBlock, d.L2CacheBytes, d.L1CachePerCore = 227*kib, 50*mib, 256*kib
+	d.MatrixPeakFlops = hopperMatrixPeaks
+	return nvidiaGPU(d)
+}
+
+// nvidiaGPU completes d with what the NVIDIA GPUs of the presets share:
+// 32-thread warps, 1024 threads a block and 2048 an SM, 2^31-1 blocks in x,
+// 64-byte DRAM->L2 transactions, 32 bytes per SM per clock, a 1 us launch.
+func nvidiaGPU(d Device) Device {
+	d.Kind = "gpu"
+	d.WarpSize = 32
+	d.ThreadsPerBlockLimit, d.ThreadsPerCoreLimit, d.BlockDimLimitX = 1024, 2048, 1<<31-1
+	d.DRAMToL2TransactionBytes, d.MemoryTransactionBytesPerClock = 64, 32
+	d.KernelLaunchOverheadUS = 1
+	return d
 }
 
 // PresetNames lists the device presets in sorted order.
