@@ -55,6 +55,17 @@ type Estimate struct {
 	Coalescing []OperandCoalescing
 }
 
+// combine sets ExecUS, TimeUS and Bound from ComputeUS and MemoryUS on d,
+// as XLA's GPU performance model combines compute and memory time.
+func (e *Estimate) combine(d *Device) {
+	e.ExecUS = e.ComputeUS + e.MemoryUS - math.Min(e.ComputeUS, e.MemoryUS)*memoryComputeParallelism
+	e.TimeUS = e.ExecUS + d.KernelLaunchOverheadUS
+	e.Bound = "memory"
+	if e.ComputeUS > e.MemoryUS {
+		e.Bound = "compute"
+	}
+}
+
 // Bytes is every byte the kernel moves: reads, fused constants and output.
 func (e *Estimate) Bytes() int64 { return e.Cost.BytesAccessed }
 
@@ -245,12 +256,7 @@ func (m *Model) estimate(a *FusionAnalysis, c *InstructionCost, coal []OperandCo
 	}
 	write := float64(written) / d.MemoryBandwidth * 1e6
 	e.MemoryUS = read + write
-	e.ExecUS = e.ComputeUS + e.MemoryUS - math.Min(e.ComputeUS, e.MemoryUS)*memoryComputeParallelism
-	e.TimeUS = e.ExecUS + d.KernelLaunchOverheadUS
-	e.Bound = "memory"
-	if e.ComputeUS > e.MemoryUS {
-		e.Bound = "compute"
-	}
+	e.combine(d)
 	return e
 }
 

@@ -376,12 +376,7 @@ func (m *Model) tiledEstimate(a *FusionAnalysis) *Estimate {
 	}
 	e.ComputeUS += tf.matrixFlops / d.MatrixPeak(matrixClass(in)) * 1e6
 	e.MemoryUS = read + write
-	e.ExecUS = e.ComputeUS + e.MemoryUS - math.Min(e.ComputeUS, e.MemoryUS)*memoryComputeParallelism
-	e.TimeUS = e.ExecUS + d.KernelLaunchOverheadUS
-	e.Bound = "memory"
-	if e.ComputeUS > e.MemoryUS {
-		e.Bound = "compute"
-	}
+	e.combine(d)
 	e.Coalescing = make([]OperandCoalescing, len(in.Operands))
 	for k := range e.Coalescing {
 		e.Coalescing[k] = OperandCoalescing{Operand: k, Coalesced: e.Reads[k].Coalesced,
