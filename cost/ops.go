@@ -175,27 +175,21 @@ func ShapeBytes(s *hlo.Shape) int64 {
 
 // arrayBytes is the byte size of the array leaves of s, without tuple index
 // tables.
-func arrayBytes(s *hlo.Shape) int64 {
-	if s.IsTuple() {
-		n := int64(0)
-		for i := range s.Tuple {
-			n += arrayBytes(&s.Tuple[i])
-		}
-		return n
-	}
-	return ShapeBytes(s)
-}
+func arrayBytes(s *hlo.Shape) int64 { return sumLeaves(s, ShapeBytes) }
 
 // elementsRecursive is the number of elements of all array leaves.
-func elementsRecursive(s *hlo.Shape) int64 {
-	if s.IsTuple() {
-		n := int64(0)
-		for i := range s.Tuple {
-			n += elementsRecursive(&s.Tuple[i])
-		}
-		return n
+func elementsRecursive(s *hlo.Shape) int64 { return sumLeaves(s, (*hlo.Shape).ElementCount) }
+
+// sumLeaves adds f over the leaves of s (s itself unless it is a tuple).
+func sumLeaves(s *hlo.Shape, f func(*hlo.Shape) int64) int64 {
+	if !s.IsTuple() {
+		return f(s)
 	}
-	return s.ElementCount()
+	n := int64(0)
+	for i := range s.Tuple {
+		n += sumLeaves(&s.Tuple[i], f)
+	}
+	return n
 }
 
 // firstArray returns the first array leaf of s (s itself when an array).
