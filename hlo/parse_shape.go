@@ -231,41 +231,35 @@ func (p *shapeParser) parseShape() (Shape, bool) {
 	if p.peek() == '(' {
 		if p.cache != nil && p.operandShape {
 			if e := tupleTextEnd(p.src, p.off, p.end); e > 0 {
-				key := p.src[p.off:e]
-				if sh, ok := p.cache[key]; ok {
-					p.off = e
-					return sh, true
-				}
-				ar := p.ar
-				p.ar = p.keep
-				sh, ok := p.parseTupleShape()
-				p.ar = ar
-				if ok && p.off == e {
-					p.cache[key] = sh
-				}
-				return sh, ok
+				return p.cachedShape(e, p.parseTupleShape)
 			}
 		}
 		return p.parseTupleShape()
 	}
 	if p.cache != nil {
 		if e := shapeTextEnd(p.src, p.off, p.end); e > 0 {
-			key := p.src[p.off:e]
-			if sh, ok := p.cache[key]; ok {
-				p.off = e
-				return sh, true
-			}
-			ar := p.ar
-			p.ar = p.keep
-			sh, ok := p.parseArrayShape()
-			p.ar = ar
-			if ok && p.off == e {
-				p.cache[key] = sh
-			}
-			return sh, ok
+			return p.cachedShape(e, p.parseArrayShape)
 		}
 	}
 	return p.parseArrayShape()
+}
+
+// cachedShape returns the shape whose text ends at e from the cache, or
+// parses it with parse into the kept arena and caches it.
+func (p *shapeParser) cachedShape(e int, parse func() (Shape, bool)) (Shape, bool) {
+	key := p.src[p.off:e]
+	if sh, ok := p.cache[key]; ok {
+		p.off = e
+		return sh, true
+	}
+	ar := p.ar
+	p.ar = p.keep
+	sh, ok := parse()
+	p.ar = ar
+	if ok && p.off == e {
+		p.cache[key] = sh
+	}
+	return sh, ok
 }
 
 // parseArrayShape parses a non-tuple shape.
