@@ -184,60 +184,51 @@ func Mul(e *Expr, c int64) *Expr {
 
 // FloorDiv returns e floordiv d, rounding towards negative infinity. It
 // panics if d is 0.
-func FloorDiv(e *Expr, d int64) *Expr {
-	if d == 0 {
-		panic(ArithmeticError{"floordiv by zero"})
-	}
-	if d < 0 {
-		return FloorDiv(Neg(e), checkedMul(d, -1, "floordiv"))
-	}
-	if d == 1 {
-		return e
-	}
-	switch e.kind {
-	case KindConst:
-		return Const(floorDiv(e.val, d))
-	case KindFloorDiv:
-		if p, ok := mulOK(e.val, d); ok {
-			return FloorDiv(e.lhs, p)
-		}
-	case KindMul:
-		if e.val%d == 0 {
-			return Mul(e.lhs, e.val/d)
-		}
-	case KindAdd:
-		if out, rest, ok := splitMultiples(e, d, true); ok {
-			return Add(out, FloorDiv(rest, d))
-		}
-	}
-	return &Expr{kind: KindFloorDiv, val: d, lhs: e}
-}
+func FloorDiv(e *Expr, d int64) *Expr { return divide(KindFloorDiv, e, d) }
 
 // CeilDiv returns e ceildiv d, rounding towards positive infinity. It panics
 // if d is 0.
-func CeilDiv(e *Expr, d int64) *Expr {
-	if d == 0 {
-		panic(ArithmeticError{"ceildiv by zero"})
-	}
-	if d < 0 {
-		return CeilDiv(Neg(e), checkedMul(d, -1, "ceildiv"))
+func CeilDiv(e *Expr, d int64) *Expr { return divide(KindCeilDiv, e, d) }
+
+// divide returns e floordiv d or e ceildiv d (kind). Both simplify alike
+// (a negative divisor negates e, constants fold, a product whose factor d
+// divides is divided, summands that are multiples of d move out) but for
+// the rounding of constants, and only floordiv merges with a floordiv
+// below it.
+func divide(kind ExprKind, e *Expr, d int64) *Expr {
+	if d <= 0 {
+		op := "floordiv"
+		if kind == KindCeilDiv {
+			op = "ceildiv"
+		}
+		if d == 0 {
+			panic(ArithmeticError{op + " by zero"})
+		}
+		return divide(kind, Neg(e), checkedMul(d, -1, op))
 	}
 	if d == 1 {
 		return e
 	}
 	switch e.kind {
 	case KindConst:
-		return Const(ceilDiv(e.val, d))
+		if kind == KindCeilDiv {
+			return Const(ceilDiv(e.val, d))
+		}
+		return Const(floorDiv(e.val, d))
+	case KindFloorDiv:
+		if p, ok := mulOK(e.val, d); ok && kind == KindFloorDiv {
+			return divide(kind, e.lhs, p)
+		}
 	case KindMul:
 		if e.val%d == 0 {
 			return Mul(e.lhs, e.val/d)
 		}
 	case KindAdd:
 		if out, rest, ok := splitMultiples(e, d, true); ok {
-			return Add(out, CeilDiv(rest, d))
+			return Add(out, divide(kind, rest, d))
 		}
 	}
-	return &Expr{kind: KindCeilDiv, val: d, lhs: e}
+	return &Expr{kind: kind, val: d, lhs: e}
 }
 
 // Mod returns e mod m, which lies in [0, m-1]. It panics unless m is positive.
