@@ -134,9 +134,7 @@ type MemoryAnalysis struct {
 // MemoryAnalysis reads memory_analysis.json; nil when XLA gave none.
 func (c Case) MemoryAnalysis(tb testing.TB) *MemoryAnalysis {
 	tb.Helper()
-	var ma *MemoryAnalysis
-	readJSON(tb, c.Path(MemoryAnalysisJSON), &ma)
-	return ma
+	return readJSON[MemoryAnalysis](tb, c.Path(MemoryAnalysisJSON))
 }
 
 // CostAnalysis is compiled.cost_analysis() of the whole module.
@@ -150,19 +148,20 @@ type CostAnalysis struct {
 // deviceless GPU compile).
 func (c Case) CostAnalysis(tb testing.TB) *CostAnalysis {
 	tb.Helper()
-	var ca *CostAnalysis
-	readJSON(tb, c.Path(CostAnalysisJSON), &ca)
-	return ca
+	return readJSON[CostAnalysis](tb, c.Path(CostAnalysisJSON))
 }
 
-func readJSON(tb testing.TB, path string, v any) {
+// readJSON decodes the JSON file path; nil when there is no such file.
+func readJSON[T any](tb testing.TB, path string) *T {
 	tb.Helper()
 	src, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
-		return
+		return nil
 	}
 	require.NoError(tb, err)
-	require.NoError(tb, json.Unmarshal(src, v), path)
+	var v *T
+	require.NoError(tb, json.Unmarshal(src, &v), path)
+	return v
 }
 
 // Instructions maps every instruction name of m to its instruction.
