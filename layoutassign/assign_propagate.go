@@ -193,29 +193,27 @@ func (a *assigner) drain(mem csr[int32]) {
 
 // forward derives the layout of u's result from operand i's layout m.
 func (a *assigner) forward(u *hlo.Instruction, i int, m []int64) {
-	op := u.Operands[i]
+	var out []int64
+	ok := false
 	switch u.Opcode {
 	case hlo.OpTranspose:
-		if out, ok := transposeOutputLayout(u.Typed.Dimensions, m); ok {
-			a.offer(a.leafID(u, nil), out)
-		}
+		out, ok = transposeOutputLayout(u.Typed.Dimensions, m)
 	case hlo.OpReshape:
-		if out, ok := reshapeLayout(op.Shape.Dims, m, u.Shape.Dims); ok {
-			a.offer(a.leafID(u, nil), out)
-		}
+		out, ok = reshapeLayout(u.Operands[i].Shape.Dims, m, u.Shape.Dims)
 	case hlo.OpReduce:
-		n := len(u.Operands) / 2
-		if i >= n {
-			return
+		if i >= len(u.Operands)/2 {
+			return // an init value
 		}
-		out := reduceOutputLayout(m, u.Typed.Dimensions)
+		out, ok = reduceOutputLayout(m, u.Typed.Dimensions), true
 		if u.Shape.IsTuple() {
 			for k := range u.Shape.Tuple {
 				a.offer(a.leafID(u, []int64{int64(k)}), out)
 			}
-		} else {
-			a.offer(a.leafID(u, nil), out)
+			return
 		}
+	}
+	if ok {
+		a.offer(a.leafID(u, nil), out)
 	}
 }
 
@@ -225,21 +223,20 @@ func (a *assigner) backward(in *hlo.Instruction, m []int64) {
 		return
 	}
 	op := in.Operands[0]
+	var o []int64
+	ok := false
 	switch in.Opcode {
 	case hlo.OpTranspose:
-		if o, ok := transposeOperandLayout(in.Typed.Dimensions, m); ok {
-			a.offer(a.leafID(op, nil), o)
-		}
+		o, ok = transposeOperandLayout(in.Typed.Dimensions, m)
 	case hlo.OpReshape:
-		if o, ok := reshapeLayout(in.Shape.Dims, m, op.Shape.Dims); ok {
-			a.offer(a.leafID(op, nil), o)
-		}
+		o, ok = reshapeLayout(in.Shape.Dims, m, op.Shape.Dims)
 	case hlo.OpBroadcast:
 		if op.Shape.Rank() > 0 {
-			if o, ok := broadcastOperandLayout(in.Typed.Dimensions, m); ok {
-				a.offer(a.leafID(op, nil), o)
-			}
+			o, ok = broadcastOperandLayout(in.Typed.Dimensions, m)
 		}
+	}
+	if ok {
+		a.offer(a.leafID(op, nil), o)
 	}
 }
 
