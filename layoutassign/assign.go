@@ -96,7 +96,7 @@ type assigner struct {
 	first    [][]int
 	users    csr[*hlo.Instruction]
 
-	parent []int
+	parent unionFind[int]
 	fixed  [][]int64 // per class root: the fixed minor_to_major
 	// isFixed marks the classes fixed before propagation (whose layouts
 	// then fill m2m, which shares fixed's array).
@@ -214,10 +214,7 @@ func (a *assigner) collect() {
 	eachUse(func(k int, _ *hlo.Instruction) { a.users.off[k+1]++ })
 	cursor := a.users.prefixSums()
 	eachUse(func(k int, in *hlo.Instruction) { a.users.flat[cursor[k]] = in; cursor[k]++ })
-	a.parent = make([]int, n)
-	for i := range a.parent {
-		a.parent[i] = i
-	}
+	a.parent = newUnionFind[int](n)
 	a.fixed = make([][]int64, n)
 	a.exact = make([]bool, n)
 	a.m2m = a.fixed // the fixed layouts are the classes' first layouts
@@ -263,13 +260,7 @@ func (a *assigner) shapeOf(id int) *hlo.Shape {
 	return s
 }
 
-func (a *assigner) find(x int) int {
-	for a.parent[x] != x {
-		a.parent[x] = a.parent[a.parent[x]]
-		x = a.parent[x]
-	}
-	return x
-}
+func (a *assigner) find(x int) int { return a.parent.find(x) }
 
 // rankOK reports whether m2m is a layout for value id.
 func (a *assigner) rankOK(id int, m2m []int64) bool {

@@ -127,13 +127,7 @@ func fusionInPlacePairs(f *hlo.Instruction) []inPlacePair {
 }
 
 // find returns the buffer (union-find root) of value id.
-func (lv *liveness) find(id int32) int32 {
-	for lv.parent[id] != id {
-		lv.parent[id] = lv.parent[lv.parent[id]]
-		id = lv.parent[id]
-	}
-	return id
-}
+func (lv *liveness) find(id int32) int32 { return lv.parent.find(id) }
 
 func (lv *liveness) unite(ids ...int32) {
 	for _, id := range ids[min(1, len(ids)):] {
@@ -154,10 +148,7 @@ func (lv *liveness) unite(ids ...int32) {
 // after optimizations have them; a module without them is analysed as it
 // is, as XLA's buffer assignment would.)
 func (lv *liveness) groupBuffers() {
-	lv.parent = make([]int32, len(lv.values))
-	for i := range lv.parent {
-		lv.parent[i] = int32(i)
-	}
+	lv.parent = newUnionFind[int32](len(lv.values))
 	for _, st := range lv.seq {
 		for _, set := range st.sets {
 			if len(set) > 1 {

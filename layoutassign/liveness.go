@@ -35,7 +35,7 @@ type liveness struct {
 	values []*hloValue
 	// parent is the union-find of values into buffers; buffers lists each
 	// buffer's values, bufOf each value's buffer.
-	parent  []int32
+	parent  unionFind[int32]
 	buffers [][]int32
 	bufOf   []int32
 }
