@@ -232,26 +232,25 @@ type CallGraph struct {
 	postErr  error
 }
 
-func (g *CallGraph) sitesOf(i int) []CallSite {
-	a, b := g.at[0][i], g.at[0][i+1]
-	return g.siteFlat[a:b:b]
-}
+func (g *CallGraph) sitesOf(i int) []CallSite { return row(g.siteFlat, g.at[0], i) }
 
 func (g *CallGraph) callersOf(i int) []CallSite {
 	g.back.Do(g.linkBack)
-	a, b := g.at[1][i], g.at[1][i+1]
-	return g.callerFlat[a:b:b]
+	return row(g.callerFlat, g.at[1], i)
 }
 
-func (g *CallGraph) succsOf(i int) []int32 {
-	a, b := g.at[2][i], g.at[2][i+1]
-	return g.succFlat[a:b:b]
-}
+func (g *CallGraph) succsOf(i int) []int32 { return row(g.succFlat, g.at[2], i) }
 
 func (g *CallGraph) predsOf(i int) []int32 {
 	g.back.Do(g.linkBack)
-	a, b := g.at[3][i], g.at[3][i+1]
-	return g.predFlat[a:b:b]
+	return row(g.predFlat, g.at[3], i)
+}
+
+// row returns list i of lists stored one after another in flat, list i
+// from at[i] to at[i+1], capped so that appending copies.
+func row[T any](flat []T, at []int32, i int) []T {
+	a, b := at[i], at[i+1]
+	return flat[a:b:b]
 }
 
 // cgScan holds the call sites and unresolved names found in some
@@ -809,14 +808,7 @@ func (g *CallGraph) Levels() ([][]*hlo.Computation, error) {
 			level[i] = max(level[i], level[j]+1)
 		}
 	}
-	var out [][]*hlo.Computation
-	for i, c := range g.comps {
-		for len(out) <= level[i] {
-			out = append(out, nil)
-		}
-		out[level[i]] = append(out[level[i]], c)
-	}
-	return out, nil
+	return byLevel(level, func(i int) *hlo.Computation { return g.comps[i] }), nil
 }
 
 // Reachable returns the computations reachable from c through calls,

@@ -323,7 +323,6 @@ func (d *DAG) Levels() ([][]*hlo.Instruction, error) {
 		return nil, err
 	}
 	level := make([]int, len(d.nodes))
-	var out [][]*hlo.Instruction
 	for _, in := range order {
 		i := d.index[in]
 		l := 0
@@ -332,14 +331,20 @@ func (d *DAG) Levels() ([][]*hlo.Instruction, error) {
 		}
 		level[i] = l
 	}
-	for i, n := range d.nodes {
-		l := level[i]
+	return byLevel(level, func(i int) *hlo.Instruction { return d.nodes[i].Instr }), nil
+}
+
+// byLevel groups item(i) for every i by level[i], each group in the order
+// of i.
+func byLevel[T any](level []int, item func(i int) T) [][]T {
+	var out [][]T
+	for i, l := range level {
 		for len(out) <= l {
 			out = append(out, nil)
 		}
-		out[l] = append(out[l], n.Instr)
+		out[l] = append(out[l], item(i))
 	}
-	return out, nil
+	return out
 }
 
 // Reachability answers "does a reach b" for every pair of instructions of
