@@ -82,18 +82,7 @@ func inputToOutput(instr *hlo.Instruction, operandIndex int) (*HloInstructionInd
 	case hlo.OpTranspose:
 		return transposeInputToOutput(instr)
 	case hlo.OpTuple:
-		h := newIndexing(len(instr.Operands))
-		op := instr.Operands[operandIndex]
-		if !op.Shape.IsArray() {
-			h.Add(operandIndex, Undefined())
-			return h, nil
-		}
-		d, err := arrayDims(instr, op.Shape, "operand")
-		if err != nil {
-			return nil, err
-		}
-		h.Add(operandIndex, IdentityMap(d))
-		return h, nil
+		return tupleIndexing(instr, operandIndex)
 	}
 	return undefinedIndexing(numResults(instr)), nil
 }

@@ -76,7 +76,7 @@ func outputToInput(instr *hlo.Instruction, outputIndex int) (*HloInstructionInde
 	case hlo.OpTranspose:
 		return transposeOutputToInput(instr)
 	case hlo.OpTuple:
-		return tupleOutputToInput(instr, outputIndex)
+		return tupleIndexing(instr, outputIndex)
 	}
 	return undefinedIndexing(len(instr.Operands)), nil
 }
@@ -398,7 +398,9 @@ func gteIndexing(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 	return fromMaps(IdentityMap(out)), nil
 }
 
-func tupleOutputToInput(in *hlo.Instruction, k int) (*HloInstructionIndexing, error) {
+// tupleIndexing is the identity between a tuple's operand k and its
+// element k, in either direction (undefined for a non-array element).
+func tupleIndexing(in *hlo.Instruction, k int) (*HloInstructionIndexing, error) {
 	if k < 0 || k >= len(in.Operands) {
 		return nil, instrError(in, "expected an output index in [0, %d), found %d", len(in.Operands), k)
 	}
