@@ -108,13 +108,17 @@ func TiledTranspose(in *hlo.Instruction) (TransposeDesc, bool) {
 	return TransposeDesc{}, false
 }
 
-// reducedDims returns the reduce's dimensions={...} as a set.
-func reducedSet(in *hlo.Instruction) map[int64]bool {
-	m := make(map[int64]bool, len(in.Typed.Dimensions))
-	for _, d := range in.Typed.Dimensions {
-		m[d] = true
+// keptAndReduced splits the dims of s, the operand of reduce, into those
+// it keeps and those it reduces, each in increasing order.
+func keptAndReduced(reduce *hlo.Instruction, s *hlo.Shape) (keep, reduced []int64) {
+	for d := range int64(len(s.Dims)) {
+		if slices.Contains(reduce.Typed.Dimensions, d) {
+			reduced = append(reduced, d)
+		} else {
+			keep = append(keep, d)
+		}
 	}
-	return m
+	return keep, reduced
 }
 
 // dimsConsecutive reports whether the dims occupy consecutive positions in
@@ -159,15 +163,7 @@ func partitionByMiddle(s *hlo.Shape, middle []int64) [3]int64 {
 // (xla/service/gpu/reduction_utils.cc).
 func ReductionKind(reduce *hlo.Instruction) ReductionDims {
 	in := &reduce.Operands[0].Shape
-	red := reducedSet(reduce)
-	var keep, reduced []int64
-	for d := range in.Dims {
-		if red[int64(d)] {
-			reduced = append(reduced, int64(d))
-		} else {
-			keep = append(keep, int64(d))
-		}
-	}
+	keep, reduced := keptAndReduced(reduce, in)
 	if len(keep) == 0 {
 		return ReductionDims{IsRow: true, Dims: [3]int64{1, 1, in.ElementCount()}}
 	}
@@ -228,15 +224,7 @@ func IsContiguousReduction(in *hlo.Instruction) bool {
 	if !op.IsArray() {
 		return false
 	}
-	red := reducedSet(in)
-	var keep, reduced []int64
-	for d := range op.Dims {
-		if red[int64(d)] {
-			reduced = append(reduced, int64(d))
-		} else {
-			keep = append(keep, int64(d))
-		}
-	}
+	keep, reduced := keptAndReduced(in, op)
 	if len(reduced) == 0 {
 		return false
 	}
