@@ -20,31 +20,29 @@ type InputOutputAlias struct {
 // EntryComputationLayout returns the parsed entry_computation_layout
 // header attribute, or nil when the header has none.
 func (m *Module) EntryComputationLayout() (*ProgramShape, error) {
-	v, ok := m.Attr("entry_computation_layout")
-	if !ok {
-		return nil, nil
-	}
-	s := newScanner(m.Source, v, 0, len(v), 1, 0)
-	ps, err := parseProgramShape(&s)
-	if err != nil {
-		return nil, err
-	}
-	return ps, nil
+	return parseHeaderAttr(m, "entry_computation_layout", parseProgramShape)
 }
 
 // InputOutputAliases returns the parsed input_output_alias header
 // attribute, or nil when the header has none.
 func (m *Module) InputOutputAliases() ([]InputOutputAlias, error) {
-	v, ok := m.Attr("input_output_alias")
+	return parseHeaderAttr(m, "input_output_alias", parseIOAliases)
+}
+
+// parseHeaderAttr parses the header attribute name with parse; the zero T
+// when the header has none or on an error (a nil *Error stays a nil error).
+func parseHeaderAttr[T any](m *Module, name string, parse func(*scanner) (T, *Error)) (T, error) {
+	var zero T
+	v, ok := m.Attr(name)
 	if !ok {
-		return nil, nil
+		return zero, nil
 	}
 	s := newScanner(m.Source, v, 0, len(v), 1, 0)
-	a, err := parseIOAliases(&s)
+	x, err := parse(&s)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	return a, nil
+	return x, nil
 }
 
 // parseProgramShape parses "{(f32[2]{0}, s32[])->f32[2]{0}}".
