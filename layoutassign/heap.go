@@ -148,52 +148,22 @@ func (lv *liveness) reusableOperand(id int32, t int, freeing []int32, in map[int
 // sharer goes. It also computes NoFragmentationStatsHeap's figure, where a
 // share adds its size like an allocation.
 func (r *heapRun) replay() {
-	root := map[int32]int32{}
-	refs := map[int32]int{}
+	bufs := newBufferRefs()
 	var mem, noFrag, memU int64
 	r.peakEvent = -1
 	for i, e := range r.events {
-		size := r.size[e.v]
-		switch e.kind {
-		case evAlloc:
-			refs[e.v]++
-			if refs[e.v] == 1 {
-				mem += size
-				memU += r.unpadded[e.v]
-			}
-			noFrag += size
-		case evShare:
-			rt := e.with
-			for {
-				p, ok := root[rt]
-				if !ok {
-					break
-				}
-				rt = p
-			}
-			root[e.v] = rt
-			refs[rt]++
-			if refs[rt] == 1 {
-				mem += r.size[rt]
-				memU += r.unpadded[rt]
-			}
-			noFrag += size
-		case evFree:
-			rt := e.v
-			for {
-				p, ok := root[rt]
-				if !ok {
-					break
-				}
-				rt = p
-			}
-			delete(root, e.v)
-			refs[rt]--
-			if refs[rt] == 0 {
-				mem -= r.size[rt]
-				memU -= r.unpadded[rt]
-			}
-			noFrag -= size
+		switch buf, change := bufs.apply(e); change {
+		case +1:
+			mem += r.size[buf]
+			memU += r.unpadded[buf]
+		case -1:
+			mem -= r.size[buf]
+			memU -= r.unpadded[buf]
+		}
+		if e.kind == evFree {
+			noFrag -= r.size[e.v]
+		} else {
+			noFrag += r.size[e.v]
 		}
 		if mem > r.peak {
 			r.peak, r.peakEvent = mem, i
@@ -216,35 +186,14 @@ func (r *heapRun) liveAtPeak() []int32 {
 	if r.peakEvent < 0 {
 		return nil
 	}
-	root := map[int32]int32{}
-	refs := map[int32]int{}
+	bufs := newBufferRefs()
 	live := map[int32]bool{}
-	find := func(x int32) int32 {
-		for {
-			p, ok := root[x]
-			if !ok {
-				return x
-			}
-			x = p
-		}
-	}
 	for _, e := range r.events[:r.peakEvent+1] {
-		switch e.kind {
-		case evAlloc:
-			refs[e.v]++
-			live[e.v] = true
-		case evShare:
-			rt := find(e.with)
-			root[e.v] = rt
-			if refs[rt]++; refs[rt] == 1 {
-				live[rt] = true
-			}
-		case evFree:
-			rt := find(e.v)
-			delete(root, e.v)
-			if refs[rt]--; refs[rt] == 0 {
-				delete(live, rt)
-			}
+		switch buf, change := bufs.apply(e); change {
+		case +1:
+			live[buf] = true
+		case -1:
+			delete(live, buf)
 		}
 	}
 	out := make([]int32, 0, len(live))
@@ -253,6 +202,52 @@ func (r *heapRun) liveAtPeak() []int32 {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// bufferRefs follows the buffers of a replayed heap trace: a buffer is
+// named by the value that allocated it, a share uses the buffer of the
+// value it shares with, and a buffer is live while a value uses it.
+type bufferRefs struct {
+	root map[int32]int32 // a sharing value -> the value it shares with
+	refs map[int32]int   // buffer -> the values using it
+}
+
+func newBufferRefs() bufferRefs {
+	return bufferRefs{root: map[int32]int32{}, refs: map[int32]int{}}
+}
+
+// apply replays e and returns the buffer it touches and +1 when e makes
+// that buffer live, -1 when e frees it, 0 otherwise.
+func (b bufferRefs) apply(e heapEvent) (buf int32, change int) {
+	switch e.kind {
+	case evAlloc:
+		buf = e.v
+	case evShare:
+		buf = b.buffer(e.with)
+		b.root[e.v] = buf
+	case evFree:
+		buf = b.buffer(e.v)
+		delete(b.root, e.v)
+		if b.refs[buf]--; b.refs[buf] == 0 {
+			return buf, -1
+		}
+		return buf, 0
+	}
+	if b.refs[buf]++; b.refs[buf] == 1 {
+		return buf, +1
+	}
+	return buf, 0
+}
+
+// buffer returns the buffer value v uses.
+func (b bufferRefs) buffer(v int32) int32 {
+	for {
+		p, ok := b.root[v]
+		if !ok {
+			return v
+		}
+		v = p
+	}
 }
 
 // interval is one value's life in event time, as the best-fit heap sees
