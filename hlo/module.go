@@ -142,10 +142,7 @@ func (m *Module) ComputationIndex(c *Computation) int {
 	if c == nil {
 		return -1
 	}
-	if i := c.Index; i >= 0 && i < len(m.Computations) && m.Computations[i] == c {
-		return i
-	}
-	return slices.Index(m.Computations, c)
+	return indexWithHint(m.Computations, c, c.Index)
 }
 
 // InstructionIndex returns in's position in c.Instructions, or -1:
@@ -154,10 +151,16 @@ func (c *Computation) InstructionIndex(in *Instruction) int {
 	if in == nil {
 		return -1
 	}
-	if i := in.Index; i >= 0 && i < len(c.Instructions) && c.Instructions[i] == in {
-		return i
+	return indexWithHint(c.Instructions, in, in.Index)
+}
+
+// indexWithHint returns the position of x in s, or -1: hint when s[hint]
+// is x, else a search.
+func indexWithHint[T comparable](s []T, x T, hint int) int {
+	if hint >= 0 && hint < len(s) && s[hint] == x {
+		return hint
 	}
-	return slices.Index(c.Instructions, in)
+	return slices.Index(s, x)
 }
 
 // Computation is a named list of instructions with one root.
