@@ -55,24 +55,10 @@ func transposeOperandLayout(perm, outM2M []int64) ([]int64, bool) {
 // It returns the group of every dim (-1 for size-1 dims) on each side.
 func reshapeGroups(from, to []int64) (gf, gt []int, ok bool) {
 	gf, gt = make([]int, len(from)), make([]int, len(to))
-	var fi, ti []int
-	for i, d := range from {
-		gf[i] = -1
-		if d == 0 || d == hlo.UnboundedDim {
-			return nil, nil, false
-		}
-		if d != 1 {
-			fi = append(fi, i)
-		}
-	}
-	for j, d := range to {
-		gt[j] = -1
-		if d == 0 || d == hlo.UnboundedDim {
-			return nil, nil, false
-		}
-		if d != 1 {
-			ti = append(ti, j)
-		}
+	fi, okf := nonUnitDims(from, gf)
+	ti, okt := nonUnitDims(to, gt)
+	if !okf || !okt {
+		return nil, nil, false
 	}
 	i, j, g := 0, 0, 0
 	for i < len(fi) && j < len(ti) {
@@ -101,6 +87,21 @@ func reshapeGroups(from, to []int64) (gf, gt []int, ok bool) {
 		return nil, nil, false
 	}
 	return gf, gt, true
+}
+
+// nonUnitDims returns the dims of sizes other than 1 and sets each dim's
+// group in g to -1 (none yet); ok is false for a size 0 or unbounded.
+func nonUnitDims(sizes []int64, g []int) (dims []int, ok bool) {
+	for i, d := range sizes {
+		g[i] = -1
+		if d == 0 || d == hlo.UnboundedDim {
+			return nil, false
+		}
+		if d != 1 {
+			dims = append(dims, i)
+		}
+	}
+	return dims, true
 }
 
 // reshapeLayout returns a layout for the reshape of an array with dims from
