@@ -606,30 +606,29 @@ func (p *chunkParser) ownTyped(in *Instruction) *TypedAttrs {
 
 // parseNameList parses "name" or "{name, name, ...}" and calls f for each.
 func (p *chunkParser) parseNameList(what string, f func(name string, pos Pos)) (braced bool, ok bool) {
-	p.skipSpace()
-	if p.peek() != '{' {
+	name := func() bool {
+		p.skipSpace()
 		pos := p.pos()
 		n := p.scanName()
 		if n == "" {
 			p.expected(what)
-			return false, false
+			return false
 		}
 		f(n, pos)
-		return false, true
+		return true
+	}
+	p.skipSpace()
+	if p.peek() != '{' {
+		return false, name()
 	}
 	p.off++
 	if p.accept('}') {
 		return true, true
 	}
 	for {
-		p.skipSpace()
-		pos := p.pos()
-		n := p.scanName()
-		if n == "" {
-			p.expected(what)
+		if !name() {
 			return true, false
 		}
-		f(n, pos)
 		if !p.accept(',') {
 			break
 		}
