@@ -136,10 +136,7 @@ func decodeTyped(s *scanner, in *Instruction, name string) {
 		decodeGatherScatter(s, in, name)
 	}
 	if s.err == nil {
-		s.skipSpace()
-		if !s.atEOF() {
-			s.expected("end of " + name)
-		}
+		s.expectEnd(name)
 	}
 }
 

@@ -70,10 +70,7 @@ func parseProgramShape(s *scanner) (*ProgramShape, *Error) {
 				if sh, ok := p.parseShape(); ok {
 					ps.Result = sh
 					if p.expect('}') {
-						p.skipSpace()
-						if !p.atEOF() {
-							p.expected("end of entry_computation_layout")
-						}
+						p.expectEnd("entry_computation_layout")
 					}
 				}
 			} else {
@@ -130,10 +127,7 @@ func parseIOAliases(s *scanner) ([]InputOutputAlias, *Error) {
 			out = append(out, a)
 			if !s.accept(',') {
 				if s.expect('}') {
-					s.skipSpace()
-					if !s.atEOF() {
-						s.expected("end of input_output_alias")
-					}
+					s.expectEnd("input_output_alias")
 				}
 				break
 			}

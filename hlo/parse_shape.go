@@ -657,10 +657,7 @@ func ParseShape(s string) (Shape, error) {
 	p := newShapeParser("", s)
 	sh, ok := p.parseShape()
 	if ok {
-		p.skipSpace()
-		if !p.atEOF() {
-			p.expected("end of shape")
-		}
+		p.expectEnd("shape")
 	}
 	if p.err != nil {
 		return Shape{}, p.err
@@ -685,10 +682,7 @@ func ParseLayout(s string) (Layout, error) {
 	}
 	l, ok := p.parseLayout(rank)
 	if ok {
-		p.skipSpace()
-		if !p.atEOF() {
-			p.expected("end of layout")
-		}
+		p.expectEnd("layout")
 	}
 	if p.err != nil {
 		return Layout{}, p.err

@@ -97,6 +97,14 @@ func (s *scanner) skipSpace() {
 
 func (s *scanner) atEOF() bool { return s.off >= s.end }
 
+// expectEnd reports "expected end of what" unless only blanks are left.
+func (s *scanner) expectEnd(what string) {
+	s.skipSpace()
+	if !s.atEOF() {
+		s.expected("end of " + what)
+	}
+}
+
 // peek returns the byte at the current offset, or 0 at the end.
 func (s *scanner) peek() byte {
 	if s.off < s.end {
