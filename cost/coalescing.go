@@ -59,14 +59,7 @@ func firstNonTrivial(s *hlo.Shape) int64 {
 func TransposesMinorDimension(in *hlo.Instruction) bool {
 	switch in.Opcode {
 	case hlo.OpFusion:
-		if c := fusedComputation(in); c != nil {
-			for _, f := range c.Instructions {
-				if TransposesMinorDimension(f) {
-					return true
-				}
-			}
-		}
-		return false
+		return anyFused(in, TransposesMinorDimension)
 	case hlo.OpCopy:
 		if len(in.Operands) != 1 || !in.Shape.IsArray() || in.Operands[0].Shape.Rank() != in.Shape.Rank() {
 			return false
@@ -114,15 +107,16 @@ func isBroadcastLike(in *hlo.Instruction) bool {
 // badTranspose returns the first (fused) instruction that transposes its
 // minor dimension and whose operand is not a broadcast or iota.
 func badTranspose(in *hlo.Instruction) *hlo.Instruction {
+	bad := func(f *hlo.Instruction) bool {
+		return TransposesMinorDimension(f) && len(f.Operands) > 0 && !isBroadcastLike(f.Operands[0])
+	}
 	if c := fusedComputation(in); c != nil {
-		for _, f := range c.Instructions {
-			if TransposesMinorDimension(f) && len(f.Operands) > 0 && !isBroadcastLike(f.Operands[0]) {
-				return f
-			}
+		if i := slices.IndexFunc(c.Instructions, bad); i >= 0 {
+			return c.Instructions[i]
 		}
 		return nil
 	}
-	if TransposesMinorDimension(in) && len(in.Operands) > 0 && !isBroadcastLike(in.Operands[0]) {
+	if bad(in) {
 		return in
 	}
 	return nil

@@ -79,13 +79,7 @@ func usesMatrixUnit(in *hlo.Instruction) bool {
 	case hlo.OpCustomCall:
 		return customCallFlops(in) > 0
 	case hlo.OpFusion:
-		if c := fusedComputation(in); c != nil {
-			for _, f := range c.Instructions {
-				if usesMatrixUnit(f) {
-					return true
-				}
-			}
-		}
+		return anyFused(in, usesMatrixUnit)
 	}
 	return false
 }

@@ -1,6 +1,10 @@
 package cost
 
-import "github.com/hlo-opt/hlo-opt/hlo"
+import (
+	"slices"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
 
 // isIntermediate is XLA's IsIntermediate with allowed_operand_count 1 by
 // default (xla/service/gpu/ir_emission_utils.cc): an elementwise op (not
@@ -209,6 +213,13 @@ func fusedComputation(in *hlo.Instruction) *hlo.Computation {
 		return nil
 	}
 	return in.Called[0]
+}
+
+// anyFused reports whether f holds for an instruction of the computation
+// the fusion in calls (false when in is no fusion).
+func anyFused(in *hlo.Instruction, f func(*hlo.Instruction) bool) bool {
+	c := fusedComputation(in)
+	return c != nil && slices.ContainsFunc(c.Instructions, f)
 }
 
 // users returns, per instruction of c, its users in program order.
