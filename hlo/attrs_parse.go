@@ -200,15 +200,21 @@ func decodeGatherScatter(s *scanner, in *Instruction, name string) {
 
 // intList parses "{1,2,3}" (or "{}").
 func (s *scanner) intList() []int64 {
+	return braceList(s, func() (int64, bool) { return s.scanInt("integer") })
+}
+
+// braceList parses "{e, e, ...}" or "{}", each e with elem; nil after an
+// error.
+func braceList[T any](s *scanner, elem func() (T, bool)) []T {
 	if !s.expect('{') {
 		return nil
 	}
-	out := []int64{}
+	out := []T{}
 	if s.accept('}') {
 		return out
 	}
 	for {
-		v, ok := s.scanInt("integer")
+		v, ok := elem()
 		if !ok {
 			return nil
 		}
@@ -256,44 +262,27 @@ func (s *scanner) boolean(what string) bool {
 }
 
 // sliceDims parses "{[0:2], [1:5:2]}".
-func (s *scanner) sliceDims() []SliceDim {
-	if !s.expect('{') {
-		return nil
+func (s *scanner) sliceDims() []SliceDim { return braceList(s, s.sliceDim) }
+
+// sliceDim parses "[0:2]" or "[1:5:2]".
+func (s *scanner) sliceDim() (SliceDim, bool) {
+	d := SliceDim{Stride: 1}
+	var ok bool
+	if !s.expect('[') {
+		return d, false
 	}
-	out := []SliceDim{}
-	if s.accept('}') {
-		return out
+	if d.Start, ok = s.scanInt("slice start"); !ok || !s.expect(':') {
+		return d, false
 	}
-	for {
-		if !s.expect('[') {
-			return nil
-		}
-		var d SliceDim
-		var ok bool
-		if d.Start, ok = s.scanInt("slice start"); !ok || !s.expect(':') {
-			return nil
-		}
-		if d.Limit, ok = s.scanInt("slice limit"); !ok {
-			return nil
-		}
-		d.Stride = 1
-		if s.accept(':') {
-			if d.Stride, ok = s.scanInt("slice stride"); !ok {
-				return nil
-			}
-		}
-		if !s.expect(']') {
-			return nil
-		}
-		out = append(out, d)
-		if !s.accept(',') {
-			break
+	if d.Limit, ok = s.scanInt("slice limit"); !ok {
+		return d, false
+	}
+	if s.accept(':') {
+		if d.Stride, ok = s.scanInt("slice stride"); !ok {
+			return d, false
 		}
 	}
-	if !s.expect('}') {
-		return nil
-	}
-	return out
+	return d, s.expect(']')
 }
 
 // padDims parses "0_1x2_3_1": low_high[_interior] per dimension.
@@ -490,27 +479,10 @@ func (s *scanner) replicaGroups() [][]int64 {
 	if s.peek() == '[' {
 		return s.iotaReplicaGroups()
 	}
-	if !s.expect('{') {
-		return nil
-	}
-	out := [][]int64{}
-	if s.accept('}') {
-		return out
-	}
-	for {
+	return braceList(s, func() ([]int64, bool) {
 		g := s.intList()
-		if s.err != nil {
-			return nil
-		}
-		out = append(out, g)
-		if !s.accept(',') {
-			break
-		}
-	}
-	if !s.expect('}') {
-		return nil
-	}
-	return out
+		return g, s.err == nil
+	})
 }
 
 func (s *scanner) bracketInts(what string) []int64 {
