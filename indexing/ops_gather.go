@@ -35,15 +35,7 @@ func gatherOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 	if g == nil {
 		return nil, instrError(in, "expected gather dimension numbers, found none")
 	}
-	out, err := arrayDims(in, in.Shape, "result")
-	if err != nil {
-		return nil, err
-	}
-	opDims, err := arrayDims(in, in.Operands[0].Shape, "operand")
-	if err != nil {
-		return nil, err
-	}
-	idxDims, err := arrayDims(in, in.Operands[1].Shape, "indices")
+	out, opDims, idxDims, err := binaryDims(in, "operand", "indices")
 	if err != nil {
 		return nil, err
 	}
@@ -252,15 +244,7 @@ func convOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 	if cd == nil {
 		return nil, instrError(in, "expected dim_labels, found none")
 	}
-	out, err := arrayDims(in, in.Shape, "result")
-	if err != nil {
-		return nil, err
-	}
-	lhs, err := arrayDims(in, in.Operands[0].Shape, "input")
-	if err != nil {
-		return nil, err
-	}
-	rhs, err := arrayDims(in, in.Operands[1].Shape, "kernel")
+	out, lhs, rhs, err := binaryDims(in, "input", "kernel")
 	if err != nil {
 		return nil, err
 	}

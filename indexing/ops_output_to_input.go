@@ -228,13 +228,7 @@ func dotMaps(in *hlo.Instruction) (lhsMap, rhsMap *IndexingMap, err error) {
 
 // dotArgs validates a dot's dimension numbers.
 func dotArgs(in *hlo.Instruction) (out, lhs, rhs []int64, dn *hlo.DotDims, err error) {
-	if out, err = arrayDims(in, in.Shape, "result"); err != nil {
-		return
-	}
-	if lhs, err = arrayDims(in, in.Operands[0].Shape, "lhs"); err != nil {
-		return
-	}
-	if rhs, err = arrayDims(in, in.Operands[1].Shape, "rhs"); err != nil {
+	if out, lhs, rhs, err = binaryDims(in, "lhs", "rhs"); err != nil {
 		return
 	}
 	dn = in.Typed.Dot
@@ -597,6 +591,20 @@ func operandDims(in *hlo.Instruction, n int) (out, opDims []int64, err error) {
 		return
 	}
 	opDims, err = arrayDims(in, in.Operands[0].Shape, "operand")
+	return
+}
+
+// binaryDims returns the dims of in's result and of its operands 0 and 1
+// (named a and b in errors), all arrays: the prologue of the maps of
+// two-input ops, once their operand count is checked.
+func binaryDims(in *hlo.Instruction, a, b string) (out, aDims, bDims []int64, err error) {
+	if out, err = arrayDims(in, in.Shape, "result"); err != nil {
+		return
+	}
+	if aDims, err = arrayDims(in, in.Operands[0].Shape, a); err != nil {
+		return
+	}
+	bDims, err = arrayDims(in, in.Operands[1].Shape, b)
 	return
 }
 
