@@ -8,6 +8,8 @@ import (
 	"maps"
 	"slices"
 	"sort"
+
+	"github.com/hlo-opt/hlo-opt/layoutassign"
 )
 
 // Device is the model of an accelerator the cost estimates are made for. The
@@ -86,6 +88,18 @@ func (d *Device) Validate() error {
 		}
 	}
 	return nil
+}
+
+// LayoutTarget is the layout target of d's kind (GPU layouts for a GPU, TPU
+// tilings otherwise), with d's name and HBM capacity for the memory
+// report's verdict.
+func (d Device) LayoutTarget() layoutassign.Target {
+	t := layoutassign.TPU()
+	if d.IsGPU() {
+		t = layoutassign.GPU()
+	}
+	t.Device, t.HBMBytes = d.Name, d.MemoryBytes
+	return t
 }
 
 const (

@@ -46,18 +46,6 @@ func (c Config) PipelineConfig() map[string]any {
 	return map[string]any{ConfigKey: c, layoutassign.ConfigKey: layoutassign.Options{Target: c.Device.LayoutTarget()}}
 }
 
-// LayoutTarget is the layout target of d's kind (GPU layouts for a GPU, TPU
-// tilings otherwise), with d's name and HBM capacity for the memory
-// report's verdict.
-func (d Device) LayoutTarget() layoutassign.Target {
-	t := layoutassign.TPU()
-	if d.IsGPU() {
-		t = layoutassign.GPU()
-	}
-	t.Device, t.HBMBytes = d.Name, d.MemoryBytes
-	return t
-}
-
 // configOf returns the Config the pipeline holds under ConfigKey, or
 // DefaultConfig.
 func configOf(u *passes.Unit) Config {

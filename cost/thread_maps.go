@@ -1,9 +1,10 @@
 package cost
 
 import (
+	"slices"
+
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/indexing"
-	"slices"
 )
 
 // Thread-id indexing of the emitters: maps from the 6 grid dims (thread

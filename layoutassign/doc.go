@@ -6,9 +6,10 @@
 // Options.Config holds under ConfigKey: "layout-assign" (AssignPass, a
 // transform) in which Assign writes a layout into every array shape of the
 // module, and "layout" (Pass), which requires it and in which
-// AnalyzeMemory computes the memory report, printed like the TPU out-of-memory report (Result's
-// WriteText) or as JSON (ModuleReport, InstructionReport). DescribeShape
-// and WriteSVG answer "hlo-opt shape-info" for a single shape.
+// AnalyzeMemory computes the memory report, printed like the TPU
+// out-of-memory report (Result's WriteText) or as JSON (ModuleReport,
+// InstructionReport). DescribeShape and WriteSVG answer "hlo-opt
+// shape-info" for a single shape.
 //
 // # Layout assignment (Assign)
 //

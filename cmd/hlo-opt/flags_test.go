@@ -44,6 +44,8 @@ func TestParseInterspersed(t *testing.T) {
 // passes alone lays out for the GPU its cost passes model while any run
 // with the layout pass keeps the TPU default.
 func TestLayoutTargetFollowsDevice(t *testing.T) {
+	reg, err := newRegistry()
+	require.NoError(t, err)
 	for _, tc := range []struct {
 		passes, device, target string
 		want                   layoutassign.Backend
@@ -53,13 +55,16 @@ func TestLayoutTargetFollowsDevice(t *testing.T) {
 		{passes: "stats,cost,utilization", want: layoutassign.BackendGPU},
 		{passes: "gpu-kernels", want: layoutassign.BackendGPU},
 		{passes: "layout,coalescing", want: layoutassign.BackendTPU},
+		{passes: "coalescing, layout", want: layoutassign.BackendTPU},
 		{passes: "layout-assign,cost", want: layoutassign.BackendTPU},
 		{passes: "indexing", want: layoutassign.BackendTPU},
 		{passes: "coalescing", device: "tpu-v5e", want: layoutassign.BackendTPU},
 		{passes: "layout", device: "h100", want: layoutassign.BackendGPU},
 		{passes: "coalescing", target: "cpu", want: layoutassign.BackendCPU},
 	} {
-		cfg, err := newPassConfig(&options{passes: tc.passes, device: tc.device, target: tc.target})
+		ps, err := reg.Parse(tc.passes)
+		require.NoError(t, err)
+		cfg, err := newPassConfig(&options{device: tc.device, target: tc.target}, ps)
 		require.NoError(t, err)
 		assert.Equal(t, tc.want, cfg.layout.Target.Backend, "--passes=%s --device=%s --target=%s", tc.passes, tc.device, tc.target)
 	}

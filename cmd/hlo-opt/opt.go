@@ -114,11 +114,6 @@ func Main(ctx context.Context, args []string, env *Env) int {
 		}
 		return 2
 	}
-	cfg, err := newPassConfig(&o)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "hlo-opt: %v\n", err)
-		return 2
-	}
 	reg, err := newRegistry()
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "hlo-opt: internal error: %v\n", err)
@@ -156,6 +151,11 @@ func Main(ctx context.Context, args []string, env *Env) int {
 	}
 	if p := passesProblem(&o, ps); p != "" {
 		return usage("%s", p)
+	}
+	cfg, err := newPassConfig(&o, ps)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "hlo-opt: %v\n", err)
+		return 2
 	}
 	o.progressTerm = o.progress && isTerminal(env.Stderr)
 

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/hlo-opt/hlo-opt/cost"
 	"github.com/hlo-opt/hlo-opt/indexing"
@@ -25,20 +24,14 @@ func defaultPassConfig() passConfig {
 	return passConfig{cost: cost.DefaultConfig(), layout: layoutassign.Options{Target: layoutassign.TPU()}}
 }
 
-// costOnly reports whether the comma-separated pass list names a GPU cost
-// pass and not the layout pass: without --device such a run lays out for
-// the cost passes' default GPU, not for the layout pass's default TPU.
-func costOnly(list string) bool {
-	names := strings.Split(list, ",")
-	if slices.Contains(names, layoutassign.Pass.Name) || slices.Contains(names, layoutassign.AssignPass.Name) {
+// costOnly reports whether ps holds a GPU cost pass and not the layout
+// passes: without --device such a run lays out for the cost passes'
+// default GPU, not for the layout pass's default TPU.
+func costOnly(ps []*passes.Pass) bool {
+	if slices.Contains(ps, layoutassign.Pass) || slices.Contains(ps, layoutassign.AssignPass) {
 		return false
 	}
-	for _, p := range append(cost.All(), cost.KernelsPass) {
-		if slices.Contains(names, p.Name) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(append(cost.All(), cost.KernelsPass), func(p *passes.Pass) bool { return slices.Contains(ps, p) })
 }
 
 // config is cfg as passes.Options.Config.
@@ -76,7 +69,7 @@ func newRegistry() (*passes.Registry, error) {
 // --target and --relayout give. The device is every pass's: the cost
 // passes model it, the layout pass takes its kind as the target (unless
 // --target names one) and its HBM capacity for the verdict.
-func newPassConfig(o *options) (passConfig, error) {
+func newPassConfig(o *options, ps []*passes.Pass) (passConfig, error) {
 	cfg := defaultPassConfig()
 	if o.device != "" {
 		d, err := cost.LookupDevice(o.device, func(p string) (io.ReadCloser, error) { return os.Open(p) })
@@ -85,7 +78,7 @@ func newPassConfig(o *options) (passConfig, error) {
 		}
 		cfg.cost.Device = d
 		cfg.layout.Target = d.LayoutTarget()
-	} else if costOnly(o.passes) {
+	} else if costOnly(ps) {
 		// The cost passes lay out missing layouts first
 		// (layoutassign.AssignPass) for the device they model.
 		cfg.layout.Target = layoutassign.GPU()
