@@ -12,6 +12,9 @@ import (
 // slice it returns has its capacity clipped, so appending to one never
 // writes into another.
 type arena struct {
+	// small sizes each new block to what is asked (a standalone shape
+	// or layout), rather than to a large module's many requests.
+	small   bool
 	ints    []int64
 	tiles   []Tile
 	layouts []Layout
@@ -24,7 +27,7 @@ type arena struct {
 // typed returns a TypedAttrs set to NewTypedAttrs' value.
 func (a *arena) typed() *TypedAttrs {
 	if len(a.typedAr) == cap(a.typedAr) {
-		a.typedAr = make([]TypedAttrs, 0, 64)
+		a.typedAr = make([]TypedAttrs, 0, a.block(64, 1))
 	}
 	a.typedAr = append(a.typedAr, noTypedAttrs)
 	return &a.typedAr[len(a.typedAr)-1]
@@ -32,10 +35,19 @@ func (a *arena) typed() *TypedAttrs {
 
 const arenaBlock = 4096
 
+// block is the capacity of a new block of a items (n when the arena is
+// small) that must hold n.
+func (a *arena) block(size, n int) int {
+	if a.small {
+		return n
+	}
+	return max(size, n)
+}
+
 func (a *arena) int64s(src []int64) []int64 {
 	n := len(src)
 	if cap(a.ints)-len(a.ints) < n {
-		a.ints = make([]int64, 0, max(arenaBlock, n))
+		a.ints = make([]int64, 0, a.block(arenaBlock, n))
 	}
 	l := len(a.ints)
 	a.ints = append(a.ints, src...)
@@ -44,7 +56,7 @@ func (a *arena) int64s(src []int64) []int64 {
 
 func (a *arena) layout() *Layout {
 	if len(a.layouts) == cap(a.layouts) {
-		a.layouts = make([]Layout, 0, 256)
+		a.layouts = make([]Layout, 0, a.block(256, 1))
 	}
 	a.layouts = a.layouts[:len(a.layouts)+1]
 	l := &a.layouts[len(a.layouts)-1]
@@ -55,7 +67,7 @@ func (a *arena) layout() *Layout {
 func (a *arena) tileList(src []Tile) []Tile {
 	n := len(src)
 	if cap(a.tiles)-len(a.tiles) < n {
-		a.tiles = make([]Tile, 0, max(1024, n))
+		a.tiles = make([]Tile, 0, a.block(1024, n))
 	}
 	l := len(a.tiles)
 	a.tiles = append(a.tiles, src...)
@@ -72,7 +84,7 @@ func (a *arena) reset() {
 
 func (a *arena) inst() *Instruction {
 	if len(a.insts) == cap(a.insts) {
-		a.insts = make([]Instruction, 0, 128)
+		a.insts = make([]Instruction, 0, a.block(128, 1))
 	}
 	a.insts = a.insts[:len(a.insts)+1]
 	return &a.insts[len(a.insts)-1]
@@ -84,7 +96,7 @@ func (a *arena) instPtrs(src []*Instruction) []*Instruction {
 		return nil
 	}
 	if cap(a.ptrs)-len(a.ptrs) < n {
-		a.ptrs = make([]*Instruction, 0, max(arenaBlock, n))
+		a.ptrs = make([]*Instruction, 0, a.block(arenaBlock, n))
 	}
 	l := len(a.ptrs)
 	a.ptrs = append(a.ptrs, src...)
@@ -97,7 +109,7 @@ func (a *arena) attrList(src []Attribute) []Attribute {
 		return nil
 	}
 	if cap(a.attrs)-len(a.attrs) < n {
-		a.attrs = make([]Attribute, 0, max(1024, n))
+		a.attrs = make([]Attribute, 0, a.block(1024, n))
 	}
 	l := len(a.attrs)
 	a.attrs = append(a.attrs, src...)
@@ -648,7 +660,7 @@ func (p *shapeParser) parseTile() (Tile, bool) {
 }
 
 func newShapeParser(file, src string) *shapeParser {
-	return &shapeParser{scanner: newScanner(file, src, 0, len(src), 1, 0), ar: &arena{}}
+	return &shapeParser{scanner: newScanner(file, src, 0, len(src), 1, 0), ar: &arena{small: true}}
 }
 
 // ParseShape parses a shape as XLA prints it, e.g. "f32[8,128]{1,0:T(8,128)}"
