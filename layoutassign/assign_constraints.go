@@ -47,8 +47,8 @@ func (a *assigner) fixAllLeaves(in *hlo.Instruction) {
 	if !ok {
 		return
 	}
-	for k := base; k < base+leafCount(&in.Shape); k++ {
-		a.fixExact(k)
+	for k := range leafCount(&in.Shape) {
+		a.fixExact(base + k)
 	}
 }
 

@@ -4,9 +4,9 @@ package layoutassign
 // a copy (through tuples, element by element) is inserted.
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 )
@@ -24,10 +24,14 @@ func (a *assigner) insertCopies(res *Assignment) {
 		}
 	}
 	a.firstByInst = byInst
+	// The names a copy could take: those of the instructions with the
+	// layout pass's infix (most modules have none).
 	names := map[string]bool{}
 	for _, c := range a.m.Computations {
 		for _, in := range c.Instructions {
-			names[in.Name] = true
+			if strings.Contains(in.Name, ".layout.") {
+				names[in.Name] = true
+			}
 		}
 	}
 	next := 0
@@ -42,15 +46,28 @@ func (a *assigner) insertCopies(res *Assignment) {
 		}
 	}
 	// One copy per copied instruction and target shape, placed before its
-	// first user; a root copy is appended.
+	// first user; a root copy is appended. A tuple is copied leaf by leaf
+	// at one site: every leaf change recorded for the site goes into one
+	// target shape.
 	type group struct {
 		of    *hlo.Instruction
 		comp  *hlo.Computation
 		shape hlo.Shape
 		sites []site
 	}
+	type tupleSite struct {
+		of, user *hlo.Instruction
+		op       int
+		root     bool
+	}
+	type arrayCopy struct {
+		of    *hlo.Instruction
+		shape string
+		root  bool
+	}
 	var groups []*group
-	byKey := map[string]*group{}
+	tuples := map[tupleSite]*group{}
+	arrays := map[arrayCopy]*group{}
 	for _, r := range a.copies {
 		st := r.site
 		var of *hlo.Instruction
@@ -63,36 +80,23 @@ func (a *assigner) insertCopies(res *Assignment) {
 		if of == nil || comp == nil {
 			continue
 		}
-		sh := of.Shape.Clone()
-		if leaf, ok := sh.Subshape(r.path); ok && leaf.IsArray() {
-			*leaf = layoutFor(*leaf, r.m2m, a.opts.Target)
-			leaf.Layout.MemorySpace = 0 // a copy is a new buffer in device memory
-		}
-		root := ""
-		if st.user == nil {
-			root = "root"
-		}
+		var g *group
 		if of.Shape.IsTuple() {
-			// A tuple is copied leaf by leaf at one site: every leaf
-			// change recorded for the site goes into one target shape.
-			k := fmt.Sprintf("%p tuple %p %d %s", of, st.user, st.op, root)
-			if g := byKey[k]; g != nil {
-				if leaf, ok := g.shape.Subshape(r.path); ok && leaf.IsArray() {
-					*leaf = layoutFor(*leaf, r.m2m, a.opts.Target)
-					leaf.Layout.MemorySpace = 0
-				}
-				continue
+			k := tupleSite{of, st.user, st.op, st.user == nil}
+			if g = tuples[k]; g == nil {
+				g = &group{of: of, comp: comp, shape: of.Shape.Clone(), sites: []site{st}}
+				tuples[k] = g
+				groups = append(groups, g)
 			}
-			g := &group{of: of, comp: comp, shape: sh, sites: []site{st}}
-			byKey[k] = g
-			groups = append(groups, g)
+			a.relayoutLeaf(&g.shape, r)
 			continue
 		}
-		k := fmt.Sprintf("%p %s %s", of, sh.String(), root)
-		g := byKey[k]
-		if g == nil {
+		sh := of.Shape.Clone()
+		a.relayoutLeaf(&sh, r)
+		k := arrayCopy{of, sh.String(), st.user == nil}
+		if g = arrays[k]; g == nil {
 			g = &group{of: of, comp: comp, shape: sh}
-			byKey[k] = g
+			arrays[k] = g
 			groups = append(groups, g)
 		}
 		g.sites = append(g.sites, st)
@@ -121,6 +125,15 @@ func (a *assigner) insertCopies(res *Assignment) {
 		for i, in := range comp.Instructions {
 			in.Index = i
 		}
+	}
+}
+
+// relayoutLeaf gives the leaf of sh that copy r changes r's layout, in
+// device memory (a copy is a new buffer).
+func (a *assigner) relayoutLeaf(sh *hlo.Shape, r copyReq) {
+	if leaf, ok := sh.Subshape(r.path); ok && leaf.IsArray() {
+		*leaf = layoutFor(*leaf, r.m2m, a.opts.Target)
+		leaf.Layout.MemorySpace = 0
 	}
 }
 

@@ -259,5 +259,18 @@ func sameLayout(a, b *hlo.Layout, rank int) bool {
 			return false
 		}
 	}
-	return a.String() == b.String()
+	if a.DimLevelTypes != b.DimLevelTypes || tailPadding(a) != tailPadding(b) || a.IndexType != b.IndexType ||
+		a.PointerType != b.PointerType || a.SplitConfigs != b.SplitConfigs ||
+		a.DynamicShapeMetadataPrefixBytes != b.DynamicShapeMetadataPrefixBytes {
+		return false
+	}
+	if a.PhysicalShape == nil || b.PhysicalShape == nil {
+		return a.PhysicalShape == b.PhysicalShape
+	}
+	return a.PhysicalShape.String() == b.PhysicalShape.String()
+}
+
+// tailPadding is l's L(n), 1 when none is printed.
+func tailPadding(l *hlo.Layout) int64 {
+	return max(l.TailPaddingAlignment, 1)
 }

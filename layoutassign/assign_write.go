@@ -251,15 +251,17 @@ func layoutFor(s hlo.Shape, m []int64, t Target) hlo.Shape {
 }
 
 // withRuleTiles returns s with the target's tiles (and element size, when
-// the rule sets one) added to its layout.
+// the rule sets one) added to its layout; s itself when that adds nothing.
 func withRuleTiles(s hlo.Shape, t Target) hlo.Shape {
-	out := s
-	l := s.Layout.Clone()
-	out.Layout = &l
-	tiles, ebits, _ := ChooseTiling(out, t)
-	out.Layout.Tiles = tiles
-	if ebits != 0 || out.Layout.ElementSizeBits == 0 {
-		out.Layout.ElementSizeBits = ebits
+	tiles, ebits, _ := ChooseTiling(s, t)
+	if ebits == 0 && s.Layout.ElementSizeBits != 0 {
+		ebits = s.Layout.ElementSizeBits
 	}
-	return out
+	if len(tiles) == 0 && len(s.Layout.Tiles) == 0 && ebits == s.Layout.ElementSizeBits {
+		return s
+	}
+	l := s.Layout.Clone()
+	l.Tiles, l.ElementSizeBits = tiles, ebits
+	s.Layout = &l
+	return s
 }
