@@ -180,6 +180,13 @@ func (s Shape) String() string {
 	return string(p.buf)
 }
 
+// AppendTo appends the shape's text, as String prints it, to b.
+func (s Shape) AppendTo(b []byte) []byte {
+	p := printer{buf: b}
+	p.shape(&s, true)
+	return p.buf
+}
+
 // StringNoLayout prints the shape without layouts: "f32[3,5]".
 func (s Shape) StringNoLayout() string {
 	var p printer

@@ -31,7 +31,8 @@ func (m *IndexingMap) appendFormat(dst []byte, sep, afterDomain string) []byte {
 	case stateKnownEmpty:
 		return append(dst, "KNOWN EMPTY"...)
 	}
-	names := m.names()
+	vn := m.names()
+	names := &vn
 	b := textBuf(dst)
 	writeList := func(open, close byte, list []string) {
 		b.WriteByte(open)
@@ -104,42 +105,53 @@ func writeInterval(b *textBuf, i Interval) {
 }
 
 // names returns the printed names of all variables.
-func (m *IndexingMap) names() *VarNames {
-	return &VarNames{
-		Dims:    varNames(m.dims, "d"),
-		Symbols: varNames(m.ranges, "s"),
-		Runtime: varNames(m.rts, "rt"),
+func (m *IndexingMap) names() VarNames {
+	return VarNames{
+		Dims:    varNames(m.dims, 0),
+		Symbols: varNames(m.ranges, 1),
+		Runtime: varNames(m.rts, 2),
 	}
 }
 
-func varNames(vars []Variable, prefix string) []string {
+// varNames returns the names of vars, of the kind'th of the prefixes d, s
+// and rt: a slice of defaultNames when none has a name of its own (most
+// maps), shared and never written.
+func varNames(vars []Variable, kind int) []string {
 	if len(vars) == 0 {
 		return nil
+	}
+	named := slices.ContainsFunc(vars, func(v Variable) bool { return v.Name != "" })
+	if defaults := defaultNames[kind]; !named && len(vars) <= len(defaults) {
+		return defaults[:len(vars):len(vars)]
 	}
 	out := make([]string, len(vars))
 	for i, v := range vars {
 		out[i] = v.Name
 		if out[i] == "" {
-			out[i] = defaultName(prefix, i)
+			out[i] = defaultName(varPrefixes[kind], i)
 		}
 	}
 	return out
 }
 
+// varPrefixes are the prefixes of the default names of dimension, range
+// and runtime variables.
+var varPrefixes = [3]string{"d", "s", "rt"}
+
 // defaultNames are the names d0..d15, s0..s15 and rt0..rt15, which most
 // maps use, made once.
-var defaultNames = func() map[string][]string {
-	out := map[string][]string{}
-	for _, p := range []string{"d", "s", "rt"} {
+var defaultNames = func() (out [3][]string) {
+	for k, p := range varPrefixes {
 		for i := range 16 {
-			out[p] = append(out[p], p+strconv.Itoa(i))
+			out[k] = append(out[k], p+strconv.Itoa(i))
 		}
 	}
 	return out
 }()
 
 func defaultName(prefix string, i int) string {
-	if names := defaultNames[prefix]; i < len(names) {
+	k := slices.Index(varPrefixes[:], prefix)
+	if names := defaultNames[k]; i < len(names) {
 		return names[i]
 	}
 	return prefix + strconv.Itoa(i)

@@ -309,12 +309,17 @@ func (r *Result) WriteText(w io.Writer, m *hlo.Module) error {
 	b = append(append(append(b, "indexing: module "...), m.Name...), '\n')
 	for _, c := range m.Computations {
 		b = append(append(append(b, "computation "...), c.Name...), '\n')
-		b = r.appendInstructions(b, c)
-		if len(b) >= textFlushAt {
-			if _, err := w.Write(b); err != nil {
-				return err
+		maps := r.byComp[c]
+		for i, in := range c.Instructions {
+			if i < len(maps) {
+				b = appendInstruction(b, in, maps[i])
 			}
-			b = b[:0]
+			if len(b) >= textFlushAt {
+				if _, err := w.Write(b); err != nil {
+					return err
+				}
+				b = b[:0]
+			}
 		}
 	}
 	_, err := w.Write(b)
@@ -324,44 +329,37 @@ func (r *Result) WriteText(w io.Writer, m *hlo.Module) error {
 // textFlushAt is the text WriteText holds before writing it out.
 const textFlushAt = 64 << 10
 
-// appendInstructions appends the text of the maps of c's instructions (see
-// WriteText) to b.
-func (r *Result) appendInstructions(b []byte, c *hlo.Computation) []byte {
-	maps := r.byComp[c]
-	for i, in := range c.Instructions {
-		var im *InstructionMaps
-		if i < len(maps) {
-			im = maps[i]
+// appendInstruction appends the text of in's maps im (see WriteText) to
+// b; nothing when it has none.
+func appendInstruction(b []byte, in *hlo.Instruction, im *InstructionMaps) []byte {
+	if im == nil || len(im.OutputToInput)+len(im.InputToOutput) == 0 {
+		return b
+	}
+	b = append(append(append(b, "  "...), in.Name...), " = "...)
+	b = append(append(in.Shape.AppendTo(b), ' '), in.Opcode...)
+	b = append(b, '(')
+	for i, op := range in.Operands {
+		if i > 0 {
+			b = append(b, ", "...)
 		}
-		if im == nil || len(im.OutputToInput)+len(im.InputToOutput) == 0 {
-			continue
-		}
-		b = append(append(append(b, "  "...), in.Name...), " = "...)
-		b = append(append(append(b, in.Shape.String()...), ' '), in.Opcode...)
-		b = append(b, '(')
-		for i, op := range in.Operands {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			b = append(b, op.Name...)
-		}
-		b = append(b, ")\n"...)
-		for _, s := range im.OutputToInput {
-			b = append(b, "    output "...)
-			b = strconv.AppendInt(b, int64(s.Output), 10)
-			b = append(b, " -> operand id = "...)
-			b = strconv.AppendInt(b, int64(s.Operand), 10)
-			b = append(append(append(b, " ("...), in.Operands[s.Operand].Name...), "):\n"...)
-			b = appendSet(b, s.Maps)
-		}
-		for _, s := range im.InputToOutput {
-			b = append(b, "    operand id = "...)
-			b = strconv.AppendInt(b, int64(s.Operand), 10)
-			b = append(append(append(b, " ("...), in.Operands[s.Operand].Name...), ") -> output "...)
-			b = strconv.AppendInt(b, int64(s.Output), 10)
-			b = append(b, ":\n"...)
-			b = appendSet(b, s.Maps)
-		}
+		b = append(b, op.Name...)
+	}
+	b = append(b, ")\n"...)
+	for _, s := range im.OutputToInput {
+		b = append(b, "    output "...)
+		b = strconv.AppendInt(b, int64(s.Output), 10)
+		b = append(b, " -> operand id = "...)
+		b = strconv.AppendInt(b, int64(s.Operand), 10)
+		b = append(append(append(b, " ("...), in.Operands[s.Operand].Name...), "):\n"...)
+		b = appendSet(b, s.Maps)
+	}
+	for _, s := range im.InputToOutput {
+		b = append(b, "    operand id = "...)
+		b = strconv.AppendInt(b, int64(s.Operand), 10)
+		b = append(append(append(b, " ("...), in.Operands[s.Operand].Name...), ") -> output "...)
+		b = strconv.AppendInt(b, int64(s.Output), 10)
+		b = append(b, ":\n"...)
+		b = appendSet(b, s.Maps)
 	}
 	return b
 }
