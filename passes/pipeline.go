@@ -133,8 +133,12 @@ type run struct {
 	budget budget // the helpers every fan-out draws from
 	cg     *graph.CallGraph
 	valid  map[*Pass]any // cache of results for the current IR
-	res    *Results
-	seq    int
+	// verified is Verify's result on the IR as it is, from the check of
+	// the input or after the last change; nil when there is none. A
+	// requested Verify takes it rather than checking the same IR again.
+	verified any
+	res      *Results
+	seq      int
 	// order caches the fan-out orders of cg: [0] callees first, [1]
 	// largest first.
 	order   [2][]*hlo.Computation
@@ -255,19 +259,22 @@ func (r *run) refresh(ctx context.Context) error {
 // verifyInput runs Verify on the module before the first pass, as XLA's
 // HloVerifier runs on a parsed module, so that an invalid input is reported
 // as the input's fault (PassError.Input) rather than as the fault of the
-// first pass after which verify runs, and no analysis meets a state it was
-// not written for. It is skipped with NoVerify, and when Verify is the
-// first pass anyway.
+// first pass after which verify runs, and no analysis or transform meets a
+// state it was not written for. It is skipped with NoVerify, and when
+// Verify is the first pass anyway with no transform before it (see
+// upfront).
 func (r *run) verifyInput(ctx context.Context) error {
-	if r.pl.opts.NoVerify || len(r.pl.passes) == 0 || r.pl.passes[0] == Verify {
+	if r.pl.opts.NoVerify || len(r.pl.passes) == 0 || r.pl.passes[0] == Verify && len(r.pl.upfront()) == 0 {
 		return nil
 	}
-	if _, _, err := r.runPass(ctx, Verify, nil); err != nil {
+	v, _, err := r.runPass(ctx, Verify, nil)
+	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		return &PassError{Pass: Verify.Name, Input: true, Err: err}
 	}
+	r.verified = v
 	return nil
 }
 
@@ -276,7 +283,7 @@ func (r *run) verifyInput(ctx context.Context) error {
 // have all run (and so are not among the chain's earlier passes).
 func (r *run) chain(ps []*Pass) []*Pass {
 	for k, p := range ps {
-		if p.RunComputation == nil || p.Transform || slices.Contains(ps[:k], p) {
+		if p.RunComputation == nil || p.Transform || slices.Contains(ps[:k], p) || p == Verify && r.verified != nil {
 			return ps[:k]
 		}
 		if _, ok := r.valid[p]; ok {
@@ -353,7 +360,12 @@ func (r *run) record(ctx context.Context, p *Pass, requested bool, pre *fanned, 
 		return false, err
 	}
 	start := time.Now()
-	v, changed, err := r.runPass(ctx, p, pre)
+	var v any
+	if p == Verify && pre == nil && r.verified != nil {
+		v = r.verified // this IR passed the check already
+	} else {
+		v, changed, err = r.runPass(ctx, p, pre)
+	}
 	elapsed := time.Since(start) + fanTime
 	r.res.Timings = append(r.res.Timings, Timing{Pass: p.Name, Elapsed: elapsed})
 	if err != nil {
@@ -364,6 +376,7 @@ func (r *run) record(ctx context.Context, p *Pass, requested bool, pre *fanned, 
 	}
 	if changed {
 		clear(r.valid)
+		r.verified = nil
 		r.cg = nil
 		r.order = [2][]*hlo.Computation{}
 	}
@@ -372,12 +385,14 @@ func (r *run) record(ctx context.Context, p *Pass, requested bool, pre *fanned, 
 	r.seq++
 	r.pl.opts.Logger.Debug("pass done", zap.String("pass", p.Name), zap.Bool("changed", changed), zap.Duration("elapsed", elapsed))
 	if changed && !r.pl.opts.NoVerify && p != Verify {
-		if _, _, err := r.runPass(ctx, Verify, nil); err != nil {
+		vv, _, err := r.runPass(ctx, Verify, nil)
+		if err != nil {
 			if ctx.Err() != nil {
 				return false, ctx.Err()
 			}
 			return false, &PassError{Pass: Verify.Name, After: p.Name, Err: err}
 		}
+		r.verified = vv
 	}
 	if r.pl.opts.AfterPass != nil {
 		ev := PassEvent{Seq: r.seq, Pass: p, Requested: requested, Changed: changed, Elapsed: elapsed, Module: r.mod}

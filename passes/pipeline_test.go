@@ -161,6 +161,51 @@ func TestPipelineVerifiesTheInputFirst(t *testing.T) {
 	assert.True(t, ran)
 }
 
+// With Verify requested first and a transform that an analysis requires
+// run before it (upfront), the input is still verified before the
+// transform sees it; the requested Verify then takes the check made after
+// the transform rather than checking the same IR a third time.
+func TestPipelineVerifiesTheInputBeforeUpfrontTransforms(t *testing.T) {
+	transformed := 0
+	touch := &Pass{Name: "touch", Doc: "changes the IR", Transform: true, Run: func(u *Unit) (any, error) {
+		transformed++
+		u.SetChanged()
+		return nil, nil
+	}}
+	reader := &Pass{Name: "reader", Doc: "requires touch", Requires: []*Pass{touch}, Run: func(*Unit) (any, error) { return nil, nil }}
+	verifies := 0
+	opts := Options{AfterPass: func(e PassEvent) error {
+		if e.Pass == Verify {
+			verifies++
+		}
+		return nil
+	}}
+
+	m, _ := hlotest.LoopsModule()
+	m.Source = "loops.hlo"
+	for _, in := range m.Computation("sum").Instructions {
+		if in.Opcode == "add" {
+			in.Operands = in.Operands[:1]
+		}
+	}
+	pl, err := NewPipeline([]*Pass{Verify, reader}, opts)
+	require.NoError(t, err)
+	_, err = pl.Run(context.Background(), m)
+	var pe *PassError
+	require.True(t, errors.As(err, &pe), "got %v", err)
+	assert.True(t, pe.Input, "the input's fault, not touch's")
+	assert.Zero(t, transformed, "the transform did not see the invalid input")
+
+	m, _ = hlotest.LoopsModule()
+	res, err := pl.Run(context.Background(), m)
+	require.NoError(t, err)
+	assert.Equal(t, 1, transformed)
+	assert.Equal(t, 1, verifies, "one event for the requested verify")
+	v, ok := res.Of(Verify)
+	require.True(t, ok, "the requested verify has its result")
+	assert.NotNil(t, v)
+}
+
 func TestPipelineReportsEveryComputationsErrorsInOrder(t *testing.T) {
 	m := hlotest.CallsModule(6, 3)
 	// Break c1, c4 and main: operands from another computation.
