@@ -47,3 +47,23 @@ func BenchmarkLayoutParse(b *testing.B) {
 		require.NoError(b, err)
 	}
 }
+
+// BenchmarkAssignGPU runs Assign for a GPU on the module the CLI
+// benchmark uses (the largest with several non-fusion computations, llama
+// 70B), where the cost passes require it: a fresh parse per iteration,
+// outside the timer.
+func BenchmarkAssignGPU(b *testing.B) {
+	_, path, n := hlotest.LargestMultiComputationModule(b)
+	_, src := hlotest.ReadModule(b, path)
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		m, err := hlotest.CorpusParse.ParseFile(path, src)
+		require.NoError(b, err)
+		runtime.GC()
+		b.StartTimer()
+		_, err = Assign(m, Options{Target: GPU()})
+		require.NoError(b, err)
+	}
+	hlotest.ReportInstructions(b, n)
+}
