@@ -326,3 +326,41 @@ func TestCompareMapsIsTotal(t *testing.T) {
 	assert.Equal(t, len(ms), len(set))
 	assert.Equal(t, fmt.Sprint(sorted), fmt.Sprint(set))
 }
+
+// The maps a computation's instructions keep share the equal ones: the
+// identity of an elementwise op's shape is one value each way, for every
+// operand and every instruction of that shape; maps that differ, or print
+// differently, stay apart.
+func TestComputationMapsShareEqualMaps(t *testing.T) {
+	m, err := hlo.ParseString(`HloModule m
+ENTRY e {
+  p0 = f32[4,8]{1,0} parameter(0)
+  p1 = f32[4,8]{1,0} parameter(1)
+  a = f32[4,8]{1,0} add(p0, p1)
+  n = f32[4,8]{1,0} negate(a)
+  t = f32[8,4]{1,0} transpose(n), dimensions={1,0}
+  ROOT b = f32[8,4]{1,0} multiply(t, t)
+}`)
+	require.NoError(t, err)
+	maps, err := computationMaps(m.Entry)
+	require.NoError(t, err)
+	byName := map[string]*InstructionMaps{}
+	for i, in := range m.Entry.Instructions {
+		byName[in.Name] = maps[i]
+	}
+	id48 := byName["a"].OutputToInput[0].Maps[0]
+	assert.Equal(t, "(d0, d1) -> (d0, d1), domain: d0 in [0, 3], d1 in [0, 7]", id48.String())
+	for _, name := range []string{"a", "n"} {
+		for _, sets := range [][]OperandMaps{byName[name].OutputToInput, byName[name].InputToOutput} {
+			for _, s := range sets {
+				assert.Same(t, id48, s.Maps[0], "%s: operand %d", name, s.Operand)
+			}
+		}
+	}
+	tr := byName["t"]
+	assert.Equal(t, "(d0, d1) -> (d1, d0), domain: d0 in [0, 7], d1 in [0, 3]", tr.OutputToInput[0].Maps[0].String())
+	assert.Equal(t, "(d0, d1) -> (d1, d0), domain: d0 in [0, 3], d1 in [0, 7]", tr.InputToOutput[0].Maps[0].String())
+	id84 := byName["b"].OutputToInput[0].Maps[0]
+	assert.NotSame(t, id48, id84, "another shape's identity")
+	assert.Same(t, id84, byName["b"].InputToOutput[1].Maps[0])
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"slices"
 	"strconv"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
@@ -159,14 +160,62 @@ func ComputeInstructionMaps(in *hlo.Instruction) (*InstructionMaps, error) {
 // position; on error, those of the instructions before the failing one.
 func computationMaps(c *hlo.Computation) ([]*InstructionMaps, error) {
 	into := make([]*InstructionMaps, len(c.Instructions))
+	var shared recentMaps
 	for i, in := range c.Instructions {
 		im, err := instructionMaps(in)
 		if err != nil {
 			return into[:i], err
 		}
+		shared.compact(im)
 		into[i] = im
 	}
 	return into, nil
+}
+
+// recentMaps are the last distinct maps a computation's instructions
+// had. Most maps of a computation are one of a few (the identity of its
+// elementwise ops' shape, each way, for every operand): sharing one
+// value (maps are immutable) keeps the maps of a large module in a
+// fraction of the memory.
+type recentMaps struct {
+	maps [8]*IndexingMap
+	next int
+}
+
+// compact moves the sets of im into one array, each map shared with the
+// recent ones: the sets the ops made sit in larger blocks, which a result
+// kept for the whole run would hold on to.
+func (r *recentMaps) compact(im *InstructionMaps) {
+	n := 0
+	for _, sets := range [2][]OperandMaps{im.OutputToInput, im.InputToOutput} {
+		for _, s := range sets {
+			n += len(s.Maps)
+		}
+	}
+	all := make([]*IndexingMap, 0, n)
+	for _, sets := range [2][]OperandMaps{im.OutputToInput, im.InputToOutput} {
+		for i := range sets {
+			start := len(all)
+			for _, m := range sets[i].Maps {
+				all = append(all, r.share(m))
+			}
+			sets[i].Maps = all[start:len(all):len(all)]
+		}
+	}
+}
+
+// share returns the recent map that prints and means the same as m, or m,
+// which then becomes recent.
+func (r *recentMaps) share(m *IndexingMap) *IndexingMap {
+	for _, o := range r.maps {
+		if o != nil && (o == m || o.Equal(m) && slices.Equal(o.dims, m.dims) &&
+			slices.Equal(o.ranges, m.ranges) && slices.Equal(o.rts, m.rts)) {
+			return o
+		}
+	}
+	r.maps[r.next] = m
+	r.next = (r.next + 1) % len(r.maps)
+	return m
 }
 
 // part is the per-computation result: the maps of its instructions and of
