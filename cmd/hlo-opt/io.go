@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -25,7 +27,64 @@ func writeOutput(env *Env, name string, data *blocks) error {
 	if name == "" || name == "-" {
 		return data.writeTo(env.Stdout)
 	}
-	return writeFile(name, data)
+	return writeFile(name, data.writeTo)
+}
+
+// writeStreamed writes what write writes to stdout for "-" (through a
+// buffer) and otherwise to the named file (see writeFile). Unless keepEnd,
+// the output's last newlines become one, as joinOutputs makes them.
+func writeStreamed(env *Env, name string, keepEnd bool, write func(io.Writer) error) error {
+	trimmed := write
+	if !keepEnd {
+		trimmed = func(w io.Writer) error {
+			t := &trimWriter{w: w}
+			if err := write(t); err != nil {
+				return err
+			}
+			if !t.wrote {
+				return nil
+			}
+			_, err := io.WriteString(w, "\n")
+			return err
+		}
+	}
+	if name != "" && name != "-" {
+		return writeFile(name, trimmed)
+	}
+	bw := bufio.NewWriterSize(env.Stdout, blockSize)
+	if err := trimmed(bw); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// trimWriter writes through to w all but the newlines at the end of what
+// it is given, which it holds until more text follows.
+type trimWriter struct {
+	w     io.Writer
+	held  int  // newlines not yet written
+	wrote bool // whether anything but newlines came
+}
+
+var newlines = bytes.Repeat([]byte{'\n'}, 64)
+
+func (t *trimWriter) Write(p []byte) (int, error) {
+	body := bytes.TrimRight(p, "\n")
+	if len(body) > 0 {
+		for t.held > 0 {
+			k := min(t.held, len(newlines))
+			if _, err := t.w.Write(newlines[:k]); err != nil {
+				return 0, err
+			}
+			t.held -= k
+		}
+		if _, err := t.w.Write(body); err != nil {
+			return 0, err
+		}
+		t.wrote = true
+	}
+	t.held += len(p) - len(body)
+	return len(p), nil
 }
 
 // chunk is one '// -----' separated part of the input; line is the number

@@ -177,6 +177,9 @@ func Main(ctx context.Context, args []string, env *Env) int {
 	}
 	prog := newProgress(env.Stderr, o.progressTerm)
 	d := &driver{o: &o, env: env, passes: ps, logger: logger, filename: filename, prog: prog, config: cfg.config()}
+	if !o.split {
+		return d.runOne(ctx, chunks[0])
+	}
 	var outs []*blocks
 	failed := false
 	for i, ch := range chunks {
@@ -202,6 +205,32 @@ func Main(ctx context.Context, args []string, env *Env) int {
 	prog.done()
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "hlo-opt: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// runOne runs the passes on the input's one module and writes the output
+// as it is rendered, a computation at a time, rather than holding it
+// (a report can be larger than the module): the passes have finished
+// before the first byte is written, so a failing pass writes nothing, and
+// -o replaces its file only once the whole output is in (see writeFile).
+// Only a failure while writing can leave part of the output on stdout.
+func (d *driver) runOne(ctx context.Context, ch chunk) int {
+	start := time.Now()
+	m, res, err := d.analyse(ctx, 0, 1, ch, start)
+	if err == nil {
+		// A module printed alone keeps its last newlines (see joinOutputs).
+		keepEnd := d.o.format == "text" && d.o.emit == "module"
+		err = writeStreamed(d.env, d.o.output, keepEnd, func(w io.Writer) error {
+			return d.timedRender(w, m, res, start)
+		})
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		printError(d.env.Stderr, err)
 		return 1
 	}
 	return 0
@@ -338,13 +367,27 @@ func (d *driver) parse(ch chunk) (*hlo.Module, error) {
 }
 
 func (d *driver) runChunk(ctx context.Context, idx, n int, ch chunk) (*blocks, error) {
-	o := d.o
 	start := time.Now()
+	m, res, err := d.analyse(ctx, idx, n, ch, start)
+	if err != nil {
+		return nil, err
+	}
+	var out blocks
+	if err := d.timedRender(&out, m, res, start); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// analyse parses a chunk, the idx'th of n, and runs the passes on it;
+// start is when the parse began (for --timing).
+func (d *driver) analyse(ctx context.Context, idx, n int, ch chunk, start time.Time) (*hlo.Module, *passes.Results, error) {
+	o := d.o
 	d.prog.stage("parsing "+d.filename, len(ch.src))
 	m, err := d.parse(ch)
 	d.prog.done()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if o.timing {
 		fmt.Fprintf(d.env.Stderr, "hlo-opt: timing: parse %s\n", time.Since(start).Round(time.Microsecond))
@@ -355,10 +398,10 @@ func (d *driver) runChunk(ctx context.Context, idx, n int, ch chunk) (*blocks, e
 	}
 	if dumpDir != "" {
 		if err := os.MkdirAll(dumpDir, 0o755); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := d.dump(filepath.Join(dumpDir, "00-input.hlo"), m); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	res := &passes.Results{Module: m}
@@ -380,71 +423,92 @@ func (d *driver) runChunk(ctx context.Context, idx, n int, ch chunk) (*blocks, e
 		}
 		pl, err := passes.NewPipeline(d.passes, opts)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		res, err = pl.Run(ctx, m)
 		prog.done()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	var out blocks
+	return m, res, nil
+}
+
+// timedRender renders the output of module m and the passes' results res
+// into w, with its time and the whole's since start under --timing.
+func (d *driver) timedRender(w io.Writer, m *hlo.Module, res *passes.Results, start time.Time) error {
 	rendering := time.Now()
+	if err := d.render(w, m, res); err != nil {
+		return err
+	}
+	if d.o.timing {
+		fmt.Fprintf(d.env.Stderr, "hlo-opt: timing: output %s\n", time.Since(rendering).Round(time.Microsecond))
+		fmt.Fprintf(d.env.Stderr, "hlo-opt: timing: total %s\n", time.Since(start).Round(time.Microsecond))
+	}
+	return nil
+}
+
+// render writes the output --format and --emit ask for: the module, the
+// passes' reports or both.
+func (d *driver) render(w io.Writer, m *hlo.Module, res *passes.Results) error {
+	o := d.o
+	var err error
 	switch o.format {
 	case "dot":
 		var b []byte
 		if o.computation != "" {
 			c := m.Computation(o.computation)
 			if c == nil {
-				return nil, fmt.Errorf("%s: no computation %q", d.filename, o.computation)
+				return fmt.Errorf("%s: no computation %q", d.filename, o.computation)
 			}
 			b, err = graph.DOT(c, graph.DOTOptions{ExpandFusions: o.expandFusions, MaxNodes: o.maxNodes})
 		} else {
 			b, err = graph.NewCallGraph(m).DOT()
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out.Write(b)
-		out.WriteByte('\n')
+		if _, err := w.Write(append(b, '\n')); err != nil {
+			return err
+		}
 	case "html":
-		if err := d.writePage(&out, res); err != nil {
-			return nil, err
+		if err := d.writePage(w, res); err != nil {
+			return err
 		}
 	case "json":
 		jo := render.JSONOptions{Indent: "  ", NoReports: o.emit == "module"}
 		if o.emit != "report" {
 			if jo.ModuleText, err = d.moduleText(m); err != nil {
-				return nil, err
+				return err
 			}
 		}
-		if err := render.WriteJSON(&out, res, jo); err != nil {
-			return nil, err
+		if err := render.WriteJSON(w, res, jo); err != nil {
+			return err
 		}
 	default:
 		if o.emit != "report" {
 			if m.Truncated != nil {
 				// The truncation note (ModuleNotes puts it first).
-				out.WriteString("// " + passes.ModuleNotes(m)[0] + "\n")
+				if _, err := io.WriteString(w, "// "+passes.ModuleNotes(m)[0]+"\n"); err != nil {
+					return err
+				}
 			}
-			if err := m.Print(&out, d.printOpts()); err != nil {
-				return nil, err
+			if err := m.Print(w, d.printOpts()); err != nil {
+				return err
 			}
 		}
 		if o.emit == "both" {
-			out.WriteByte('\n')
+			if _, err := io.WriteString(w, "\n"); err != nil {
+				return err
+			}
 		}
 		if o.emit != "module" {
-			if err := render.WriteText(&out, res); err != nil {
-				return nil, err
+			if err := render.WriteText(w, res); err != nil {
+				return err
 			}
 		}
 	}
-	if o.timing {
-		fmt.Fprintf(d.env.Stderr, "hlo-opt: timing: output %s\n", time.Since(rendering).Round(time.Microsecond))
-		fmt.Fprintf(d.env.Stderr, "hlo-opt: timing: total %s\n", time.Since(start).Round(time.Microsecond))
-	}
-	return &out, nil
+	return nil
 }
 
 func (d *driver) dump(path string, m *hlo.Module) error {
@@ -452,7 +516,10 @@ func (d *driver) dump(path string, m *hlo.Module) error {
 	if err != nil {
 		return err
 	}
-	return writeFile(path, &blocks{bs: [][]byte{[]byte(text)}})
+	return writeFile(path, func(w io.Writer) error {
+		_, err := io.WriteString(w, text)
+		return err
+	})
 }
 
 func newLogger(w io.Writer, level zapcore.Level, format string) *zap.Logger {

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,7 +21,9 @@ import (
 //     written by these rules, the link left as it is;
 //   - anything else (a device such as /dev/null, a fifo, a socket) is
 //     opened and written through, never replaced.
-func writeFile(path string, data *blocks) error {
+//
+// write writes the data; when it fails, nothing is replaced.
+func writeFile(path string, write func(io.Writer) error) error {
 	target, err := followLinks(path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, cause(err))
@@ -30,11 +34,11 @@ func writeFile(path string, data *blocks) error {
 		if fi.IsDir() {
 			return fmt.Errorf("%s: is a directory", path)
 		}
-		err = writeThrough(target, data)
+		err = writeThrough(target, write)
 	case err == nil:
-		err = replaceAtomic(target, fi.Mode().Perm(), data)
+		err = replaceAtomic(target, fi.Mode().Perm(), write)
 	case errors.Is(err, fs.ErrNotExist):
-		err = replaceAtomic(target, 0o644, data)
+		err = replaceAtomic(target, 0o644, write)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, cause(err))
@@ -62,24 +66,29 @@ func followLinks(path string) (string, error) {
 	return "", errors.New("too many levels of symbolic links")
 }
 
-// writeThrough writes data into an existing file that is not a regular
-// one (a device or a fifo).
-func writeThrough(path string, data *blocks) error {
+// writeThrough writes into an existing file that is not a regular one (a
+// device or a fifo), through a buffer.
+func writeThrough(path string, write func(io.Writer) error) error {
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
-	if err := data.writeTo(f); err != nil {
+	bw := bufio.NewWriterSize(f, blockSize)
+	if err := write(bw); err != nil {
+		f.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
 		f.Close()
 		return err
 	}
 	return f.Close()
 }
 
-// replaceAtomic writes data to a temporary file beside path, syncs it,
-// gives it mode and renames it over path; on any error the temporary file
-// is removed and path is untouched.
-func replaceAtomic(path string, mode fs.FileMode, data *blocks) (err error) {
+// replaceAtomic writes to a temporary file beside path, through a buffer,
+// syncs it, gives it mode and renames it over path; on any error the
+// temporary file is removed and path is untouched.
+func replaceAtomic(path string, mode fs.FileMode, write func(io.Writer) error) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
@@ -90,7 +99,11 @@ func replaceAtomic(path string, mode fs.FileMode, data *blocks) (err error) {
 			os.Remove(f.Name())
 		}
 	}()
-	if err = data.writeTo(f); err != nil {
+	bw := bufio.NewWriterSize(f, blockSize)
+	if err = write(bw); err != nil {
+		return err
+	}
+	if err = bw.Flush(); err != nil {
 		return err
 	}
 	if err = f.Chmod(mode); err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func text(s string) *blocks { return &blocks{bs: [][]byte{[]byte(s)}} }
+func text(s string) func(io.Writer) error { return (&blocks{bs: [][]byte{[]byte(s)}}).writeTo }
 
 func TestWriteFileRegular(t *testing.T) {
 	dir := t.TempDir()
@@ -120,4 +120,55 @@ func TestOutputFlagKeepsOldFileOnFailure(t *testing.T) {
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
 	assert.Equal(t, "precious", string(b), "nothing written on a failed run")
+}
+
+// The streamed output ends as the joined one does: its last newlines
+// become one (none for an empty output), unless it is a module printed
+// alone; a failing writer replaces no file.
+func TestWriteStreamed(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out.txt")
+	parts := func(ps ...string) func(io.Writer) error {
+		return func(w io.Writer) error {
+			for _, s := range ps {
+				if _, err := io.WriteString(w, s); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	for _, c := range []struct {
+		parts   []string
+		keepEnd bool
+		want    string
+	}{
+		{[]string{"a\n\n", "\n", "b\n\n\n"}, false, "a\n\n\nb\n"},
+		{[]string{"a", "\n", "\n"}, false, "a\n"},
+		{[]string{"\n\n"}, false, ""},
+		{nil, false, ""},
+		{[]string{"a\n\n"}, true, "a\n\n"},
+	} {
+		require.NoError(t, writeStreamed(&Env{}, p, c.keepEnd, parts(c.parts...)))
+		got, err := os.ReadFile(p)
+		require.NoError(t, err)
+		assert.Equal(t, c.want, string(got), "%q keepEnd=%v", c.parts, c.keepEnd)
+
+		var out strings.Builder
+		require.NoError(t, writeStreamed(&Env{Stdout: &out}, "-", c.keepEnd, parts(c.parts...)))
+		assert.Equal(t, c.want, out.String(), "stdout: %q", c.parts)
+	}
+
+	require.NoError(t, writeStreamed(&Env{}, p, false, parts("old\n")))
+	err := writeStreamed(&Env{}, p, false, func(w io.Writer) error {
+		_, _ = io.WriteString(w, strings.Repeat("partial ", 1<<14))
+		return assert.AnError
+	})
+	require.ErrorIs(t, err, assert.AnError)
+	got, err := os.ReadFile(p)
+	require.NoError(t, err)
+	assert.Equal(t, "old\n", string(got), "a failed output replaces nothing")
+	left, err := filepath.Glob(filepath.Join(dir, ".out.txt.tmp*"))
+	require.NoError(t, err)
+	assert.Empty(t, left, "no temporary file is left")
 }
