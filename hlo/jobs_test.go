@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest/hlogen"
 )
 
 // TestJobs checks that ParseOptions.Jobs and PrintOptions.Jobs change
@@ -13,7 +15,7 @@ import (
 // and printed in parallel gives the same module text for 1, 2 and the
 // default number of jobs.
 func TestJobs(t *testing.T) {
-	src := genModule(parallelThreshold * 8)
+	src := hlogen.Module(parallelThreshold * 8)
 	var want []byte
 	for _, jobs := range []int{1, 2, 0} {
 		m, err := ParseOptions{Jobs: jobs}.ParseFile("gen.hlo", src)

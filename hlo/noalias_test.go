@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest/hlogen"
 )
 
 // aliasedStrings walks every value reachable from v and returns the paths
@@ -71,7 +73,7 @@ func TestParseKeepsNoInputBytes(t *testing.T) {
 	// always run in <root>/hlo, so the corpus is ../../shared/corpus.
 	more, _ := filepath.Glob(filepath.Join("..", "..", "shared", "corpus", "*.hlo"))
 	files = append(files, more...)
-	inputs := map[string][]byte{"generated": genModule(parallelThreshold * 4)}
+	inputs := map[string][]byte{"generated": hlogen.Module(parallelThreshold * 4)}
 	for _, f := range files {
 		src, err := os.ReadFile(f)
 		require.NoError(t, err)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest/hlogen"
 )
 
 func mustParse(t *testing.T, src string) *Module {
@@ -525,7 +527,7 @@ func (w *failAfter) Write(b []byte) (int, error) {
 // Print of a module large enough to be printed in parallel batches writes
 // the same bytes as String, and stops at the first write error.
 func TestPrintBatchesInOrder(t *testing.T) {
-	m, err := Parse(genModule(8 << 20))
+	m, err := Parse(hlogen.Module(8 << 20))
 	require.NoError(t, err)
 	require.Greater(t, len(printBatches(m)), 4)
 	var b strings.Builder
