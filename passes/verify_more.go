@@ -430,22 +430,33 @@ func moduleBytes(u *Unit) {
 			if in == nil {
 				continue
 			}
-			b, small := bytesBound(&in.Shape)
-			if in.Shape.IsTuple() {
-				b, small = 0, true
-				for _, l := range in.Shape.Leaves() {
-					lb, ls := bytesBound(l.Shape)
-					var ok bool
-					b, ok = hlo.AddInt64(b, lb+8)
-					small = small && ls && ok
-				}
-			}
+			b, small := valueBound(&in.Shape)
 			if total, ok = hlo.AddInt64(total, b); !small || !ok || total >= maxModuleBytes {
 				moduleBytesExact(u)
 				return
 			}
 		}
 	}
+}
+
+// valueBound is bytesBound of a value: for a tuple, the sum over its
+// leaves, each with an 8-byte pointer.
+func valueBound(s *hlo.Shape) (bound int64, small bool) {
+	if !s.IsTuple() {
+		return bytesBound(s)
+	}
+	bound, small = 0, true
+	for i := range s.Tuple {
+		e := &s.Tuple[i]
+		b, ok := valueBound(e)
+		if !e.IsTuple() {
+			b += 8
+		}
+		var fits bool
+		bound, fits = hlo.AddInt64(bound, b)
+		small = small && ok && fits
+	}
+	return bound, small
 }
 
 // moduleBytesExact adds up the values' padded sizes exactly.
