@@ -47,7 +47,7 @@ func parseHeaderAttr[T any](m *Module, name string, parse func(*scanner) (T, *Er
 
 // parseProgramShape parses "{(f32[2]{0}, s32[])->f32[2]{0}}".
 func parseProgramShape(s *scanner) (*ProgramShape, *Error) {
-	p := &shapeParser{scanner: *s, ar: &arena{small: true}}
+	p := &shapeParser{scanner: *s, ar: &arena{limit: s.end - s.off}}
 	ps := &ProgramShape{}
 	if p.expect('{') && p.expect('(') {
 		if !p.accept(')') {

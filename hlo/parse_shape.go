@@ -12,9 +12,10 @@ import (
 // slice it returns has its capacity clipped, so appending to one never
 // writes into another.
 type arena struct {
-	// small sizes each new block to what is asked (a standalone shape
-	// or layout), rather than to a large module's many requests.
-	small   bool
+	// limit, when not 0, caps the size of a new block (a text of n bytes
+	// holds fewer than n numbers, layouts or tiles): a standalone shape or
+	// layout gets blocks its size, not a large module's.
+	limit   int
 	ints    []int64
 	tiles   []Tile
 	layouts []Layout
@@ -35,11 +36,11 @@ func (a *arena) typed() *TypedAttrs {
 
 const arenaBlock = 4096
 
-// block is the capacity of a new block of a items (n when the arena is
-// small) that must hold n.
+// block is the capacity of a new block of size items (at most the
+// arena's limit) that must hold n.
 func (a *arena) block(size, n int) int {
-	if a.small {
-		return n
+	if a.limit > 0 {
+		size = min(size, a.limit)
 	}
 	return max(size, n)
 }
@@ -660,7 +661,7 @@ func (p *shapeParser) parseTile() (Tile, bool) {
 }
 
 func newShapeParser(file, src string) *shapeParser {
-	return &shapeParser{scanner: newScanner(file, src, 0, len(src), 1, 0), ar: &arena{small: true}}
+	return &shapeParser{scanner: newScanner(file, src, 0, len(src), 1, 0), ar: &arena{limit: len(src)}}
 }
 
 // ParseShape parses a shape as XLA prints it, e.g. "f32[8,128]{1,0:T(8,128)}"
