@@ -356,12 +356,13 @@ func (r *Result) InstructionReport(in *hlo.Instruction) any {
 func (r *Result) WriteText(w io.Writer, m *hlo.Module) error {
 	b := make([]byte, 0, 2*textFlushAt)
 	b = append(append(append(b, "indexing: module "...), m.Name...), '\n')
+	var texts mapTexts
 	for _, c := range m.Computations {
 		b = append(append(append(b, "computation "...), c.Name...), '\n')
 		maps := r.byComp[c]
 		for i, in := range c.Instructions {
 			if i < len(maps) {
-				b = appendInstruction(b, in, maps[i])
+				b = texts.appendInstruction(b, in, maps[i])
 			}
 			if len(b) >= textFlushAt {
 				if _, err := w.Write(b); err != nil {
@@ -380,7 +381,7 @@ const textFlushAt = 64 << 10
 
 // appendInstruction appends the text of in's maps im (see WriteText) to
 // b; nothing when it has none.
-func appendInstruction(b []byte, in *hlo.Instruction, im *InstructionMaps) []byte {
+func (t *mapTexts) appendInstruction(b []byte, in *hlo.Instruction, im *InstructionMaps) []byte {
 	if im == nil || len(im.OutputToInput)+len(im.InputToOutput) == 0 {
 		return b
 	}
@@ -400,7 +401,7 @@ func appendInstruction(b []byte, in *hlo.Instruction, im *InstructionMaps) []byt
 		b = append(b, " -> operand id = "...)
 		b = strconv.AppendInt(b, int64(s.Operand), 10)
 		b = append(append(append(b, " ("...), in.Operands[s.Operand].Name...), "):\n"...)
-		b = appendSet(b, s.Maps)
+		b = t.appendSet(b, s.Maps)
 	}
 	for _, s := range im.InputToOutput {
 		b = append(b, "    operand id = "...)
@@ -408,24 +409,49 @@ func appendInstruction(b []byte, in *hlo.Instruction, im *InstructionMaps) []byt
 		b = append(append(append(b, " ("...), in.Operands[s.Operand].Name...), ") -> output "...)
 		b = strconv.AppendInt(b, int64(s.Output), 10)
 		b = append(b, ":\n"...)
-		b = appendSet(b, s.Maps)
+		b = t.appendSet(b, s.Maps)
 	}
 	return b
 }
 
 // appendSet appends the maps of a set, each in MultiLineString's layout
 // with its lines indented by six spaces.
-func appendSet(b []byte, maps []*IndexingMap) []byte {
+func (t *mapTexts) appendSet(b []byte, maps []*IndexingMap) []byte {
 	const indent = "      "
 	for _, m := range maps {
 		b = append(b, indent...)
 		if m.IsUndefined() {
 			b = append(b, "unknown indexing"...)
 		} else {
-			b = m.appendFormat(b, ",\n"+indent, "\n"+indent)
+			b = t.appendMap(b, m, ",\n"+indent, "\n"+indent)
 		}
 		b = append(b, '\n')
 	}
+	return b
+}
+
+// mapTexts remembers the text of the last maps a report printed: the maps
+// of a computation's instructions share the equal ones (see recentMaps),
+// whose text is then copied rather than printed again.
+type mapTexts struct {
+	maps [4]*IndexingMap
+	text [4][]byte
+	next int
+}
+
+// appendMap appends m's text, as appendFormat makes it with sep and
+// afterDomain (always the same for one mapTexts), to b.
+func (t *mapTexts) appendMap(b []byte, m *IndexingMap, sep, afterDomain string) []byte {
+	for i, o := range t.maps {
+		if o == m {
+			return append(b, t.text[i]...)
+		}
+	}
+	start := len(b)
+	b = m.appendFormat(b, sep, afterDomain)
+	k := t.next
+	t.maps[k], t.text[k] = m, append(t.text[k][:0], b[start:]...)
+	t.next = (k + 1) % len(t.maps)
 	return b
 }
 
