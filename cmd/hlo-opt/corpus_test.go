@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,23 +12,20 @@ import (
 // analyses, as a user chains them) over every corpus module with --jobs=1
 // and --jobs=8 and requires byte-identical JSON, errors and exit codes.
 func TestCorpusJobsDeterminism(t *testing.T) {
-	files := hlotest.CorpusFiles(t)
 	compared := 0
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			args := []string{"--split-input-file", "--allow-truncated", "--format=json", "--passes=" + allPassesFlag, f}
-			out1, err1, code1 := hloOpt(t, "", append([]string{"--jobs=1"}, args...)...)
-			out8, err8, code8 := hloOpt(t, "", append([]string{"--jobs=8"}, args...)...)
-			assert.Equal(t, 0, code1, err1)
-			assert.Equal(t, code1, code8)
-			assert.Equal(t, err1, err8, "errors are reported in the same order")
-			assert.True(t, out1 == out8, "JSON differs between --jobs=1 and --jobs=8")
-			if code1 == 0 {
-				compared++
-				assert.NotEmpty(t, out1)
-			}
-		})
-	}
+	files := hlotest.RunCorpusFiles(t, func(t *testing.T, f string) {
+		args := []string{"--split-input-file", "--allow-truncated", "--format=json", "--passes=" + allPassesFlag, f}
+		out1, err1, code1 := hloOpt(t, "", append([]string{"--jobs=1"}, args...)...)
+		out8, err8, code8 := hloOpt(t, "", append([]string{"--jobs=8"}, args...)...)
+		assert.Equal(t, 0, code1, err1)
+		assert.Equal(t, code1, code8)
+		assert.Equal(t, err1, err8, "errors are reported in the same order")
+		assert.True(t, out1 == out8, "JSON differs between --jobs=1 and --jobs=8")
+		if code1 == 0 {
+			compared++
+			assert.NotEmpty(t, out1)
+		}
+	})
 	t.Logf("%d of %d corpus files verified cleanly", compared, len(files))
 	assert.Positive(t, compared)
 }
@@ -42,11 +38,9 @@ const allPassesFlag = "layout,indexing,coalescing,utilization,cost,stats,verify"
 // target (TestCorpusJobsDeterminism covers TPU): each must analyse
 // without error.
 func TestCorpusAllPasses(t *testing.T) {
-	for _, f := range hlotest.CorpusFiles(t) {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			_, errOut, code := hloOpt(t, "", "--split-input-file", "--allow-truncated", "--target=gpu",
-				"--passes="+allPassesFlag, "--format=json", f)
-			assert.Equal(t, 0, code, errOut)
-		})
-	}
+	hlotest.RunCorpusFiles(t, func(t *testing.T, f string) {
+		_, errOut, code := hloOpt(t, "", "--split-input-file", "--allow-truncated", "--target=gpu",
+			"--passes="+allPassesFlag, "--format=json", f)
+		assert.Equal(t, 0, code, errOut)
+	})
 }

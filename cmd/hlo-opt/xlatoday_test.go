@@ -18,34 +18,32 @@ import (
 // byte-identical, text and JSON, verify must pass, and --jobs=1 and
 // --jobs=8 must agree.
 func TestXLATodaySpellings(t *testing.T) {
-	for _, d := range hlotest.XLATodayDumps(t) {
+	hlotest.RunXLATodayDumps(t, func(t *testing.T, d hlotest.XLAToday) {
 		backend, src := d.Backend, d.Src
-		t.Run(d.Name, func(t *testing.T) {
-			same, errOut, code := hloOpt(t, string(src), "-")
-			require.Equal(t, 0, code, errOut)
-			assert.True(t, same == string(src), "hlo-opt does not print the dump back byte for byte")
-			long, errOut, code := hloOpt(t, string(src), "--print=classic", "-")
-			require.Equal(t, 0, code, errOut)
-			if strings.Contains(string(src), "#") {
-				assert.NotEqual(t, string(src), long)
-			}
-			target := "tpu"
-			switch {
-			case strings.HasPrefix(backend, "gpu"):
-				target = "gpu"
-			case backend == "cpu":
-				target = "cpu"
-			}
-			for _, format := range []string{"text", "json"} {
-				args := []string{"--target=" + target, "--passes=" + allPassesFlag, "--format=" + format, "-"}
-				today, errToday, code := hloOpt(t, string(src), args...)
-				require.Equal(t, 0, code, errToday)
-				classic, errClassic, code := hloOpt(t, long, args...)
-				require.Equal(t, 0, code, errClassic)
-				assert.True(t, today == classic, "%s reports differ between the two spellings", format)
-				jobs8, _, _ := hloOpt(t, string(src), append([]string{"--jobs=8"}, args...)...)
-				assert.True(t, today == jobs8, "%s reports differ between --jobs=1 and --jobs=8", format)
-			}
-		})
-	}
+		same, errOut, code := hloOpt(t, string(src), "-")
+		require.Equal(t, 0, code, errOut)
+		assert.True(t, same == string(src), "hlo-opt does not print the dump back byte for byte")
+		long, errOut, code := hloOpt(t, string(src), "--print=classic", "-")
+		require.Equal(t, 0, code, errOut)
+		if strings.Contains(string(src), "#") {
+			assert.NotEqual(t, string(src), long)
+		}
+		target := "tpu"
+		switch {
+		case strings.HasPrefix(backend, "gpu"):
+			target = "gpu"
+		case backend == "cpu":
+			target = "cpu"
+		}
+		for _, format := range []string{"text", "json"} {
+			args := []string{"--target=" + target, "--passes=" + allPassesFlag, "--format=" + format, "-"}
+			today, errToday, code := hloOpt(t, string(src), args...)
+			require.Equal(t, 0, code, errToday)
+			classic, errClassic, code := hloOpt(t, long, args...)
+			require.Equal(t, 0, code, errClassic)
+			assert.True(t, today == classic, "%s reports differ between the two spellings", format)
+			jobs8, _, _ := hloOpt(t, string(src), append([]string{"--jobs=8"}, args...)...)
+			assert.True(t, today == jobs8, "%s reports differ between --jobs=1 and --jobs=8", format)
+		}
+	})
 }
