@@ -96,8 +96,7 @@ func TestGolden(t *testing.T) {
 			out := m.String()
 			hlotest.Golden(t, strings.TrimSuffix(f, ".hlo")+".module.golden", out+"\n"+summary(res))
 
-			again, err := hlo.ParseString(out)
-			require.NoError(t, err)
+			again := parse(t, out)
 			res2, err := Assign(again, opts)
 			require.NoError(t, err)
 			assert.Equal(t, out, again.String(), "not idempotent")
