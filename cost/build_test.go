@@ -103,6 +103,18 @@ func (b *builder) fusion(name, sh string, fused *hlo.Computation, ops ...*hlo.In
 	return call(in, fused)
 }
 
+// fusedIn adds to a new entry computation "e" a fusion name of shape sh
+// calling b's computation, with a parameter of e for each name and shape
+// pair of params as its operands, and returns the fusion.
+func (b *builder) fusedIn(name, sh string, params ...string) *hlo.Instruction {
+	e := newComp(b.t, "e")
+	ops := make([]*hlo.Instruction, 0, len(params)/2)
+	for i := 0; i+1 < len(params); i += 2 {
+		ops = append(ops, e.param(i/2, params[i], params[i+1]))
+	}
+	return e.fusion(name, sh, b.c, ops...)
+}
+
 // module wraps computations, the entry last.
 func module(comps ...*hlo.Computation) *hlo.Module {
 	m := &hlo.Module{Name: "m", Computations: comps, Entry: comps[len(comps)-1]}

@@ -156,40 +156,26 @@ var presets = map[string]Device{
 			"NVIDIA A100 Tensor Core GPU Architecture whitepaper (108 SMs, 64 FP32 cores/SM, 1410 MHz boost, 40 MB L2, 192 KB L1/shared per SM, 163 KB shared per block)",
 		},
 	}),
-	"tpu-v4": {
-		Name: "tpu-v4", Kind: "tpu",
-		MemoryBandwidth: 1200 * gb, MemoryBytes: 32 * gib,
-		PeakFlops: 275 * tb, Cores: 2,
-		Sources: []string{
-			"Google Cloud TPU documentation, TPU v4: 275 TFLOPS bf16 per chip, HBM2 capacity and bandwidth 32 GiB, 1200 GBps, two TensorCores per chip (one JAX device in megacore mode)",
-		},
-	},
-	"tpu-v5e": {
-		Name: "tpu-v5e", Kind: "tpu",
-		MemoryBandwidth: 819 * gb, MemoryBytes: 16 * gib,
-		PeakFlops: 197 * tb, Cores: 1,
-		KernelLaunchOverheadUS: 0,
-		Sources: []string{
-			"Google Cloud TPU documentation, TPU v5e: 197 TFLOPS bf16, 16 GiB HBM2, 819 GBps HBM bandwidth per chip (the page writes \"16 GB\"; HBM is sized in binary units)",
-		},
-	},
-	"tpu-v5p": {
-		Name: "tpu-v5p", Kind: "tpu",
-		MemoryBandwidth: 2765 * gb, MemoryBytes: 95 * gib,
-		PeakFlops: 459 * tb, Cores: 2,
-		KernelLaunchOverheadUS: 0,
-		Sources: []string{
-			"Google Cloud TPU documentation, TPU v5p: 459 TFLOPS bf16, 95 GiB HBM2e, 2,765 GBps HBM bandwidth per chip, 2 TensorCores",
-		},
-	},
-	"tpu-v6e": {
-		Name: "tpu-v6e", Kind: "tpu",
-		MemoryBandwidth: 1638 * gb, MemoryBytes: 32 * gib,
-		PeakFlops: 918 * tb, Cores: 1,
-		Sources: []string{
-			"Google Cloud TPU documentation, TPU v6e (Trillium): 918 TFLOPs bf16 peak per chip, HBM capacity per chip 32 GB (binary units, as v4's 32 GiB), HBM bandwidth 1638 GBps, one TensorCore per chip",
-		},
-	},
+	"tpu-v4": tpu("tpu-v4", 1200*gb, 32*gib, 275*tb, 2,
+		"Google Cloud TPU documentation, TPU v4: 275 TFLOPS bf16 per chip, HBM2 capacity and bandwidth 32 GiB, 1200 GBps, two TensorCores per chip (one JAX device in megacore mode)"),
+	"tpu-v5e": tpu("tpu-v5e", 819*gb, 16*gib, 197*tb, 1,
+		"Google Cloud TPU documentation, TPU v5e: 197 TFLOPS bf16, 16 GiB HBM2, 819 GBps HBM bandwidth per chip (the page writes \"16 GB\"; HBM is sized in binary units)"),
+	"tpu-v5p": tpu("tpu-v5p", 2765*gb, 95*gib, 459*tb, 2,
+		"Google Cloud TPU documentation, TPU v5p: 459 TFLOPS bf16, 95 GiB HBM2e, 2,765 GBps HBM bandwidth per chip, 2 TensorCores"),
+	"tpu-v6e": tpu("tpu-v6e", 1638*gb, 32*gib, 918*tb, 1,
+		"Google Cloud TPU documentation, TPU v6e (Trillium): 918 TFLOPs bf16 peak per chip, HBM capacity per chip 32 GB (binary units, as v4's 32 GiB), HBM bandwidth 1638 GBps, one TensorCore per chip"),
+}
+
+// tpu is a TPU preset: one chip of the given HBM bandwidth (bytes/s) and
+// capacity, dense bf16 peak (flop/s) and TensorCores, as source
+// documents it; no per-kernel launch overhead.
+func tpu(name string, bandwidth float64, bytes int64, peak float64, cores int64, source string) Device {
+	return Device{
+		Name: name, Kind: "tpu",
+		MemoryBandwidth: bandwidth, MemoryBytes: bytes,
+		PeakFlops: peak, Cores: cores,
+		Sources: []string{source},
+	}
 }
 
 // hopper completes d, an H100 or H200 SXM, with what the two share: the

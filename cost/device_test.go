@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -42,8 +43,7 @@ func TestReadDeviceWithBase(t *testing.T) {
 }
 
 func TestLookupDeviceFile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "dev.json")
-	require.NoError(t, os.WriteFile(path, []byte(`{"name": "small", "kind": "tpu", "memory_bandwidth_bytes_per_s": 1e11, "peak_flops_per_s": 1e13}`), 0o644))
+	path := hlotest.WriteFile(t, t.TempDir(), "dev.json", `{"name": "small", "kind": "tpu", "memory_bandwidth_bytes_per_s": 1e11, "peak_flops_per_s": 1e13}`)
 	open := func(p string) (io.ReadCloser, error) { return os.Open(p) }
 	d, err := LookupDevice(path, open)
 	require.NoError(t, err)

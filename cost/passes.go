@@ -73,44 +73,53 @@ var (
 		RunComputation: func(u *passes.Unit) (any, error) { return kernelsOf(u) },
 		Run:            func(u *passes.Unit) (any, error) { return merge(u), nil },
 	}
-	CoalescingPass = &passes.Pass{
-		Name:           "coalescing",
-		Doc:            "decide per fusion operand whether its GPU reads are coalesced, and why",
-		Requires:       []*passes.Pass{KernelsPass},
-		ResultType:     reflect.TypeFor[*CoalescingResult](),
-		RunComputation: coalescingOf,
-		Run:            coalescingResult,
-	}
-	UtilizationPass = &passes.Pass{
-		Name:       "utilization",
-		Doc:        "operand utilization, bytes accessed and flops per kernel (GPU cost analysis)",
-		Requires:   []*passes.Pass{KernelsPass},
-		ResultType: reflect.TypeFor[*UtilizationResult](),
-		Run:        func(u *passes.Unit) (any, error) { return &UtilizationResult{kernelsIn(u)}, nil },
-	}
-	CostPass = &passes.Pass{
-		Name:           "cost",
-		Doc:            "roofline time estimate per kernel and for the module on a device model",
-		Requires:       []*passes.Pass{KernelsPass},
-		ResultType:     reflect.TypeFor[*CostResult](),
-		RunComputation: estimatesOf,
-		Run:            costResult,
-	}
+	CoalescingPass = kernelAnalysis("coalescing",
+		"decide per fusion operand whether its GPU reads are coalesced, and why",
+		reflect.TypeFor[*CoalescingResult](), coalescingOf, coalescingResult)
+	UtilizationPass = kernelAnalysis("utilization",
+		"operand utilization, bytes accessed and flops per kernel (GPU cost analysis)",
+		reflect.TypeFor[*UtilizationResult](), nil,
+		func(u *passes.Unit) (any, error) { return &UtilizationResult{kernelsIn(u)}, nil })
+	CostPass = kernelAnalysis("cost",
+		"roofline time estimate per kernel and for the module on a device model",
+		reflect.TypeFor[*CostResult](), estimatesOf, costResult)
 )
 
 // All returns the three cost passes in the order coalescing, utilization,
 // cost.
 func All() []*passes.Pass { return []*passes.Pass{CoalescingPass, UtilizationPass, CostPass} }
 
+// kernelAnalysis is a cost pass over the kernels of KernelsPass: result
+// is its ResultType, perComputation (optional) and run its RunComputation
+// and Run.
+func kernelAnalysis(name, doc string, result reflect.Type, perComputation, run func(*passes.Unit) (any, error)) *passes.Pass {
+	return &passes.Pass{
+		Name:           name,
+		Doc:            doc,
+		Requires:       []*passes.Pass{KernelsPass},
+		ResultType:     result,
+		RunComputation: perComputation,
+		Run:            run,
+	}
+}
+
 func kernelsIn(u *passes.Unit) *kernelSet { return u.ResultOf(KernelsPass).(*kernelSet) }
 
-// coalescingOf judges the reads of u's kernels. Large computations are
-// split into contiguous chunks judged in parallel, one cache per chunk
-// (kernels repeat their shapes); the verdicts do not depend on the split.
+// coalescingOf judges the reads of u's kernels, in chunks (eachKernel).
 func coalescingOf(u *passes.Unit) (any, error) {
 	cfg := configOf(u)
+	return eachKernel(u, func(k *kernel, cache *VerdictCache) []OperandCoalescing {
+		return k.analysis.CoalescingCached(cfg.Mode, &cfg.Device, cache)
+	})
+}
+
+// eachKernel returns f of each kernel of u's computation. Large
+// computations are split into contiguous chunks computed in parallel, one
+// verdict cache per chunk (kernels repeat their shapes); the results do
+// not depend on the split. It stops when u's context is done.
+func eachKernel[T any](u *passes.Unit, f func(k *kernel, cache *VerdictCache) T) (any, error) {
 	ks := kernelsIn(u).byComp[u.Computation]
-	out := make([][]OperandCoalescing, len(ks))
+	out := make([]T, len(ks))
 	err := inChunks(u, len(ks), func(lo, hi int) (err error) {
 		defer indexing.Recover(&err)
 		cache := NewVerdictCache()
@@ -118,7 +127,7 @@ func coalescingOf(u *passes.Unit) (any, error) {
 			if err := u.Context().Err(); err != nil {
 				return err
 			}
-			out[i] = ks[i].analysis.CoalescingCached(cfg.Mode, &cfg.Device, cache)
+			out[i] = f(ks[i], cache)
 		}
 		return nil
 	})
@@ -142,28 +151,13 @@ func coalescingResult(u *passes.Unit) (any, error) {
 	return r, nil
 }
 
-// estimatesOf estimates u's kernels, in chunks as coalescingOf.
+// estimatesOf estimates u's kernels, in chunks (eachKernel).
 func estimatesOf(u *passes.Unit) (any, error) {
 	cfg := configOf(u)
 	m := &Model{Device: cfg.Device, Mode: cfg.CostMode}
-	ks := kernelsIn(u).byComp[u.Computation]
-	out := make([]*Estimate, len(ks))
-	err := inChunks(u, len(ks), func(lo, hi int) (err error) {
-		defer indexing.Recover(&err)
-		cache := NewVerdictCache()
-		for i := lo; i < hi; i++ {
-			if err := u.Context().Err(); err != nil {
-				return err
-			}
-			k := ks[i]
-			out[i] = m.estimate(k.analysis, k.cost, k.analysis.CoalescingCached(cfg.CostMode, &cfg.Device, cache))
-		}
-		return nil
+	return eachKernel(u, func(k *kernel, cache *VerdictCache) *Estimate {
+		return m.estimate(k.analysis, k.cost, k.analysis.CoalescingCached(cfg.CostMode, &cfg.Device, cache))
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 func costResult(u *passes.Unit) (any, error) {

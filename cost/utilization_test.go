@@ -45,8 +45,7 @@ func TestUtilizationWithoutRepeats(t *testing.T) {
 	a3 := f.op("a3", "add", "s8[8000]", s1, s2)
 	a4 := f.op("a4", "add", "s8[8000]", sc1, sc2)
 	f.op("a5", "add", "s8[8000]", a3, a4)
-	e := newComp(t, "e")
-	r0 := e.fusion("r0", "s8[8000]", f.c, e.param(0, "p0", "s8[]"))
+	r0 := f.fusedIn("r0", "s8[8000]", "p0", "s8[]")
 
 	c := NewCosts()
 	c.CountMultipleInputAccesses = false
@@ -64,8 +63,7 @@ func TestUtilizationBroadcastFlops(t *testing.T) {
 	s0 := f.op("s0", "multiply", "f32[1024]", m0, m0)
 	b0 := f.dims(f.op("b0", "broadcast", "f32[1024,1024]", s0), 0)
 	f.op("r0", "negate", "f32[1024,1024]", b0)
-	e := newComp(t, "e")
-	r := e.fusion("r", "f32[1024,1024]", f.c)
+	r := f.fusedIn("r", "f32[1024,1024]")
 
 	got := NewCosts().Of(r)
 	n := int64(1024 * 1024)
@@ -80,8 +78,7 @@ func TestUtilizationSlice(t *testing.T) {
 	i1 := f.op("i1", "iota", "s8[100000000]")
 	a1 := f.op("a1", "add", "s8[100000000]", p1, i1)
 	f.slice(f.op("r1", "slice", "s8[1]", a1), hlo.SliceDim{Start: 0, Limit: 1, Stride: 1})
-	e := newComp(t, "e")
-	r0 := e.fusion("r0", "s8[1]", f.c, e.param(0, "p0", "s8[100000000]"))
+	r0 := f.fusedIn("r0", "s8[1]", "p0", "s8[100000000]")
 
 	got := NewCosts().Of(r0)
 	assert.Equal(t, int64(1), got.OutputBytes)
@@ -98,8 +95,7 @@ func TestUtilizationTwoSlices(t *testing.T) {
 	s1 := f.slice(f.op("slice1", "slice", "s8[1]", a1), hlo.SliceDim{Start: 0, Limit: 1, Stride: 1})
 	s2 := f.slice(f.op("slice2", "slice", "s8[1]", a1), hlo.SliceDim{Start: 3, Limit: 4, Stride: 1})
 	f.op("r", "add", "s8[1]", s1, s2)
-	e := newComp(t, "e")
-	r0 := e.fusion("r0", "s8[1]", f.c, e.param(0, "p0", "s8[100]"))
+	r0 := f.fusedIn("r0", "s8[1]", "p0", "s8[100]")
 
 	got := NewCosts().Of(r0)
 	assert.Equal(t, int64(1), got.OutputBytes)
@@ -113,8 +109,7 @@ func TestUtilizationMultipleTrivialUsers(t *testing.T) {
 	m0 := f.op("m0", "multiply", "s8[]", p0, p0)
 	n0 := f.op("n0", "negate", "s8[]", p0)
 	f.op("a0", "add", "s8[]", m0, n0)
-	e := newComp(t, "e")
-	r0 := e.fusion("r0", "s8[]", f.c, e.param(0, "param0", "s8[]"))
+	r0 := f.fusedIn("r0", "s8[]", "param0", "s8[]")
 
 	got := NewCosts().Of(r0)
 	assert.Equal(t, int64(1), got.OutputBytes)
@@ -132,8 +127,7 @@ func TestUtilizationMixedUsers(t *testing.T) {
 	sv := f.slice(f.op("svar1", "slice", "s8[2]", n0), hlo.SliceDim{Start: 4, Limit: 6, Stride: 1})
 	n1 := f.op("n1", "negate", "s8[2]", sv)
 	f.dims(f.op("c0", "concatenate", "s8[17]", s0, m0, n1), 0)
-	e := newComp(t, "e")
-	r0 := e.fusion("r0", "s8[17]", f.c, e.param(0, "param0", "s8[10]"))
+	r0 := f.fusedIn("r0", "s8[17]", "param0", "s8[10]")
 
 	got := NewCosts().Of(r0)
 	assert.Equal(t, int64(17), got.OutputBytes)
@@ -155,8 +149,7 @@ func TestUtilizationFractionalUseRoundingUp(t *testing.T) {
 	p1 := f.param(1, "p1", "s32[]")
 	ds := f.op("s0", "dynamic-slice", "s8[2]", cat, p1)
 	ds.Typed.DynamicSliceSizes = []int64{2}
-	e := newComp(t, "e")
-	r := e.fusion("r", "s8[2]", f.c, e.param(0, "p0", "s8[]"), e.param(1, "p1", "s32[]"))
+	r := f.fusedIn("r", "s8[2]", "p0", "s8[]", "p1", "s32[]")
 
 	got := NewCosts().Of(r)
 	assert.Equal(t, int64(2), got.OutputBytes)
@@ -170,8 +163,7 @@ func TestUtilizationLargeConstant(t *testing.T) {
 	p0 := f.param(0, "p0", "s8[1000]")
 	c0 := f.op("c0", "constant", "s8[1000]")
 	f.op("a0", "add", "s8[1000]", p0, c0)
-	e := newComp(t, "e")
-	r := e.fusion("r", "s8[1000]", f.c, e.param(0, "p0", "s8[1000]"))
+	r := f.fusedIn("r", "s8[1000]", "p0", "s8[1000]")
 
 	got := NewCosts().Of(r)
 	assert.Equal(t, int64(1000), got.OutputBytes)
@@ -189,8 +181,7 @@ func dusFusion(t *testing.T, atRoot bool) *hlo.Instruction {
 	if !atRoot {
 		f.op("neg", "negate", "s8[3,1,1,1]", dus)
 	}
-	e := newComp(t, "e")
-	return e.fusion("fusion", "s8[3,1,1,1]", f.c, e.param(0, "to_update", "s8[3,1,1,1]"))
+	return f.fusedIn("fusion", "s8[3,1,1,1]", "to_update", "s8[3,1,1,1]")
 }
 
 func TestUtilizationDynUpdateSlice(t *testing.T) {

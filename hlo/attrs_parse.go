@@ -142,60 +142,59 @@ func decodeTyped(s *scanner, in *Instruction, name string) {
 
 func decodeGatherScatter(s *scanner, in *Instruction, name string) {
 	t := in.Typed
+	var field any
 	switch in.Opcode {
 	case OpGather:
 		if t.Gather == nil {
 			t.Gather = &GatherDims{}
 		}
-		g := t.Gather
-		switch name {
-		case "offset_dims":
-			g.OffsetDims = s.intList()
-		case "collapsed_slice_dims":
-			g.CollapsedSliceDims = s.intList()
-		case "start_index_map":
-			g.StartIndexMap = s.intList()
-		case "index_vector_dim":
-			g.IndexVectorDim, _ = s.scanInt(name)
-		case "operand_batching_dims":
-			g.OperandBatchingDims = s.intList()
-		case "start_indices_batching_dims":
-			g.StartIndicesBatchingDims = s.intList()
-		case "slice_sizes":
-			g.SliceSizes = s.intList()
-		case "indices_are_sorted":
-			g.IndicesAreSorted = s.boolean(name)
-		default:
-			s.off = s.end
-		}
+		field = t.Gather.field(name)
 	case OpScatter:
 		if t.Scatter == nil {
 			t.Scatter = &ScatterDims{}
 		}
-		c := t.Scatter
-		switch name {
-		case "update_window_dims":
-			c.UpdateWindowDims = s.intList()
-		case "inserted_window_dims":
-			c.InsertedWindowDims = s.intList()
-		case "scatter_dims_to_operand_dims":
-			c.ScatterDimsToOperandDims = s.intList()
-		case "index_vector_dim":
-			c.IndexVectorDim, _ = s.scanInt(name)
-		case "input_batching_dims":
-			c.InputBatchingDims = s.intList()
-		case "scatter_indices_batching_dims":
-			c.ScatterIndicesBatchingDims = s.intList()
-		case "indices_are_sorted":
-			c.IndicesAreSorted = s.boolean(name)
-		case "unique_indices":
-			c.UniqueIndices = s.boolean(name)
-		default:
-			s.off = s.end
-		}
+		field = t.Scatter.field(name)
+	}
+	switch f := field.(type) {
+	case *[]int64:
+		*f = s.intList()
+	case *int64:
+		*f, _ = s.scanInt(name)
+	case *bool:
+		*f = s.boolean(name)
 	default:
 		s.off = s.end // the attribute means something else here; kept verbatim
 	}
+}
+
+// field returns the field of g that attribute name sets (a *[]int64,
+// *int64 or *bool), nil for another name.
+func (g *GatherDims) field(name string) any {
+	return map[string]any{
+		"offset_dims":                 &g.OffsetDims,
+		"collapsed_slice_dims":        &g.CollapsedSliceDims,
+		"start_index_map":             &g.StartIndexMap,
+		"index_vector_dim":            &g.IndexVectorDim,
+		"operand_batching_dims":       &g.OperandBatchingDims,
+		"start_indices_batching_dims": &g.StartIndicesBatchingDims,
+		"slice_sizes":                 &g.SliceSizes,
+		"indices_are_sorted":          &g.IndicesAreSorted,
+	}[name]
+}
+
+// field returns the field of c that attribute name sets, as
+// [GatherDims.field].
+func (c *ScatterDims) field(name string) any {
+	return map[string]any{
+		"update_window_dims":            &c.UpdateWindowDims,
+		"inserted_window_dims":          &c.InsertedWindowDims,
+		"scatter_dims_to_operand_dims":  &c.ScatterDimsToOperandDims,
+		"index_vector_dim":              &c.IndexVectorDim,
+		"input_batching_dims":           &c.InputBatchingDims,
+		"scatter_indices_batching_dims": &c.ScatterIndicesBatchingDims,
+		"indices_are_sorted":            &c.IndicesAreSorted,
+		"unique_indices":                &c.UniqueIndices,
+	}[name]
 }
 
 // intList parses "{1,2,3}" (or "{}").
@@ -209,10 +208,16 @@ func braceList[T any](s *scanner, elem func() (T, bool)) []T {
 	if !s.expect('{') {
 		return nil
 	}
-	out := []T{}
 	if s.accept('}') {
-		return out
+		return []T{}
 	}
+	return listTo(s, '}', elem)
+}
+
+// listTo parses "e, e, ...", at least one e, each with elem, and the
+// closing byte after them; nil after an error.
+func listTo[T any](s *scanner, closing byte, elem func() (T, bool)) []T {
+	var out []T
 	for {
 		v, ok := elem()
 		if !ok {
@@ -223,7 +228,7 @@ func braceList[T any](s *scanner, elem func() (T, bool)) []T {
 			break
 		}
 	}
-	if !s.expect('}') {
+	if !s.expect(closing) {
 		return nil
 	}
 	return out
@@ -327,12 +332,22 @@ func (s *scanner) xList(what string) []int64 {
 	}
 }
 
+// windowLists are the window fields that hold an x-separated list of
+// integers, with what errors call each.
+var windowLists = map[string]string{
+	"size":         "window size",
+	"stride":       "window stride",
+	"lhs_dilate":   "lhs dilation",
+	"rhs_dilate":   "rhs dilation",
+	"rhs_reversal": "rhs reversal",
+}
+
 // window parses "{size=3x3 stride=2x2 pad=0_1x0_1 lhs_dilate=1x1 rhs_dilate=1x1 rhs_reversal=0x1}".
 func (s *scanner) window() []WindowDim {
 	if !s.expect('{') {
 		return nil
 	}
-	var size, stride, lhs, rhs, rev []int64
+	lists := map[string][]int64{} // by field, windowLists' fields only
 	var pads []PadDim
 	seen := map[string]bool{}
 	n := -1
@@ -353,23 +368,12 @@ func (s *scanner) window() []WindowDim {
 			return nil
 		}
 		var l int
-		switch key {
-		case "size":
-			size = s.xList("window size")
-			l = len(size)
-		case "stride":
-			stride = s.xList("window stride")
-			l = len(stride)
-		case "lhs_dilate":
-			lhs = s.xList("lhs dilation")
-			l = len(lhs)
-		case "rhs_dilate":
-			rhs = s.xList("rhs dilation")
-			l = len(rhs)
-		case "rhs_reversal":
-			rev = s.xList("rhs reversal")
-			l = len(rev)
-		case "pad":
+		what, isList := windowLists[key]
+		switch {
+		case isList:
+			lists[key] = s.xList(what)
+			l = len(lists[key])
+		case key == "pad":
 			pads = s.padDims()
 			l = len(pads)
 		default:
@@ -385,6 +389,7 @@ func (s *scanner) window() []WindowDim {
 		}
 		n = l
 	}
+	size, stride, lhs, rhs, rev := lists["size"], lists["stride"], lists["lhs_dilate"], lists["rhs_dilate"], lists["rhs_reversal"]
 	out := make([]WindowDim, max(n, 0))
 	for i := range out {
 		d := WindowDim{Stride: 1, BaseDilation: 1, WindowDilation: 1}
@@ -485,29 +490,19 @@ func (s *scanner) replicaGroups() [][]int64 {
 	})
 }
 
+// bracketInts parses "[n, n, ...]", at least one non-negative integer.
 func (s *scanner) bracketInts(what string) []int64 {
 	if !s.expect('[') {
 		return nil
 	}
-	var out []int64
-	for {
+	return listTo(s, ']', func() (int64, bool) {
 		v, ok := s.scanInt(what)
-		if !ok {
-			return nil
-		}
-		if v < 0 {
+		if ok && v < 0 {
 			s.expected("non-negative " + what)
-			return nil
+			return 0, false
 		}
-		out = append(out, v)
-		if !s.accept(',') {
-			break
-		}
-	}
-	if !s.expect(']') {
-		return nil
-	}
-	return out
+		return v, ok
+	})
 }
 
 func (s *scanner) iotaReplicaGroups() [][]int64 {

@@ -18,24 +18,22 @@ import (
 // long spelling (PrintOptions.Classic) parses to the same graph and prints
 // stably.
 func TestXLATodayRoundTrip(t *testing.T) {
-	for _, d := range hlotest.XLATodayDumps(t) {
-		t.Run(d.Name, func(t *testing.T) {
-			src := d.Src
-			m, err := hlo.ParseFile(d.Name, src)
-			require.NoError(t, err)
-			assert.Equal(t, hlo.SpellingToday, m.Spelling)
-			assert.Equal(t, string(src), m.String(), "today's spelling does not print back byte for byte")
+	hlotest.RunXLATodayDumps(t, func(t *testing.T, d hlotest.XLAToday) {
+		src := d.Src
+		m, err := hlo.ParseFile(d.Name, src)
+		require.NoError(t, err)
+		assert.Equal(t, hlo.SpellingToday, m.Spelling)
+		assert.Equal(t, string(src), m.String(), "today's spelling does not print back byte for byte")
 
-			var b strings.Builder
-			require.NoError(t, m.Print(&b, hlo.PrintOptions{Classic: true}))
-			long := b.String()
-			m2, err := hlo.ParseString(long)
-			require.NoError(t, err)
-			assert.Equal(t, hlo.SpellingClassic, m2.Spelling)
-			assert.Equal(t, long, m2.String(), "the long spelling does not print back")
-			assertSameGraph(t, m, m2)
-		})
-	}
+		var b strings.Builder
+		require.NoError(t, m.Print(&b, hlo.PrintOptions{Classic: true}))
+		long := b.String()
+		m2, err := hlo.ParseString(long)
+		require.NoError(t, err)
+		assert.Equal(t, hlo.SpellingClassic, m2.Spelling)
+		assert.Equal(t, long, m2.String(), "the long spelling does not print back")
+		assertSameGraph(t, m, m2)
+	})
 }
 
 // assertSameGraph checks that a and b have the same computations, and in

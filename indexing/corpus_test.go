@@ -1,7 +1,6 @@
 package indexing
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,30 +17,28 @@ import (
 func TestCorpusMaps(t *testing.T) {
 	undefined := map[string]int{}
 	instrs, sets := 0, 0
-	for _, f := range hlotest.CorpusFiles(t) {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			for _, cm := range hlotest.ParseModules(t, f) {
-				m := cm.Module
-				for _, c := range m.Computations {
-					for _, in := range c.Instructions {
-						im, err := ComputeInstructionMaps(in)
-						require.NoError(t, err, "%s/%s", c.Name, in.Name)
-						instrs++
-						for _, s := range im.OutputToInput {
-							sets++
-							checkRanks(t, in, s.Maps, resultDims(in, s.Output), in.Operands[s.Operand].Shape, &undefined)
-						}
-						for _, s := range im.InputToOutput {
-							sets++
-							src := in.Operands[s.Operand].Shape
-							dst, _ := outputShape(in, s.Output)
-							checkRanks(t, in, s.Maps, src, dst, &undefined)
-						}
+	hlotest.RunCorpusFiles(t, func(t *testing.T, f string) {
+		for _, cm := range hlotest.ParseModules(t, f) {
+			m := cm.Module
+			for _, c := range m.Computations {
+				for _, in := range c.Instructions {
+					im, err := ComputeInstructionMaps(in)
+					require.NoError(t, err, "%s/%s", c.Name, in.Name)
+					instrs++
+					for _, s := range im.OutputToInput {
+						sets++
+						checkRanks(t, in, s.Maps, resultDims(in, s.Output), in.Operands[s.Operand].Shape, &undefined)
+					}
+					for _, s := range im.InputToOutput {
+						sets++
+						src := in.Operands[s.Operand].Shape
+						dst, _ := outputShape(in, s.Output)
+						checkRanks(t, in, s.Maps, src, dst, &undefined)
 					}
 				}
 			}
-		})
-	}
+		}
+	})
 	t.Logf("%d instructions, %d map sets; undefined sets by opcode: %v", instrs, sets, undefined)
 }
 

@@ -50,41 +50,33 @@ func inputToOutput(instr *hlo.Instruction, operandIndex int) (*HloInstructionInd
 		}
 		return fromMaps(IdentityMap(out)), nil
 	}
-	switch instr.Opcode {
-	case hlo.OpBitcast:
-		m, err := bitcastInputToOutput(instr)
-		if err != nil {
-			return nil, err
-		}
-		return fromMaps(m), nil
-	case hlo.OpBroadcast:
-		return broadcastInputToOutput(instr)
-	case hlo.OpConcatenate:
-		return concatInputToOutput(instr, operandIndex)
-	case hlo.OpDot:
-		return dotInputToOutput(instr, operandIndex)
-	case hlo.OpDynamicUpdateSlice:
-		return dusInputToOutput(instr, operandIndex)
-	case hlo.OpFusion:
-		return ComputeFusionInputToOutput(instr, operandIndex)
-	case hlo.OpGetTupleElement:
-		return gteIndexing(instr)
-	case hlo.OpPad:
-		return padInputToOutput(instr, operandIndex)
-	case hlo.OpReduce:
-		return reduceInputToOutput(instr, operandIndex)
-	case hlo.OpReshape:
-		return reshapeInputToOutput(instr)
-	case hlo.OpReverse:
-		return reverseIndexing(instr)
-	case hlo.OpSlice:
-		return sliceInputToOutput(instr)
-	case hlo.OpTranspose:
-		return transposeInputToOutput(instr)
-	case hlo.OpTuple:
-		return tupleIndexing(instr, operandIndex)
+	if f := inputToOutputOps[instr.Opcode]; f != nil {
+		return f(instr, operandIndex)
 	}
 	return undefinedIndexing(numResults(instr)), nil
+}
+
+// inputToOutputOps holds the input-to-output indexing of every op that
+// has one, elementwise ops aside (filled by init, as outputToInputOps).
+var inputToOutputOps map[hlo.Opcode]opIndexing
+
+func init() {
+	inputToOutputOps = map[hlo.Opcode]opIndexing{
+		hlo.OpBitcast:            oneMap(bitcastInputToOutput),
+		hlo.OpBroadcast:          anyK(broadcastInputToOutput),
+		hlo.OpConcatenate:        concatInputToOutput,
+		hlo.OpDot:                dotInputToOutput,
+		hlo.OpDynamicUpdateSlice: dusInputToOutput,
+		hlo.OpFusion:             ComputeFusionInputToOutput,
+		hlo.OpGetTupleElement:    anyK(gteIndexing),
+		hlo.OpPad:                padInputToOutput,
+		hlo.OpReduce:             reduceInputToOutput,
+		hlo.OpReshape:            oneWay(reshapeIndexing, false),
+		hlo.OpReverse:            anyK(reverseIndexing),
+		hlo.OpSlice:              anyK(sliceInputToOutput),
+		hlo.OpTranspose:          oneWay(transposeIndexing, false),
+		hlo.OpTuple:              tupleIndexing,
+	}
 }
 
 func broadcastInputToOutput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
@@ -242,10 +234,6 @@ func reduceInputToOutput(in *hlo.Instruction, k int) (*HloInstructionIndexing, e
 	return h, nil
 }
 
-func reshapeInputToOutput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
-	return reshapeIndexing(in, false)
-}
-
 func sliceInputToOutput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 	out, opDims, err := sliceArgs(in)
 	if err != nil {
@@ -264,16 +252,4 @@ func sliceInputToOutput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 		}
 	}
 	return fromMaps(mustNewMap(vars, nil, nil, res, cons...)), nil
-}
-
-func transposeInputToOutput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
-	_, opDims, perm, err := transposeArgs(in)
-	if err != nil {
-		return nil, err
-	}
-	res := make([]*Expr, len(perm))
-	for i, p := range perm {
-		res[i] = Dim(int(p))
-	}
-	return fromMaps(mustNewMap(dimVars(opDims), nil, nil, res)), nil
 }

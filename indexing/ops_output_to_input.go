@@ -32,53 +32,73 @@ func outputToInput(instr *hlo.Instruction, outputIndex int) (*HloInstructionInde
 	if instr.IsElementwise() {
 		return cwiseOutputToInput(instr)
 	}
-	switch instr.Opcode {
-	case hlo.OpConstant, hlo.OpIota, hlo.OpParameter:
-		return newIndexing(len(instr.Operands)), nil
-	case hlo.OpBitcast:
-		m, err := bitcastOutputToInput(instr)
+	if f := outputToInputOps[instr.Opcode]; f != nil {
+		return f(instr, outputIndex)
+	}
+	return undefinedIndexing(len(instr.Operands)), nil
+}
+
+// opIndexing is one direction of the indexing of an op: k is the result
+// (output to input) or the operand (input to output) it maps from.
+type opIndexing func(in *hlo.Instruction, k int) (*HloInstructionIndexing, error)
+
+// anyK is the opIndexing of an op whose maps do not depend on k.
+func anyK(f func(*hlo.Instruction) (*HloInstructionIndexing, error)) opIndexing {
+	return func(in *hlo.Instruction, _ int) (*HloInstructionIndexing, error) { return f(in) }
+}
+
+// oneMap is the opIndexing of an op with one map whatever k (bitcast).
+func oneMap(f func(*hlo.Instruction) (*IndexingMap, error)) opIndexing {
+	return func(in *hlo.Instruction, _ int) (*HloInstructionIndexing, error) {
+		m, err := f(in)
 		if err != nil {
 			return nil, err
 		}
 		return fromMaps(m), nil
-	case hlo.OpBroadcast:
-		return broadcastOutputToInput(instr)
-	case hlo.OpConcatenate:
-		return concatOutputToInput(instr)
-	case hlo.OpConvolution:
-		return convOutputToInput(instr)
-	case hlo.OpDot:
-		return dotOutputToInput(instr)
-	case hlo.OpDynamicSlice:
-		return dynamicSliceOutputToInput(instr)
-	case hlo.OpDynamicUpdateSlice:
-		return dusOutputToInput(instr)
-	case hlo.OpFusion:
-		return ComputeFusionOutputToInput(instr, outputIndex)
-	case hlo.OpGather:
-		return gatherOutputToInput(instr)
-	case hlo.OpGetTupleElement:
-		return gteIndexing(instr)
-	case hlo.OpPad:
-		return padOutputToInput(instr)
-	case hlo.OpReduce:
-		return reduceOutputToInput(instr, outputIndex)
-	case hlo.OpReduceWindow:
-		return reduceWindowOutputToInput(instr, outputIndex)
-	case hlo.OpReshape:
-		return reshapeOutputToInput(instr)
-	case hlo.OpReverse:
-		return reverseIndexing(instr)
-	case hlo.OpScatter:
-		return scatterOutputToInput(instr, outputIndex)
-	case hlo.OpSlice:
-		return sliceOutputToInput(instr)
-	case hlo.OpTranspose:
-		return transposeOutputToInput(instr)
-	case hlo.OpTuple:
-		return tupleIndexing(instr, outputIndex)
 	}
-	return undefinedIndexing(len(instr.Operands)), nil
+}
+
+// oneWay is the opIndexing of an op whose two directions are one
+// function of outToIn (reshape, transpose).
+func oneWay(f func(*hlo.Instruction, bool) (*HloInstructionIndexing, error), outToIn bool) opIndexing {
+	return func(in *hlo.Instruction, _ int) (*HloInstructionIndexing, error) { return f(in, outToIn) }
+}
+
+// noOperands is the indexing of constants, iotas and parameters: no sets.
+func noOperands(in *hlo.Instruction) (*HloInstructionIndexing, error) {
+	return newIndexing(len(in.Operands)), nil
+}
+
+// outputToInputOps holds the output-to-input indexing of every op that
+// has one, elementwise ops aside. It is filled by init: the entries of
+// fusion and dynamic-slice call back into outputToInput.
+var outputToInputOps map[hlo.Opcode]opIndexing
+
+func init() {
+	outputToInputOps = map[hlo.Opcode]opIndexing{
+		hlo.OpConstant:           anyK(noOperands),
+		hlo.OpIota:               anyK(noOperands),
+		hlo.OpParameter:          anyK(noOperands),
+		hlo.OpBitcast:            oneMap(bitcastOutputToInput),
+		hlo.OpBroadcast:          anyK(broadcastOutputToInput),
+		hlo.OpConcatenate:        anyK(concatOutputToInput),
+		hlo.OpConvolution:        anyK(convOutputToInput),
+		hlo.OpDot:                anyK(dotOutputToInput),
+		hlo.OpDynamicSlice:       anyK(dynamicSliceOutputToInput),
+		hlo.OpDynamicUpdateSlice: anyK(dusOutputToInput),
+		hlo.OpFusion:             ComputeFusionOutputToInput,
+		hlo.OpGather:             anyK(gatherOutputToInput),
+		hlo.OpGetTupleElement:    anyK(gteIndexing),
+		hlo.OpPad:                anyK(padOutputToInput),
+		hlo.OpReduce:             reduceOutputToInput,
+		hlo.OpReduceWindow:       reduceWindowOutputToInput,
+		hlo.OpReshape:            oneWay(reshapeIndexing, true),
+		hlo.OpReverse:            anyK(reverseIndexing),
+		hlo.OpScatter:            scatterOutputToInput,
+		hlo.OpSlice:              anyK(sliceOutputToInput),
+		hlo.OpTranspose:          oneWay(transposeIndexing, true),
+		hlo.OpTuple:              tupleIndexing,
+	}
 }
 
 func cwiseOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
@@ -302,12 +322,8 @@ func dynamicSliceOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, er
 		rts[i] = Variable{Bounds: Interval{0, src[i] - out[i]}}
 		res[i] = Add(Dim(i), RT(i))
 	}
-	srcs := make([]rtSource, len(out))
-	for i := range srcs {
-		srcs[i] = rtSource{src: in.Operands[1+i]}
-	}
 	h := newIndexing(len(in.Operands))
-	h.Add(0, foldRTVars(dimVars(out), rts, res, srcs))
+	h.Add(0, foldRTVars(dimVars(out), rts, res, offsetSources(in, 1, len(out))))
 	for i := 1; i < len(in.Operands); i++ {
 		h.Add(i, emptyResultMap(out))
 	}
@@ -328,13 +344,9 @@ func dusOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 		rts[i] = Variable{Bounds: Interval{0, out[i] - upd[i]}}
 		res[i] = Sub(Dim(i), RT(i))
 	}
-	srcs := make([]rtSource, len(out))
-	for i := range srcs {
-		srcs[i] = rtSource{src: in.Operands[2+i]}
-	}
 	h := newIndexing(len(in.Operands))
 	h.Add(0, IdentityMap(out))
-	updMap := foldRTVars(dimVars(out), rts, res, srcs)
+	updMap := foldRTVars(dimVars(out), rts, res, offsetSources(in, 2, len(out)))
 	if len(updMap.rts) < len(rts) {
 		// A folded offset is exact: the update is read only in its window.
 		for i, r := range updMap.results {
@@ -350,6 +362,16 @@ func dusOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 		h.Add(i, emptyResultMap(out))
 	}
 	return h, nil
+}
+
+// offsetSources are the runtime sources of the n scalar offset operands
+// of a dynamic-slice or dynamic-update-slice, operands first on.
+func offsetSources(in *hlo.Instruction, first, n int) []rtSource {
+	srcs := make([]rtSource, n)
+	for i := range srcs {
+		srcs[i] = rtSource{src: in.Operands[first+i]}
+	}
+	return srcs
 }
 
 // dusArgs validates a dynamic-update-slice; out is nil for the old form
@@ -435,12 +457,9 @@ func padMap(out []int64, pads []hlo.PadDim) *IndexingMap {
 }
 
 func padArgs(in *hlo.Instruction) (out, opDims []int64, err error) {
-	if out, opDims, err = operandDims(in, 2); err != nil {
-		return
-	}
 	pads := in.Typed.Padding
-	if len(pads) != len(out) || len(opDims) != len(out) {
-		return nil, nil, instrError(in, "expected padding for %d dims, found %d", len(out), len(pads))
+	if out, opDims, err = perDimArgs(in, 2, len(pads), "padding"); err != nil {
+		return
 	}
 	for i, p := range pads {
 		want := p.Low + p.High + opDims[i]
@@ -558,10 +577,6 @@ func reduceWindowOutputToInput(in *hlo.Instruction, k int) (*HloInstructionIndex
 	return h, nil
 }
 
-func reshapeOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
-	return reshapeIndexing(in, true)
-}
-
 // reshapeIndexing is a reshape's map from its result to its operand
 // (outToIn) or back.
 func reshapeIndexing(in *hlo.Instruction, outToIn bool) (*HloInstructionIndexing, error) {
@@ -591,6 +606,19 @@ func operandDims(in *hlo.Instruction, n int) (out, opDims []int64, err error) {
 		return
 	}
 	opDims, err = arrayDims(in, in.Operands[0].Shape, "operand")
+	return
+}
+
+// perDimArgs is operandDims for an op whose operand has the rank of its
+// result and whose attribute (named attr in errors) has an entry per
+// dim, entries in all: pad and slice.
+func perDimArgs(in *hlo.Instruction, n, entries int, attr string) (out, opDims []int64, err error) {
+	if out, opDims, err = operandDims(in, n); err != nil {
+		return
+	}
+	if entries != len(out) || len(opDims) != len(out) {
+		return nil, nil, instrError(in, "expected %s for %d dims, found %d", attr, len(out), entries)
+	}
 	return
 }
 
@@ -627,12 +655,9 @@ func reverseIndexing(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 }
 
 func sliceArgs(in *hlo.Instruction) (out, opDims []int64, err error) {
-	if out, opDims, err = operandDims(in, 1); err != nil {
-		return
-	}
 	sl := in.Typed.Slice
-	if len(sl) != len(out) || len(opDims) != len(out) {
-		return nil, nil, instrError(in, "expected slice={...} for %d dims, found %d", len(out), len(sl))
+	if out, opDims, err = perDimArgs(in, 1, len(sl), "slice={...}"); err != nil {
+		return
 	}
 	for i, s := range sl {
 		stride := max(s.Stride, 1)
@@ -671,14 +696,23 @@ func transposeArgs(in *hlo.Instruction) (out, opDims, perm []int64, err error) {
 	return
 }
 
-func transposeOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
-	out, _, perm, err := transposeArgs(in)
+// transposeIndexing is a transpose's map from its result to its operand
+// (outToIn) or back.
+func transposeIndexing(in *hlo.Instruction, outToIn bool) (*HloInstructionIndexing, error) {
+	out, opDims, perm, err := transposeArgs(in)
 	if err != nil {
 		return nil, err
 	}
-	res := make([]*Expr, len(out))
+	res := make([]*Expr, len(perm))
 	for i, p := range perm {
-		res[p] = Dim(i)
+		if outToIn {
+			res[p] = Dim(i)
+		} else {
+			res[i] = Dim(int(p))
+		}
 	}
-	return fromMaps(mustNewMap(dimVars(out), nil, nil, res)), nil
+	if outToIn {
+		return fromMaps(mustNewMap(dimVars(out), nil, nil, res)), nil
+	}
+	return fromMaps(mustNewMap(dimVars(opDims), nil, nil, res)), nil
 }

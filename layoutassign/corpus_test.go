@@ -75,8 +75,7 @@ func TestCorpusLayouts(t *testing.T) {
 	for _, target := range []Target{TPU(), GPU()} {
 		for _, cm := range mods {
 			t.Run(target.Backend.String()+"/"+cm.Name(), func(t *testing.T) {
-				m, err := hlo.ParseString(cm.Module.String())
-				require.NoError(t, err)
+				m := parse(t, cm.Module.String())
 				sc := collectStated(t, m)
 				res, err := Assign(m, Options{Target: target, Relayout: true})
 				require.NoError(t, err)
@@ -106,8 +105,7 @@ func TestCorpusLayouts(t *testing.T) {
 					}
 				}
 				printed := m.String()
-				m2, err := hlo.ParseString(printed)
-				require.NoError(t, err)
+				m2 := parse(t, printed)
 				assert.Equal(t, printed, m2.String())
 				res2, err := Assign(m2, Options{Target: target, Relayout: true})
 				require.NoError(t, err)
@@ -129,8 +127,7 @@ func TestCorpusLayouts(t *testing.T) {
 func TestCorpusKeepsLayouts(t *testing.T) {
 	for _, cm := range hlotest.CorpusModules(t) {
 		t.Run(cm.Name(), func(t *testing.T) {
-			m, err := hlo.ParseString(cm.Module.String())
-			require.NoError(t, err)
+			m := parse(t, cm.Module.String())
 			ecl, err := entrySignature(m)
 			require.NoError(t, err)
 			stated := map[*hlo.Instruction]string{}

@@ -2,7 +2,6 @@ package layoutassign
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -88,8 +87,7 @@ func TestGolden(t *testing.T) {
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".hlo")
 		t.Run(name, func(t *testing.T) {
-			src, err := os.ReadFile(f)
-			require.NoError(t, err)
+			src := hlotest.ReadFile(t, f)
 			m, err := hlo.ParseFile(f, src)
 			require.NoError(t, err)
 			opts := caseOptions(string(src))
@@ -98,8 +96,7 @@ func TestGolden(t *testing.T) {
 			out := m.String()
 			hlotest.Golden(t, strings.TrimSuffix(f, ".hlo")+".module.golden", out+"\n"+summary(res))
 
-			again, err := hlo.ParseString(out)
-			require.NoError(t, err)
+			again := parse(t, out)
 			res2, err := Assign(again, opts)
 			require.NoError(t, err)
 			assert.Equal(t, out, again.String(), "not idempotent")

@@ -9,7 +9,7 @@ import (
 	"github.com/hlo-opt/hlo-opt/hlo"
 )
 
-// xlaCases are XLA's test cases on modules; see xla_cases_test.go.
+// xlaCases are XLA's test cases on modules; see TestXLACases in memory_test.go.
 var xlaCases = []xlaCase{
 	// xla/hlo/utils/hlo_live_range_test.cc
 	{name: "HloLiveRangeTest.Multiply", src: `HloModule m, is_scheduled=true

@@ -31,41 +31,56 @@ func dimsProblem(what string, dims []int64, n int, sorted bool) string {
 	return ""
 }
 
+// dimsCheck is one list of dimension numbers of a rank-n shape for
+// dimsProblem.
+type dimsCheck struct {
+	what   string
+	dims   []int64
+	n      int
+	sorted bool
+}
+
+// firstDimsProblem is the dimsProblem of the first check that has one.
+func firstDimsProblem(checks ...dimsCheck) string {
+	for _, c := range checks {
+		if p := dimsProblem(c.what, c.dims, c.n, c.sorted); p != "" {
+			return p
+		}
+	}
+	return ""
+}
+
 // attrs checks in's attributes against its operands and result. The
 // operands are known to be defined and their count right.
 func (v *verifier) attrs(in *hlo.Instruction) {
-	var problem string
-	switch in.Opcode {
-	case hlo.OpDot:
-		problem = dotProblem(in)
-	case hlo.OpGather:
-		problem = gatherProblem(in)
-	case hlo.OpScatter:
-		problem = scatterProblem(in)
-	case hlo.OpSlice:
-		problem = sliceProblem(in)
-	case hlo.OpDynamicSlice:
-		problem = dynamicSliceProblem(in)
-	case hlo.OpDynamicUpdateSlice:
-		problem = dusProblem(in)
-	case hlo.OpPad:
-		problem = padProblem(in)
-	case hlo.OpReduce:
-		problem = reduceProblem(in)
-	case hlo.OpConvolution:
-		problem = convProblem(in)
-	case hlo.OpReverse:
-		if len(in.Operands) == 1 && in.Operands[0].Shape.IsArray() {
-			op := &in.Operands[0].Shape
-			problem = dimsProblem("dimensions", in.Typed.Dimensions, op.Rank(), false)
+	if check := attrChecks[in.Opcode]; check != nil {
+		if problem := check(in); problem != "" {
+			v.errorf(in, in.Parent, "%s", problem)
 		}
-	case hlo.OpCall:
-		problem = callProblem(in)
-	}
-	if problem != "" {
-		v.errorf(in, in.Parent, "%s", problem)
 	}
 	v.moreAttrs(in)
+}
+
+// attrChecks are the attribute checks of attrs by opcode.
+var attrChecks = map[hlo.Opcode]func(*hlo.Instruction) string{
+	hlo.OpDot:                dotProblem,
+	hlo.OpGather:             gatherProblem,
+	hlo.OpScatter:            scatterProblem,
+	hlo.OpSlice:              sliceProblem,
+	hlo.OpDynamicSlice:       dynamicSliceProblem,
+	hlo.OpDynamicUpdateSlice: dusProblem,
+	hlo.OpPad:                padProblem,
+	hlo.OpReduce:             reduceProblem,
+	hlo.OpConvolution:        convProblem,
+	hlo.OpReverse:            reverseProblem,
+	hlo.OpCall:               callProblem,
+}
+
+func reverseProblem(in *hlo.Instruction) string {
+	if len(in.Operands) != 1 || !in.Operands[0].Shape.IsArray() {
+		return ""
+	}
+	return dimsProblem("dimensions", in.Typed.Dimensions, in.Operands[0].Shape.Rank(), false)
 }
 
 // arrays reports whether every operand and the result are arrays (the
@@ -102,17 +117,11 @@ func dotProblem(in *hlo.Instruction) string {
 		return fmt.Sprintf("dot has %d/%d batch and %d/%d contracting dimensions (lhs/rhs)",
 			len(dn.LhsBatch), len(dn.RhsBatch), len(dn.LhsContracting), len(dn.RhsContracting))
 	}
-	for _, c := range []struct {
-		what string
-		dims []int64
-		n    int
-	}{
-		{"lhs batch and contracting dimensions", append(slices.Clone(dn.LhsBatch), dn.LhsContracting...), len(lhs)},
-		{"rhs batch and contracting dimensions", append(slices.Clone(dn.RhsBatch), dn.RhsContracting...), len(rhs)},
-	} {
-		if p := dimsProblem(c.what, c.dims, c.n, false); p != "" {
-			return p
-		}
+	if p := firstDimsProblem(
+		dimsCheck{"lhs batch and contracting dimensions", append(slices.Clone(dn.LhsBatch), dn.LhsContracting...), len(lhs), false},
+		dimsCheck{"rhs batch and contracting dimensions", append(slices.Clone(dn.RhsBatch), dn.RhsContracting...), len(rhs), false},
+	); p != "" {
+		return p
 	}
 	for i := range dn.LhsContracting {
 		if a, b := lhs[dn.LhsContracting[i]], rhs[dn.RhsContracting[i]]; a != b {
@@ -169,22 +178,15 @@ func gatherProblem(in *hlo.Instruction) string {
 	if p != "" {
 		return p
 	}
-	for _, c := range []struct {
-		what   string
-		dims   []int64
-		n      int
-		sorted bool
-	}{
-		{"offset_dims", g.OffsetDims, len(out), true},
-		{"collapsed_slice_dims", g.CollapsedSliceDims, len(op), true},
-		{"operand_batching_dims", g.OperandBatchingDims, len(op), true},
-		{"start_index_map", g.StartIndexMap, len(op), false},
-		{"collapsed_slice_dims and operand_batching_dims", append(slices.Clone(g.CollapsedSliceDims), g.OperandBatchingDims...), len(op), false},
-		{"start_indices_batching_dims", g.StartIndicesBatchingDims, len(idx), false},
-	} {
-		if p := dimsProblem(c.what, c.dims, c.n, c.sorted); p != "" {
-			return p
-		}
+	if p := firstDimsProblem(
+		dimsCheck{"offset_dims", g.OffsetDims, len(out), true},
+		dimsCheck{"collapsed_slice_dims", g.CollapsedSliceDims, len(op), true},
+		dimsCheck{"operand_batching_dims", g.OperandBatchingDims, len(op), true},
+		dimsCheck{"start_index_map", g.StartIndexMap, len(op), false},
+		dimsCheck{"collapsed_slice_dims and operand_batching_dims", append(slices.Clone(g.CollapsedSliceDims), g.OperandBatchingDims...), len(op), false},
+		dimsCheck{"start_indices_batching_dims", g.StartIndicesBatchingDims, len(idx), false},
+	); p != "" {
+		return p
 	}
 	switch {
 	case slices.Contains(g.StartIndicesBatchingDims, g.IndexVectorDim):
@@ -242,22 +244,15 @@ func scatterProblem(in *hlo.Instruction) string {
 	if p != "" {
 		return p
 	}
-	for _, c := range []struct {
-		what   string
-		dims   []int64
-		n      int
-		sorted bool
-	}{
-		{"update_window_dims", sc.UpdateWindowDims, len(upd), true},
-		{"inserted_window_dims", sc.InsertedWindowDims, len(op), true},
-		{"input_batching_dims", sc.InputBatchingDims, len(op), true},
-		{"inserted_window_dims and input_batching_dims", append(slices.Clone(sc.InsertedWindowDims), sc.InputBatchingDims...), len(op), false},
-		{"scatter_dims_to_operand_dims", sc.ScatterDimsToOperandDims, len(op), false},
-		{"scatter_indices_batching_dims", sc.ScatterIndicesBatchingDims, len(idx), false},
-	} {
-		if p := dimsProblem(c.what, c.dims, c.n, c.sorted); p != "" {
-			return p
-		}
+	if p := firstDimsProblem(
+		dimsCheck{"update_window_dims", sc.UpdateWindowDims, len(upd), true},
+		dimsCheck{"inserted_window_dims", sc.InsertedWindowDims, len(op), true},
+		dimsCheck{"input_batching_dims", sc.InputBatchingDims, len(op), true},
+		dimsCheck{"inserted_window_dims and input_batching_dims", append(slices.Clone(sc.InsertedWindowDims), sc.InputBatchingDims...), len(op), false},
+		dimsCheck{"scatter_dims_to_operand_dims", sc.ScatterDimsToOperandDims, len(op), false},
+		dimsCheck{"scatter_indices_batching_dims", sc.ScatterIndicesBatchingDims, len(idx), false},
+	); p != "" {
+		return p
 	}
 	switch {
 	case slices.Contains(sc.ScatterIndicesBatchingDims, sc.IndexVectorDim):

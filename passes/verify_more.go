@@ -25,29 +25,31 @@ func (v *verifier) moreAttrs(in *hlo.Instruction) {
 	if problem == "" {
 		problem = calledSignature(in)
 	}
-	if problem == "" {
-		switch in.Opcode {
-		case hlo.OpBroadcast, hlo.OpTranspose:
-			problem = dimsPresent(in)
-		case hlo.OpBitcast:
-			problem = bitcastProblem(in)
-		case hlo.OpConcatenate:
-			problem = concatProblem(in)
-		case hlo.OpIota:
-			if d := in.Typed.IotaDimension; in.Shape.IsArray() && (d < 0 || d >= int64(in.Shape.Rank())) {
-				problem = fmt.Sprintf("iota_dimension=%d out of range for %s", d, in.Shape.StringNoLayout())
-			}
-		case hlo.OpSort:
-			problem = sortProblem(in)
-		case hlo.OpReduceWindow:
-			problem = reduceWindowProblem(in)
-		case hlo.OpSelectAndScatter:
-			problem = selectAndScatterProblem(in)
-		}
+	if check := moreAttrChecks[in.Opcode]; problem == "" && check != nil {
+		problem = check(in)
 	}
 	if problem != "" {
 		v.errorf(in, in.Parent, "%s", problem)
 	}
+}
+
+// moreAttrChecks are the attribute checks of moreAttrs by opcode.
+var moreAttrChecks = map[hlo.Opcode]func(*hlo.Instruction) string{
+	hlo.OpBroadcast:        dimsPresent,
+	hlo.OpTranspose:        dimsPresent,
+	hlo.OpBitcast:          bitcastProblem,
+	hlo.OpConcatenate:      concatProblem,
+	hlo.OpIota:             iotaProblem,
+	hlo.OpSort:             sortProblem,
+	hlo.OpReduceWindow:     reduceWindowProblem,
+	hlo.OpSelectAndScatter: selectAndScatterProblem,
+}
+
+func iotaProblem(in *hlo.Instruction) string {
+	if d := in.Typed.IotaDimension; in.Shape.IsArray() && (d < 0 || d >= int64(in.Shape.Rank())) {
+		return fmt.Sprintf("iota_dimension=%d out of range for %s", d, in.Shape.StringNoLayout())
+	}
+	return ""
 }
 
 // elementwiseOperands: elementwise ops take arrays (a copy may copy a

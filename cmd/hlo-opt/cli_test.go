@@ -16,7 +16,7 @@ import (
 )
 
 func example(t *testing.T) string {
-	return filepath.Join(hlotest.RepoRoot(t), "testdata", "examples", "softmax.hlo")
+	return hlotest.TestdataPath(t, "examples", "softmax.hlo")
 }
 
 func TestNoPassesPrintsCanonicalModule(t *testing.T) {
@@ -26,8 +26,7 @@ func TestNoPassesPrintsCanonicalModule(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, out, m.String(), "the output is canonical: it prints back unchanged")
 
-	src, err := os.ReadFile(example(t))
-	require.NoError(t, err)
+	src := hlotest.ReadFile(t, example(t))
 	stdinOut, _, code := hloOpt(t, string(src), "-")
 	assert.Equal(t, 0, code)
 	assert.Equal(t, out, stdinOut, "- reads stdin")
@@ -43,18 +42,15 @@ func TestOutputFileIsAtomic(t *testing.T) {
 	dst := filepath.Join(dir, "out.hlo")
 	_, errOut, code := hloOpt(t, "", "-o", dst, example(t))
 	require.Equal(t, 0, code, errOut)
-	data, err := os.ReadFile(dst)
-	require.NoError(t, err)
+	data := hlotest.ReadFile(t, dst)
 	assert.True(t, strings.HasPrefix(string(data), "HloModule softmax"))
 
-	bad := filepath.Join(dir, "bad.hlo")
-	require.NoError(t, os.WriteFile(bad, []byte("HloModule m\nENTRY e {\n  x = f32[ parameter(0)\n}\n"), 0o644))
+	bad := hlotest.WriteFile(t, dir, "bad.hlo", "HloModule m\nENTRY e {\n  x = f32[ parameter(0)\n}\n")
 	dst2 := filepath.Join(dir, "never.hlo")
 	_, errOut, code = hloOpt(t, "", "-o", dst2, bad)
 	assert.Equal(t, 1, code)
 	assert.Regexp(t, `^`+regexpQuote(bad)+`:3:\d+: expected `, errOut, "parse errors are FILE:LINE:COL")
-	_, err = os.Stat(dst2)
-	assert.True(t, os.IsNotExist(err), "no file at all on error")
+	assertNotExist(t, dst2, "no file at all on error")
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.Len(t, entries, 2, "no temporary files left behind")
@@ -199,9 +195,7 @@ func TestFormatHTML(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "page.html")
 	_, errOut, code = hloOpt(t, "", "--format=html", "--passes=layout,cost", "--device=tpu-v5e", "-o", out, example(t))
 	require.Equal(t, 0, code, errOut)
-	page, err := os.ReadFile(out)
-	require.NoError(t, err)
-	s := string(page)
+	s := string(hlotest.ReadFile(t, out))
 	assert.True(t, strings.HasPrefix(s, "<!DOCTYPE html>"))
 	assert.Contains(t, s, "<title>Memory of softmax</title>")
 	assert.Contains(t, s, `id="verdict" class="verdict fits"`)

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"io"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 	"github.com/hlo-opt/hlo-opt/layoutassign"
 )
 
@@ -67,5 +71,158 @@ func TestLayoutTargetFollowsDevice(t *testing.T) {
 		cfg, err := newPassConfig(&options{device: tc.device, target: tc.target}, ps)
 		require.NoError(t, err)
 		assert.Equal(t, tc.want, cfg.layout.Target.Backend, "--passes=%s --device=%s --target=%s", tc.passes, tc.device, tc.target)
+	}
+}
+
+// --device picks a preset or reads a JSON device file; --coalescing picks
+// the analysis; bad values are usage errors.
+func TestCostFlags(t *testing.T) {
+	in := hlotest.TestdataPath(t, "cost", "mixed.hlo")
+	out, errOut, code := hloOpt(t, "", "--passes=cost", "--device=a100", in)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "cost: device a100:")
+
+	dev := hlotest.WriteFile(t, t.TempDir(), "dev.json", `{"base": "h100", "name": "h100-pcie", "memory_bandwidth_bytes_per_s": 2.0e12}`)
+	out, errOut, code = hloOpt(t, "", "--passes=cost", "--device="+dev, in)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "cost: device h100-pcie:")
+
+	out, errOut, code = hloOpt(t, "", "--passes=coalescing", "--coalescing=heuristic", in)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "coalescing (heuristic, h100)")
+
+	_, errOut, code = hloOpt(t, "", "--passes=cost", "--device=nope", in)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, `unknown device "nope"`)
+	_, errOut, code = hloOpt(t, "", "--passes=cost", "--coalescing=maybe", in)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "--coalescing=maybe")
+}
+
+// truncatedModule ends inside its entry computation, at a line end.
+const truncatedModule = `HloModule m
+
+c {
+  p = f32[] parameter(0)
+  ROOT n = f32[] negate(p)
+}
+
+ENTRY e {
+  p = f32[] parameter(0)
+  x = f32[] call(p), to_apply=c
+`
+
+// A text that ends inside a computation is an error by default, at a line
+// end or mid-token, and nothing is written; --allow-truncated keeps the
+// complete computations, and the module and every report begin with one
+// line saying what was dropped.
+func TestTruncatedInput(t *testing.T) {
+	dir := t.TempDir()
+	in := hlotest.WriteFile(t, dir, "cut.hlo", truncatedModule)
+	dst := filepath.Join(dir, "out.hlo")
+	out, errOut, code := hloOpt(t, "", "-o", dst, in)
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out)
+	assert.Equal(t, in+`:11:1: file ends inside computation "e"; is the dump truncated?`+"\n", errOut)
+	assertNotExist(t, dst, "nothing written")
+
+	midToken := hlotest.WriteFile(t, dir, "mid.hlo", strings.TrimSuffix(truncatedModule, "=c\n"))
+	_, errOut, code = hloOpt(t, "", "--passes=layout", midToken)
+	assert.Equal(t, 1, code)
+	assert.Equal(t, midToken+`:10:30: file ends inside computation "e"; is the dump truncated?`+"\n", errOut)
+
+	note := `Truncated input: text ends at 11:1 inside computation "e" (the entry computation), which was dropped; 1 complete computation kept, no entry computation.`
+	out, errOut, code = hloOpt(t, "", "--allow-truncated", in)
+	require.Equal(t, 0, code, errOut)
+	assert.True(t, strings.HasPrefix(out, "// "+note+"\nHloModule m\n"), out)
+
+	for _, pass := range []string{"layout", "cost", "stats"} {
+		out, errOut, code = hloOpt(t, "", "--allow-truncated", "--passes="+pass, in)
+		require.Equal(t, 0, code, errOut)
+		assert.True(t, strings.HasPrefix(out, note+"\n"), "%s: %s", pass, out)
+	}
+	out, _, _ = hloOpt(t, "", "--allow-truncated", "--passes=layout", in)
+	assert.Contains(t, out, "No entry computation (the text lost it): no entry peak. The one computation no other one calls, as if it were the entry")
+	assert.Contains(t, out, "No verdict: the module has no entry computation.")
+
+	out, errOut, code = hloOpt(t, "", "--allow-truncated", "--passes=layout", "--format=json", in)
+	require.Equal(t, 0, code, errOut)
+	var js struct {
+		Entry     *string `json:"entry"`
+		Truncated struct {
+			Computation  string `json:"computation"`
+			Line         int    `json:"line"`
+			EntryDropped bool   `json:"entry_dropped"`
+		} `json:"truncated"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &js))
+	assert.Nil(t, js.Entry)
+	assert.Equal(t, "e", js.Truncated.Computation)
+	assert.Equal(t, 11, js.Truncated.Line)
+	assert.True(t, js.Truncated.EntryDropped)
+}
+
+// Without an ENTRY marker the last computation is the entry, and the
+// reports say so; --entry picks another, and an unknown name fails.
+func TestEntryFlag(t *testing.T) {
+	src := "HloModule m\n\na {\n  p = f32[8] parameter(0)\n  ROOT n = f32[8] negate(p)\n}\n\n" +
+		"b {\n  p = f32[16] parameter(0)\n  ROOT e = f32[16] exponential(p)\n}\n"
+	out, errOut, code := hloOpt(t, src, "--passes=layout", "-")
+	require.Equal(t, 0, code, errOut)
+	assert.True(t, strings.HasPrefix(out, "Entry computation: b (no computation is marked ENTRY; XLA takes the last one).\n"), out)
+	assert.Contains(t, out, "Buffer assignment of b ")
+
+	out, errOut, code = hloOpt(t, src, "--passes=layout", "--entry=a", "-")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "Buffer assignment of a ")
+
+	_, errOut, code = hloOpt(t, src, "--passes=layout", "--entry=nope", "-")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, `--entry: module m has no computation "nope"`)
+}
+
+// Stated layouts are kept unless --relayout; the two flags exclude each
+// other.
+func TestRelayoutFlag(t *testing.T) {
+	src := "HloModule m\n\nENTRY e {\n  p = f32[8,256]{0,1} parameter(0)\n  ROOT n = f32[8,256]{0,1} negate(p)\n}\n"
+	out, errOut, code := hloOpt(t, src, "--passes=layout", "--emit=both", "-")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "Layouts: kept as stated (--relayout assigns them anew)")
+	assert.Contains(t, out, "f32[8,256]{0,1:T(8,128)} negate")
+
+	out, errOut, code = hloOpt(t, src, "--passes=layout", "--relayout", "-")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "Layouts: assigned anew (--relayout)")
+
+	_, errOut, code = hloOpt(t, src, "--passes=layout", "--relayout", "--keep-layouts", "-")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "--relayout and --keep-layouts exclude each other")
+}
+
+// --device picks the device of every pass: the layout target follows its
+// kind (--target overrides it) and the memory report ends with its
+// verdict.
+func TestDeviceFlag(t *testing.T) {
+	src := "HloModule m\n\nENTRY e {\n  p = f32[1024,1024] parameter(0)\n  ROOT n = f32[1024,1024] negate(p)\n}\n"
+	big := strings.ReplaceAll(src, "1024,1024", "65536,65536")
+	for _, tc := range []struct {
+		src  string
+		args []string
+		want []string
+	}{
+		{src, []string{"--passes=layout", "--device=tpu-v5e"},
+			[]string{"on tpu(pred=1B), device tpu-v5e", "Fits: 8.00MiB of 16.00GiB HBM (0.05%) on tpu-v5e."}},
+		{src, []string{"--passes=layout,cost", "--device=h100"},
+			[]string{"on gpu(pred=1B), device h100", "cost: device h100"}},
+		{src, []string{"--passes=layout", "--device=tpu-v4", "--target=gpu"},
+			[]string{"on gpu(pred=1B), device tpu-v4"}},
+		{big, []string{"--passes=layout", "--device=tpu-v5e"},
+			[]string{"Exceeds HBM capacity by 16.00GiB on tpu-v5e (32.00GiB of 16.00GiB); largest: p 16.00GiB (parameter), n 16.00GiB (maybe-live-out)."}},
+	} {
+		out, errOut, code := hloOpt(t, tc.src, append(tc.args, "-")...)
+		require.Equal(t, 0, code, errOut)
+		for _, w := range tc.want {
+			assert.Contains(t, out, w, "%v", tc.args)
+		}
 	}
 }

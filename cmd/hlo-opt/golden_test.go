@@ -22,7 +22,7 @@ import (
 // pass prints are checked by that pass's package.) Regenerate with:
 // go test ./... -update, and review the diff.
 func TestGolden(t *testing.T) {
-	root := filepath.Join(hlotest.RepoRoot(t), "testdata")
+	root := hlotest.TestdataPath(t)
 	dirs, err := os.ReadDir(root)
 	require.NoError(t, err)
 	reg, err := newRegistry()
@@ -63,8 +63,7 @@ func TestGolden(t *testing.T) {
 					require.NoError(t, os.WriteFile(goldenPath, []byte(got.Format()), 0o644))
 					return
 				}
-				data, err := os.ReadFile(goldenPath)
-				require.NoError(t, err, "missing golden file; run go test ./cmd/hlo-opt -update")
+				data := hlotest.ReadFile(t, goldenPath, "missing golden file; run go test ./cmd/hlo-opt -update")
 				assert.Equal(t, hlotest.ParseArchive(string(data)).Files, got.Files)
 			})
 			ran++
@@ -76,8 +75,7 @@ func TestGolden(t *testing.T) {
 // inputFlags returns the flags of an input's "// hlo-opt: FLAGS" line
 // among its leading comment lines.
 func inputFlags(t *testing.T, path string) []string {
-	src, err := os.ReadFile(path)
-	require.NoError(t, err)
+	src := hlotest.ReadFile(t, path)
 	var flags []string
 	for _, line := range strings.Split(string(src), "\n") {
 		line = strings.TrimSpace(line)
@@ -95,7 +93,7 @@ func inputFlags(t *testing.T, path string) []string {
 // module as printed: indexing before the layout assignment that inserts a
 // copy used to index the old instruction list and crash in its report.
 func TestAnalysisBeforeLayoutDescribesTheFinalModule(t *testing.T) {
-	in := filepath.Join(hlotest.RepoRoot(t), "testdata", "coalescing", "loop.hlo")
+	in := hlotest.TestdataPath(t, "coalescing", "loop.hlo")
 	for _, passes := range []string{"indexing,layout", "indexing,coalescing", "stats,indexing,utilization"} {
 		out, errOut, code := hloOpt(t, "", "--passes="+passes, "--emit=both", in)
 		require.Equal(t, 0, code, "--passes=%s: %s", passes, errOut)

@@ -2,13 +2,14 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
 
 func TestShapeInfoFormats(t *testing.T) {
@@ -41,7 +42,5 @@ func TestShapeInfoFormats(t *testing.T) {
 	svg := filepath.Join(t.TempDir(), "a.svg")
 	_, errOut, code = hloOpt(t, "", "shape-info", "--svg", svg, "f32[1000]")
 	require.Equal(t, 0, code, errOut)
-	b, err := os.ReadFile(svg)
-	require.NoError(t, err)
-	assert.Contains(t, string(b), `<svg xmlns="http://www.w3.org/2000/svg" width="1136"`)
+	assert.Contains(t, string(hlotest.ReadFile(t, svg)), `<svg xmlns="http://www.w3.org/2000/svg" width="1136"`)
 }

@@ -89,6 +89,18 @@ func CorpusGlob(tb testing.TB, pattern string) []string {
 	return files
 }
 
+// RunCorpusFiles runs f as a subtest, named by the file's base name, for
+// each path of CorpusFiles, and returns those paths; it skips the test
+// when the corpus is absent.
+func RunCorpusFiles(t *testing.T, f func(t *testing.T, path string)) []string {
+	t.Helper()
+	files := CorpusFiles(t)
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) { f(t, path) })
+	}
+	return files
+}
+
 // LargestCorpusFile returns the path of the biggest corpus file (in bytes),
 // skipping the test when the corpus is absent.
 func LargestCorpusFile(tb testing.TB) string {
@@ -115,12 +127,8 @@ func largest(tb testing.TB, substr []byte) string {
 		if st.Size() <= size {
 			continue
 		}
-		if substr != nil {
-			src, err := os.ReadFile(f)
-			require.NoError(tb, err)
-			if !bytes.Contains(src, substr) {
-				continue
-			}
+		if substr != nil && !bytes.Contains(ReadFile(tb, f), substr) {
+			continue
 		}
 		best, size = f, st.Size()
 	}
@@ -136,8 +144,7 @@ func largest(tb testing.TB, substr []byte) string {
 // text, for b.SetBytes and for parsing again in a benchmark loop.
 func ReadModule(tb testing.TB, path string) (*hlo.Module, []byte) {
 	tb.Helper()
-	src, err := os.ReadFile(path)
-	require.NoError(tb, err)
+	src := ReadFile(tb, path)
 	m, err := CorpusParse.ParseFile(path, src)
 	require.NoError(tb, err, "parsing %s", path)
 	return m, src
@@ -173,10 +180,8 @@ func (c CorpusModule) Name() string {
 // left out; any other chunk that does not parse fails the test.
 func ParseModules(tb testing.TB, path string) []CorpusModule {
 	tb.Helper()
-	src, err := os.ReadFile(path)
-	require.NoError(tb, err)
 	var out []CorpusModule
-	for k, ch := range hlo.SplitInputFile(src) {
+	for k, ch := range hlo.SplitInputFile(ReadFile(tb, path)) {
 		if OnlyComments(ch.Src) {
 			continue
 		}

@@ -2,7 +2,6 @@ package hlotest
 
 import (
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,14 +10,19 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// TestdataPath returns the path of elem under the repository's testdata
+// (TestdataPath(t, "examples", "softmax.hlo")).
+func TestdataPath(tb testing.TB, elem ...string) string {
+	tb.Helper()
+	return filepath.Join(append([]string{RepoRoot(tb), "testdata"}, elem...)...)
+}
+
 // ReadTestdata reads the file at elem under the repository's testdata
 // (ReadTestdata(t, "indexing", "seed_pad.hlo")), failing the test when it
 // cannot.
 func ReadTestdata(tb testing.TB, elem ...string) []byte {
 	tb.Helper()
-	src, err := os.ReadFile(filepath.Join(append([]string{RepoRoot(tb), "testdata"}, elem...)...))
-	require.NoError(tb, err)
-	return src
+	return ReadFile(tb, TestdataPath(tb, elem...))
 }
 
 // ModuleFiles lists every HLO text of the repository's testdata (the
@@ -28,7 +32,7 @@ func ReadTestdata(tb testing.TB, elem ...string) []byte {
 func ModuleFiles(tb testing.TB, skipDirs ...string) []string {
 	tb.Helper()
 	var paths []string
-	require.NoError(tb, filepath.WalkDir(filepath.Join(RepoRoot(tb), "testdata"), func(p string, d fs.DirEntry, err error) error {
+	require.NoError(tb, filepath.WalkDir(TestdataPath(tb), func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -60,8 +64,7 @@ type XLAToday struct {
 // programs), in path order; it fails the test when there is none.
 func XLATodayDumps(tb testing.TB) []XLAToday {
 	tb.Helper()
-	dir := filepath.Join(RepoRoot(tb), "testdata", "xla-today")
-	files, err := filepath.Glob(filepath.Join(dir, "*", "*.hlo"))
+	files, err := filepath.Glob(TestdataPath(tb, "xla-today", "*", "*.hlo"))
 	require.NoError(tb, err)
 	var out []XLAToday
 	for _, f := range files {
@@ -69,10 +72,17 @@ func XLATodayDumps(tb testing.TB) []XLAToday {
 		if backend == "gen" || backend == "syntax" {
 			continue
 		}
-		src, err := os.ReadFile(f)
-		require.NoError(tb, err)
-		out = append(out, XLAToday{Name: backend + "/" + filepath.Base(f), Backend: backend, Path: f, Src: src})
+		out = append(out, XLAToday{Name: backend + "/" + filepath.Base(f), Backend: backend, Path: f, Src: ReadFile(tb, f)})
 	}
 	require.NotEmpty(tb, out, "testdata/xla-today has no dumps")
 	return out
+}
+
+// RunXLATodayDumps runs f as a subtest named d.Name for each dump d of
+// XLATodayDumps.
+func RunXLATodayDumps(t *testing.T, f func(t *testing.T, d XLAToday)) {
+	t.Helper()
+	for _, d := range XLATodayDumps(t) {
+		t.Run(d.Name, func(t *testing.T) { f(t, d) })
+	}
 }

@@ -1,11 +1,8 @@
 package hlotest
 
 import (
-	"os"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 )
 
 // Archive is a txtar archive, the small subset of golang.org/x/tools/txtar
@@ -44,9 +41,7 @@ func ParseArchive(data string) *Archive {
 // ReadArchive reads the archive at path, failing the test when it cannot.
 func ReadArchive(tb testing.TB, path string) *Archive {
 	tb.Helper()
-	data, err := os.ReadFile(path)
-	require.NoError(tb, err)
-	return ParseArchive(string(data))
+	return ParseArchive(string(ReadFile(tb, path)))
 }
 
 // Format prints the archive: the comment, then each file after its

@@ -49,18 +49,25 @@ func (c Case) Has(name string) bool {
 // has none.
 func (c Case) Text(tb testing.TB, name string) (text string, ok bool) {
 	tb.Helper()
-	src, err := os.ReadFile(c.Path(name))
+	src, ok := readOptional(tb, c.Path(name))
+	return string(src), ok
+}
+
+// readOptional reads the file at path; ok is false when there is none.
+func readOptional(tb testing.TB, path string) (src []byte, ok bool) {
+	tb.Helper()
+	src, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
-		return "", false
+		return nil, false
 	}
 	require.NoError(tb, err)
-	return string(src), true
+	return src, true
 }
 
 // Dir is testdata/groundtruth of the repository.
 func Dir(tb testing.TB) string {
 	tb.Helper()
-	return filepath.Join(hlotest.RepoRoot(tb), "testdata", "groundtruth")
+	return hlotest.TestdataPath(tb, "groundtruth")
 }
 
 // Cases lists the compiles of the given backends (all when none is
@@ -101,20 +108,17 @@ func (c Case) sortKey() string {
 func (c Case) Module(tb testing.TB, name string) (*hlo.Module, error) {
 	tb.Helper()
 	path := c.Path(name)
-	src, err := os.ReadFile(path)
-	require.NoError(tb, err)
-	return hlo.ParseFile(path, src)
+	return hlo.ParseFile(path, hlotest.ReadFile(tb, path))
 }
 
 // BufferAssignment reads XLA's buffer assignment of the after-optimizations
 // module; nil when the compile has none.
 func (c Case) BufferAssignment(tb testing.TB) *BufferAssignment {
 	tb.Helper()
-	src, err := os.ReadFile(c.Path(BufferAssignmentTxt))
-	if os.IsNotExist(err) {
+	src, ok := readOptional(tb, c.Path(BufferAssignmentTxt))
+	if !ok {
 		return nil
 	}
-	require.NoError(tb, err)
 	ba, err := ParseBufferAssignment(string(src))
 	require.NoError(tb, err, c.Path(BufferAssignmentTxt))
 	return ba
@@ -154,11 +158,10 @@ func (c Case) CostAnalysis(tb testing.TB) *CostAnalysis {
 // readJSON decodes the JSON file path; nil when there is no such file.
 func readJSON[T any](tb testing.TB, path string) *T {
 	tb.Helper()
-	src, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
+	src, ok := readOptional(tb, path)
+	if !ok {
 		return nil
 	}
-	require.NoError(tb, err)
 	var v *T
 	require.NoError(tb, json.Unmarshal(src, &v), path)
 	return v

@@ -40,6 +40,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "gen"))
+from h100 import h100_target_config  # noqa: E402  (testdata/gen/h100.py)
 ROOT = os.path.dirname(HERE)  # testdata/groundtruth
 
 # backend -> how to compile: platform, topology and the number of devices the program
@@ -52,36 +54,10 @@ BACKENDS = {
     "cpu": {"platform": "cpu", "topology": None, "devices": 1},
 }
 
-# An H100 SXM (80 GB HBM3) as XLA's GpuTargetConfigProto: NVIDIA's published figures
-# (132 SMs, 3.35 TB/s, 50 MiB L2, compute capability 9.0, 1.98 GHz boost) in the form
-# of XLA's own spec files (xla/tools/hlo_opt/gpu_specs), with the cuDNN and CUDA
+# The H100 of the deviceless compiles, with the memory size and the cuDNN and CUDA
 # runtime versions of the pinned plugin.
-H100_TARGET_CONFIG = """
-gpu_device_info {
-  threads_per_block_limit: 1024
-  threads_per_warp: 32
-  shared_memory_per_block: 49152
-  shared_memory_per_core: 233472
-  threads_per_core_limit: 2048
-  core_count: 132
-  fpus_per_core: 128
-  block_dim_limit_x: 2147483647
-  block_dim_limit_y: 65535
-  block_dim_limit_z: 65535
-  memory_bandwidth: 3352320000000
-  l2_cache_size: 52428800
-  clock_rate_ghz: 1.98
-  device_memory_size: 84978434048
-  shared_memory_per_block_optin: 232448
-  cuda_compute_capability { major: 9 minor: 0 }
-  registers_per_core_limit: 65536
-  registers_per_block_limit: 65536
-}
-platform_name: "CUDA"
-dnn_version_info { major: 9 minor: 28 patch: 1 }
-runtime_version { major: 13 minor: 0 }
-device_description_str: "NVIDIA H100 80GB HBM3"
-"""
+H100_TARGET_CONFIG = h100_target_config(device_memory_size=84978434048, dnn_version="major: 9 minor: 28 patch: 1",
+                                        runtime_version="major: 13 minor: 0")
 
 # Dump files kept: the end of XLA's file name -> ours. The after-optimizations module
 # is "<platform>_after_optimizations" on CPU and GPU ("sm_9.0a_gpu_..."), plain on TPU.

@@ -27,6 +27,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "gen"))
+from h100 import h100_target_config  # noqa: E402  (testdata/gen/h100.py)
+
 BACKENDS = ("tpu-v5e", "tpu-v6e", "tpu-v4", "gpu-h100", "cpu")
 
 # The programs, in the order they are compiled (see programs()).
@@ -43,40 +46,8 @@ SUBSETS = {
 TOPOLOGIES = {"tpu-v5e": "v5e:2x2", "tpu-v6e": "v6e:2x2", "tpu-v4": "v4:2x2x1"}
 
 # An H100 for deviceless compiles (values as the CUDA runtime reports them).
-H100_TARGET_CONFIG = """
-gpu_device_info {
-  threads_per_block_limit: 1024
-  threads_per_warp: 32
-  shared_memory_per_block: 49152
-  shared_memory_per_core: 233472
-  threads_per_core_limit: 2048
-  core_count: 132
-  fpus_per_core: 128
-  block_dim_limit_x: 2147483647
-  block_dim_limit_y: 65535
-  block_dim_limit_z: 65535
-  memory_bandwidth: 3352320000000
-  l2_cache_size: 52428800
-  clock_rate_ghz: 1.98
-  device_memory_size: 84929347584
-  shared_memory_per_block_optin: 232448
-  cuda_compute_capability {
-    major: 9
-  }
-  registers_per_core_limit: 65536
-  registers_per_block_limit: 65536
-}
-platform_name: "CUDA"
-dnn_version_info {
-  major: 9
-  minor: 8
-}
-runtime_version {
-  major: 13
-  minor: 0
-}
-device_description_str: "NVIDIA H100 80GB HBM3"
-"""
+H100_TARGET_CONFIG = h100_target_config(device_memory_size=84929347584, dnn_version="major: 9 minor: 8",
+                                        runtime_version="major: 13 minor: 0")
 
 
 def programs(mesh=None):
