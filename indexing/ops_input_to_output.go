@@ -36,11 +36,11 @@ func ComputeInputToOutput(instr *hlo.Instruction, operandIndex int) (*HloInstruc
 }
 
 func inputToOutput(instr *hlo.Instruction, operandIndex int) (*HloInstructionIndexing, error) {
-	if instr.IsElementwise() && instr.Shape.IsTuple() {
-		// A copy of a tuple copies its index table, not elements.
-		return undefinedIndexing(numResults(instr)), nil
-	}
 	if instr.IsElementwise() {
+		if instr.Shape.IsTuple() {
+			// A copy of a tuple copies its index table, not elements.
+			return undefinedIndexing(numResults(instr)), nil
+		}
 		out, err := arrayDims(instr, instr.Shape, "result")
 		if err != nil {
 			return nil, err

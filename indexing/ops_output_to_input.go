@@ -25,11 +25,11 @@ func ComputeOutputToInput(instr *hlo.Instruction, outputIndex int) (*HloInstruct
 }
 
 func outputToInput(instr *hlo.Instruction, outputIndex int) (*HloInstructionIndexing, error) {
-	if instr.IsElementwise() && instr.Shape.IsTuple() {
-		// A copy of a tuple copies its index table, not elements.
-		return undefinedIndexing(len(instr.Operands)), nil
-	}
 	if instr.IsElementwise() {
+		if instr.Shape.IsTuple() {
+			// A copy of a tuple copies its index table, not elements.
+			return undefinedIndexing(len(instr.Operands)), nil
+		}
 		return cwiseOutputToInput(instr)
 	}
 	if f := outputToInputOps[instr.Opcode]; f != nil {

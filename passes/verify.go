@@ -210,7 +210,7 @@ func (v *verifier) computation(c *hlo.Computation) {
 		info := lookupOp(in.Opcode)
 		if v.operandCount(in, info) && operandsOK {
 			v.shape(in, info)
-			v.attrs(in)
+			v.attrs(in, info)
 		}
 		v.calls(in)
 	}

@@ -50,15 +50,16 @@ func firstDimsProblem(checks ...dimsCheck) string {
 	return ""
 }
 
-// attrs checks in's attributes against its operands and result. The
-// operands are known to be defined and their count right.
-func (v *verifier) attrs(in *hlo.Instruction) {
+// attrs checks in's attributes against its operands and result; info is
+// its opcode's (lookupOp). The operands are known to be defined and their
+// count right.
+func (v *verifier) attrs(in *hlo.Instruction, info opInfo) {
 	if check := attrChecks[in.Opcode]; check != nil {
 		if problem := check(in); problem != "" {
 			v.errorf(in, in.Parent, "%s", problem)
 		}
 	}
-	v.moreAttrs(in)
+	v.moreAttrs(in, info)
 }
 
 // attrChecks are the attribute checks of attrs by opcode.

@@ -18,10 +18,10 @@ import (
 // entry_computation_layout's layouts.
 
 // moreAttrs runs the checks of this file on an instruction whose operands
-// are defined and whose operand count is right.
-func (v *verifier) moreAttrs(in *hlo.Instruction) {
+// are defined and whose operand count is right; info is its opcode's.
+func (v *verifier) moreAttrs(in *hlo.Instruction, info opInfo) {
 	v.layouts(in, &in.Shape)
-	problem := elementwiseOperands(in)
+	problem := elementwiseOperands(in, info)
 	if problem == "" {
 		problem = calledSignature(in)
 	}
@@ -54,8 +54,8 @@ func iotaProblem(in *hlo.Instruction) string {
 
 // elementwiseOperands: elementwise ops take arrays (a copy may copy a
 // tuple); a compare of a tuple reached the indexing pass.
-func elementwiseOperands(in *hlo.Instruction) string {
-	if !lookupOp(in.Opcode).elementwise || in.Opcode == hlo.OpCopy {
+func elementwiseOperands(in *hlo.Instruction, info opInfo) string {
+	if !info.elementwise || in.Opcode == hlo.OpCopy {
 		return ""
 	}
 	for k, op := range in.Operands {
