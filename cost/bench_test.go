@@ -2,7 +2,6 @@ package cost
 
 import (
 	"context"
-	"runtime"
 	"testing"
 
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
@@ -13,20 +12,7 @@ import (
 // BenchmarkParseLargest is the yardstick: parsing the largest corpus
 // module. Like the cost benchmarks it keeps one parsed module alive, so
 // that both run with the same live heap.
-func BenchmarkParseLargest(b *testing.B) {
-	name := hlotest.LargestCorpusFile(b)
-	m, src := hlotest.ReadModule(b, name)
-	n := hlotest.CountInstructions(m)
-	b.SetBytes(int64(len(src)))
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := hlotest.CorpusParse.ParseFile(name, src); err != nil {
-			b.Fatal(err)
-		}
-	}
-	hlotest.ReportInstructions(b, n)
-	runtime.KeepAlive(m)
-}
+func BenchmarkParseLargest(b *testing.B) { hlotest.BenchParse(b, hlotest.LargestCorpusFile(b)) }
 
 // BenchmarkCostPassesLargest runs coalescing (indexing-based),
 // utilization and cost together on the largest corpus module.

@@ -1,63 +1,36 @@
 package cost
 
 import (
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 	"github.com/stretchr/testify/require"
 )
 
-// Until the HLO parser lands, tests build modules with this small builder.
-
-// shape parses "f32[3,4]" or "f32[3,4]{0,1}" (no tuples, no tiles).
+// shape parses a shape such as "f32[3,4]" or "f32[3,4]{0,1}".
 func shape(t testing.TB, s string) hlo.Shape {
 	t.Helper()
-	open := strings.IndexByte(s, '[')
-	require.Positive(t, open, s)
-	ty, ok := hlo.LookupPrimitiveType(s[:open])
-	require.True(t, ok, s)
-	close := strings.IndexByte(s, ']')
-	var dims []int64
-	if inner := s[open+1 : close]; inner != "" {
-		for _, f := range strings.Split(inner, ",") {
-			v, err := strconv.ParseInt(f, 10, 64)
-			require.NoError(t, err, s)
-			dims = append(dims, v)
-		}
-	}
-	rest := s[close+1:]
-	if rest == "" {
-		return hlo.MakeShape(ty, dims...)
-	}
-	require.True(t, strings.HasPrefix(rest, "{") && strings.HasSuffix(rest, "}"), s)
-	var m2m []int64
-	if inner := rest[1 : len(rest)-1]; inner != "" {
-		for _, f := range strings.Split(inner, ",") {
-			v, err := strconv.ParseInt(f, 10, 64)
-			require.NoError(t, err, s)
-			m2m = append(m2m, v)
-		}
-	}
-	return hlo.MakeShapeWithLayout(ty, dims, m2m)
+	sh, err := hlo.ParseShape(s)
+	require.NoError(t, err, s)
+	return sh
 }
 
+// builder adds to one computation, through hlotest.Builder, with shapes
+// given as text.
 type builder struct {
 	t testing.TB
+	b *hlotest.Builder
 	c *hlo.Computation
 }
 
 func newComp(t testing.TB, name string) *builder {
-	return &builder{t: t, c: &hlo.Computation{Name: name}}
+	b := hlotest.NewBuilder("m")
+	return &builder{t: t, b: b, c: b.Computation(name)}
 }
 
 func (b *builder) add(name string, opcode string, sh hlo.Shape, ops ...*hlo.Instruction) *hlo.Instruction {
-	in := &hlo.Instruction{Name: name, Opcode: hlo.Opcode(opcode), Shape: sh, Operands: ops,
-		ParameterNumber: -1, Parent: b.c, Index: len(b.c.Instructions), Typed: hlo.NewTypedAttrs()}
-	b.c.Instructions = append(b.c.Instructions, in)
-	b.c.Root = in
-	return in
+	return b.b.Add(name, hlo.Opcode(opcode), sh, ops...)
 }
 
 func (b *builder) op(name, opcode, sh string, ops ...*hlo.Instruction) *hlo.Instruction {
@@ -65,13 +38,7 @@ func (b *builder) op(name, opcode, sh string, ops ...*hlo.Instruction) *hlo.Inst
 }
 
 func (b *builder) param(n int, name, sh string) *hlo.Instruction {
-	in := b.op(name, "parameter", sh)
-	in.ParameterNumber = n
-	for len(b.c.Params) <= n {
-		b.c.Params = append(b.c.Params, nil)
-	}
-	b.c.Params[n] = in
-	return in
+	return b.b.Param(name, n, shape(b.t, sh))
 }
 
 func (b *builder) dims(in *hlo.Instruction, d ...int64) *hlo.Instruction {

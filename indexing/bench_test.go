@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -64,19 +63,7 @@ func BenchmarkIndexingCorpus(b *testing.B) {
 func BenchmarkParseCorpus(b *testing.B) {
 	for _, name := range []string{"largest-with-fusion", "largest"} {
 		path := benchModule(b, name)
-		b.Run(name, func(b *testing.B) {
-			m, src := hlotest.ReadModule(b, path)
-			n := hlotest.CountInstructions(m)
-			b.SetBytes(int64(len(src)))
-			b.ResetTimer()
-			for b.Loop() {
-				if _, err := hlotest.CorpusParse.ParseFile(path, src); err != nil {
-					b.Fatal(err)
-				}
-			}
-			hlotest.ReportInstructions(b, n)
-			runtime.KeepAlive(m)
-		})
+		b.Run(name, func(b *testing.B) { hlotest.BenchParse(b, path) })
 	}
 }
 

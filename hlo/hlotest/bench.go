@@ -42,3 +42,22 @@ func BenchJobs(b *testing.B, newRun func(jobs int) (func(*hlo.Module) error, err
 func ReportInstructions(b *testing.B, n int) {
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "instructions/s")
 }
+
+// BenchParse is the yardstick of the pass benchmarks: it parses the HLO
+// file at path with CorpusParse in the loop (MB/s of its text and
+// instructions/s), keeping one parsed module alive so that it runs with
+// the live heap of a pass benchmark.
+func BenchParse(b *testing.B, path string) {
+	b.Helper()
+	m, src := ReadModule(b, path)
+	n := CountInstructions(m)
+	b.SetBytes(int64(len(src)))
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := CorpusParse.ParseFile(path, src); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ReportInstructions(b, n)
+	runtime.KeepAlive(m)
+}
