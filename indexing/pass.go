@@ -160,7 +160,7 @@ func ComputeInstructionMaps(in *hlo.Instruction) (*InstructionMaps, error) {
 // position; on error, those of the instructions before the failing one.
 func computationMaps(c *hlo.Computation) ([]*InstructionMaps, error) {
 	into := make([]*InstructionMaps, len(c.Instructions))
-	var shared recentMaps
+	shared := recentMaps{slabSize: 4 * len(c.Instructions)}
 	for i, in := range c.Instructions {
 		im, err := instructionMaps(in)
 		if err != nil {
@@ -180,11 +180,15 @@ func computationMaps(c *hlo.Computation) ([]*InstructionMaps, error) {
 type recentMaps struct {
 	maps [8]*IndexingMap
 	next int
+	slab []*IndexingMap // where compact puts the sets, a block for many instructions
+	// slabSize is the size of a new slab: about what the rest of the
+	// computation needs (four maps an instruction).
+	slabSize int
 }
 
-// compact moves the sets of im into one array, each map shared with the
-// recent ones: the sets the ops made sit in larger blocks, which a result
-// kept for the whole run would hold on to.
+// compact moves the sets of im into one array (a piece of the slab), each
+// map shared with the recent ones: the sets the ops made sit in larger
+// blocks, which a result kept for the whole run would hold on to.
 func (r *recentMaps) compact(im *InstructionMaps) {
 	n := 0
 	for _, sets := range [2][]OperandMaps{im.OutputToInput, im.InputToOutput} {
@@ -192,7 +196,11 @@ func (r *recentMaps) compact(im *InstructionMaps) {
 			n += len(s.Maps)
 		}
 	}
-	all := make([]*IndexingMap, 0, n)
+	if cap(r.slab)-len(r.slab) < n {
+		r.slab = make([]*IndexingMap, 0, max(n, min(r.slabSize, 512)))
+	}
+	all := r.slab[len(r.slab):len(r.slab):len(r.slab)+n]
+	r.slab = r.slab[:len(r.slab)+n]
 	for _, sets := range [2][]OperandMaps{im.OutputToInput, im.InputToOutput} {
 		for i := range sets {
 			start := len(all)
