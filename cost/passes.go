@@ -115,14 +115,22 @@ func coalescingOf(u *passes.Unit) (any, error) {
 
 // eachKernel returns f of each kernel of u's computation. Large
 // computations are split into contiguous chunks computed in parallel, one
-// verdict cache per chunk (kernels repeat their shapes); the results do
-// not depend on the split. It stops when u's context is done.
+// verdict cache per chunk (kernels repeat their shapes); a computation
+// done in one piece uses the cache its goroutine keeps from one
+// computation to the next (Unit.Local: the loop bodies of a model repeat
+// each other's kernels). The results depend on neither. It stops when u's
+// context is done.
 func eachKernel[T any](u *passes.Unit, f func(k *kernel, cache *VerdictCache) T) (any, error) {
 	ks := kernelsIn(u).byComp[u.Computation]
 	out := make([]T, len(ks))
 	err := inChunks(u, len(ks), func(lo, hi int) (err error) {
 		defer indexing.Recover(&err)
-		cache := NewVerdictCache()
+		var cache *VerdictCache
+		if lo == 0 && hi == len(ks) {
+			cache = u.Local(func() any { return NewVerdictCache() }).(*VerdictCache)
+		} else {
+			cache = NewVerdictCache()
+		}
 		for i := lo; i < hi; i++ {
 			if err := u.Context().Err(); err != nil {
 				return err
