@@ -46,6 +46,34 @@ type chunkParser struct {
 	elems    map[elemKey]*Instruction
 	implicit []*Instruction
 	spelling spellingCounts
+	values   recentValues
+}
+
+// recentValues are the last long attribute values a parser kept: a dump
+// repeats its metadata and backend configs from one instruction to the
+// next, and an equal value is kept once.
+type recentValues struct {
+	vals [8]string
+	next int
+}
+
+// keepValue returns v as keepStr does, or an equal long value kept
+// recently.
+func (p *chunkParser) keepValue(v string) string {
+	const long = 32 // shorter values cost less than the search
+	if len(v) < long {
+		return p.keepStr(v)
+	}
+	r := &p.values
+	for _, o := range r.vals {
+		if len(o) == len(v) && o == v {
+			return o
+		}
+	}
+	k := p.keepStr(v)
+	r.vals[r.next] = k
+	r.next = (r.next + 1) % len(r.vals)
+	return k
 }
 
 // newChunkParser returns a parser for the computations of text; share is
@@ -562,7 +590,7 @@ func (p *chunkParser) parseAttrValue(in *Instruction, name string, kind attrKind
 	if !ok {
 		return false
 	}
-	p.attrs = append(p.attrs, Attribute{Name: name, Value: p.keepStr(v)})
+	p.attrs = append(p.attrs, Attribute{Name: name, Value: p.keepValue(v)})
 	switch {
 	case mesh:
 		p.ownTyped(in).ReplicaGroups = meshReplicaGroups(v)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -534,4 +535,27 @@ func TestPrintBatchesInOrder(t *testing.T) {
 	require.NoError(t, m.Print(&b, PrintOptions{}))
 	assert.Equal(t, m.String(), b.String())
 	assert.ErrorIs(t, m.Print(&failAfter{n: 3}, PrintOptions{}), assert.AnError)
+}
+
+// Equal long attribute values of nearby instructions (a dump's metadata)
+// are kept once; short ones and different ones apart.
+func TestParseKeepsRepeatedValuesOnce(t *testing.T) {
+	md := `metadata={op_name="jit(f)/jvp(model)/while/body/closed_call/checkpoint/add" source_file="/workspace/model.py" source_line=7}`
+	m, err := Parse([]byte(`HloModule m
+ENTRY e {
+  p = f32[4] parameter(0)
+  a = f32[4] add(p, p), ` + md + `
+  b = f32[4] multiply(a, a), metadata={op_name="other"}
+  ROOT c = f32[4] add(b, b), ` + md + `
+}`))
+	require.NoError(t, err)
+	value := func(i int) string {
+		v, ok := m.Entry.Instructions[i].Attr("metadata")
+		require.True(t, ok, i)
+		return v
+	}
+	a, b, c := value(1), value(2), value(3)
+	assert.Equal(t, a, c)
+	assert.Same(t, unsafe.StringData(a), unsafe.StringData(c), "kept once")
+	assert.NotEqual(t, a, b)
 }
