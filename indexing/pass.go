@@ -84,6 +84,11 @@ func ComputeInstructionMaps(in *hlo.Instruction) (*InstructionMaps, error) {
 	if !in.IsElementwise() && !definedOps[in.Opcode] {
 		results = 1
 	}
+	if in.IsElementwise() {
+		if im, ok := elementwiseMaps(in); ok {
+			return im, nil
+		}
+	}
 	im := &InstructionMaps{}
 	if n := len(in.Operands); n > 0 {
 		// Usually one set per operand each way.
@@ -156,6 +161,44 @@ func ComputeInstructionMaps(in *hlo.Instruction) (*InstructionMaps, error) {
 	return im, nil
 }
 
+// elementwiseMaps is ComputeInstructionMaps of an elementwise op with an
+// array result whose operands are arrays of its shape or scalars, the most
+// common instruction: one identity map (or one pair of scalar maps) serves
+// every operand both ways, and the sets share one array. ok is false for
+// anything else, which the general path computes (and reports).
+func elementwiseMaps(in *hlo.Instruction) (im *InstructionMaps, ok bool) {
+	out := in.Shape.Dims
+	n := len(in.Operands)
+	if !in.Shape.IsArray() || n == 0 || slices.ContainsFunc(out, func(d int64) bool { return d < 0 }) {
+		return nil, false
+	}
+	for _, op := range in.Operands {
+		scalar := len(op.Shape.Dims) == 0 && len(out) > 0
+		if !op.Shape.IsArray() || !scalar && !slices.Equal(op.Shape.Dims, out) {
+			return nil, false
+		}
+	}
+	var id, empty, all *IndexingMap
+	sets := make([]OperandMaps, 2*n)
+	maps := make([]*IndexingMap, 2*n)
+	for j, op := range in.Operands {
+		if len(op.Shape.Dims) == 0 && len(out) > 0 {
+			if empty == nil {
+				empty, all = emptyResultMap(out), allElementsMap(out)
+			}
+			maps[j], maps[n+j] = empty, all
+		} else {
+			if id == nil {
+				id = IdentityMap(out)
+			}
+			maps[j], maps[n+j] = id, id
+		}
+		sets[j] = OperandMaps{Output: 0, Operand: j, Maps: maps[j : j+1 : j+1]}
+		sets[n+j] = OperandMaps{Output: 0, Operand: j, Maps: maps[n+j : n+j+1 : n+j+1]}
+	}
+	return &InstructionMaps{OutputToInput: sets[:n:n], InputToOutput: sets[n:]}, true
+}
+
 // computationMaps computes the maps of every instruction of c, by
 // position; on error, those of the instructions before the failing one.
 func computationMaps(c *hlo.Computation) ([]*InstructionMaps, error) {
@@ -199,7 +242,7 @@ func (r *recentMaps) compact(im *InstructionMaps) {
 	if cap(r.slab)-len(r.slab) < n {
 		r.slab = make([]*IndexingMap, 0, max(n, min(r.slabSize, 512)))
 	}
-	all := r.slab[len(r.slab):len(r.slab):len(r.slab)+n]
+	all := r.slab[len(r.slab) : len(r.slab) : len(r.slab)+n]
 	r.slab = r.slab[:len(r.slab)+n]
 	for _, sets := range [2][]OperandMaps{im.OutputToInput, im.InputToOutput} {
 		for i := range sets {
