@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/indexing"
@@ -170,8 +171,10 @@ func (a *FusionAnalysis) Coalescing(mode CoalescingMode, d *Device) []OperandCoa
 
 // VerdictCache memoizes indexing-based verdicts, which depend only on the
 // emitter's configuration and the shapes and layouts involved; kernels of
-// one model repeat them. It is not safe for concurrent use.
+// one model repeat them. It is safe for concurrent use: goroutines that
+// miss the same entry at once both compute it, to equal values.
 type VerdictCache struct {
+	mu      sync.Mutex // guards the maps, not the computations
 	m       map[string]OperandCoalescing
 	threads map[string]*indexing.IndexingMap
 	whole   map[string][]OperandCoalescing
@@ -208,11 +211,17 @@ func (a *FusionAnalysis) CoalescingCached(mode CoalescingMode, d *Device, cache 
 			key = appendSignature(buf[:0], a.Fusion)
 			sig = key
 		}
-		if v, ok := cache.whole[string(key)]; ok {
+		cache.mu.Lock()
+		v, ok := cache.whole[string(key)]
+		cache.mu.Unlock()
+		if ok {
 			return slices.Clone(v)
 		}
 		out := a.coalescing(mode, d, cache, sig)
-		cache.whole[string(key)] = slices.Clone(out)
+		kept := slices.Clone(out)
+		cache.mu.Lock()
+		cache.whole[string(key)] = kept
+		cache.mu.Unlock()
 		return out
 	}
 	return a.coalescing(mode, d, cache, nil)
@@ -275,7 +284,10 @@ func (a *FusionAnalysis) coalescing(mode CoalescingMode, d *Device, cache *Verdi
 					sig = appendSignature(nil, a.Fusion)
 				}
 				key = append(appendInts(slices.Clip(tm.keyBase), -3, int64(k)), sig...)
-				if v, ok := cache.m[string(key)]; ok {
+				cache.mu.Lock()
+				v, ok := cache.m[string(key)]
+				cache.mu.Unlock()
+				if ok {
 					out[k] = v
 					continue
 				}
@@ -287,7 +299,9 @@ func (a *FusionAnalysis) coalescing(mode CoalescingMode, d *Device, cache *Verdi
 			}
 			out[k] = a.indexedVerdict(k, threadToLogical(mm, fromShape, cache), other[k])
 			if key != nil {
+				cache.mu.Lock()
 				cache.m[string(key)] = out[k]
+				cache.mu.Unlock()
 			}
 		}
 	}
@@ -326,7 +340,10 @@ func (t *threadMapper) get() (*indexing.IndexingMap, error) {
 	var tkey []byte
 	if t.cache != nil {
 		tkey = appendInts(appendInts(appendInts(slices.Clip(t.keyBase), -4), t.fromShape.Dims...), t.fromShape.MinorToMajor()...)
-		if c, ok := t.cache.threads[string(tkey)]; ok {
+		t.cache.mu.Lock()
+		c, ok := t.cache.threads[string(tkey)]
+		t.cache.mu.Unlock()
+		if ok {
 			t.m = c
 			return t.m, nil
 		}
@@ -336,7 +353,9 @@ func (t *threadMapper) get() (*indexing.IndexingMap, error) {
 		t.m, t.err = firstWarp(t.m)
 	}
 	if t.cache != nil && t.err == nil && t.m != nil {
+		t.cache.mu.Lock()
 		t.cache.threads[string(tkey)] = t.m
+		t.cache.mu.Unlock()
 	}
 	return t.m, t.err
 }
@@ -406,14 +425,19 @@ func reachOperands(froms []*hlo.Instruction, fromShape *hlo.Shape, leaves map[*h
 // one shape.
 func threadToLogical(m *indexing.IndexingMap, fromShape *hlo.Shape, cache *VerdictCache) logicalMap {
 	if cache != nil {
-		if l, ok := cache.logical[m]; ok {
+		cache.mu.Lock()
+		l, ok := cache.logical[m]
+		cache.mu.Unlock()
+		if ok {
 			return l
 		}
 	}
 	var l logicalMap
 	l.m, l.err = indexing.NewIndexingMap(m.Dims(), m.RangeVars(), nil, Delinearize(fromShape, m.Results()[0]), m.Constraints()...)
 	if cache != nil {
+		cache.mu.Lock()
 		cache.logical[m] = l
+		cache.mu.Unlock()
 	}
 	return l
 }
@@ -440,7 +464,10 @@ func (a *FusionAnalysis) identityVerdict(k int, lazyMap func() (*indexing.Indexi
 			kb = appendInts(kb, op.MinorToMajor()...)
 			key = appendInts(kb, bitsOf(op))
 		}
-		if v, ok := cache.m[string(key)]; ok {
+		cache.mu.Lock()
+		v, ok := cache.m[string(key)]
+		cache.mu.Unlock()
+		if ok {
 			v.Operand = k
 			return v
 		}
@@ -451,7 +478,9 @@ func (a *FusionAnalysis) identityVerdict(k int, lazyMap func() (*indexing.Indexi
 	}
 	v := a.judge(k, m, fromShape, op)
 	if cache != nil {
+		cache.mu.Lock()
 		cache.m[string(key)] = v
+		cache.mu.Unlock()
 	}
 	return v
 }

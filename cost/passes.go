@@ -114,28 +114,21 @@ func coalescingOf(u *passes.Unit) (any, error) {
 }
 
 // eachKernel returns f of each kernel of u's computation. Large
-// computations are split into contiguous chunks computed in parallel, one
-// verdict cache per chunk (kernels repeat their shapes); a computation
-// done in one piece uses the cache its goroutine keeps from one
-// computation to the next (Unit.Local: the loop bodies of a model repeat
-// each other's kernels). The results depend on neither. It stops when u's
-// context is done.
+// computations are split into contiguous chunks computed in parallel; all
+// share the run's verdict cache (kernelSet.verdicts: the loop bodies of a
+// model repeat each other's kernels). The results depend on neither. It
+// stops when u's context is done.
 func eachKernel[T any](u *passes.Unit, f func(k *kernel, cache *VerdictCache) T) (any, error) {
-	ks := kernelsIn(u).byComp[u.Computation]
-	out := make([]T, len(ks))
-	err := inChunks(u, len(ks), func(lo, hi int) (err error) {
+	ks := kernelsIn(u)
+	kernels := ks.byComp[u.Computation]
+	out := make([]T, len(kernels))
+	err := inChunks(u, len(kernels), func(lo, hi int) (err error) {
 		defer indexing.Recover(&err)
-		var cache *VerdictCache
-		if lo == 0 && hi == len(ks) {
-			cache = u.Local(func() any { return NewVerdictCache() }).(*VerdictCache)
-		} else {
-			cache = NewVerdictCache()
-		}
 		for i := lo; i < hi; i++ {
 			if err := u.Context().Err(); err != nil {
 				return err
 			}
-			out[i] = f(ks[i], cache)
+			out[i] = f(kernels[i], ks.verdicts)
 		}
 		return nil
 	})
@@ -205,6 +198,9 @@ type kernelSet struct {
 	list   []*kernel
 	by     map[*hlo.Instruction]*kernel
 	byComp map[*hlo.Computation][]*kernel
+	// verdicts is the run's coalescing memo, shared by the passes that
+	// judge the kernels' reads.
+	verdicts *VerdictCache
 }
 
 // isKernelComputation reports whether c's instructions launch kernels:
@@ -272,9 +268,10 @@ func merge(u *passes.Unit) *kernelSet {
 		n += len(part)
 	}
 	ks := &kernelSet{
-		list:   make([]*kernel, 0, n),
-		by:     make(map[*hlo.Instruction]*kernel, n),
-		byComp: make(map[*hlo.Computation][]*kernel, len(u.Module.Computations)),
+		list:     make([]*kernel, 0, n),
+		by:       make(map[*hlo.Instruction]*kernel, n),
+		byComp:   make(map[*hlo.Computation][]*kernel, len(u.Module.Computations)),
+		verdicts: NewVerdictCache(),
 	}
 	for _, c := range u.Module.Computations {
 		part, _ := u.Part(c).([]*kernel)
