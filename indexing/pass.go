@@ -365,16 +365,28 @@ type jsonInstruction struct {
 	InputToOutput []jsonMaps `json:"input_to_output"`
 }
 
-func toJSON(sets []OperandMaps) []jsonMaps {
+// toJSON is the JSON value of sets; last holds the last map printed and
+// its text, which the maps of one instruction often share (see
+// recentMaps).
+func toJSON(sets []OperandMaps, last *printedMap) []jsonMaps {
 	out := make([]jsonMaps, 0, len(sets))
 	for _, s := range sets {
 		j := jsonMaps{Output: s.Output, Operand: s.Operand}
 		for _, m := range s.Maps {
-			j.Maps = append(j.Maps, m.String())
+			if m != last.m {
+				last.m, last.text = m, m.String()
+			}
+			j.Maps = append(j.Maps, last.text)
 		}
 		out = append(out, j)
 	}
 	return out
+}
+
+// printedMap is a map and its String.
+type printedMap struct {
+	m    *IndexingMap
+	text string
 }
 
 // InstructionReport is the JSON value of "indexing" for an instruction:
@@ -385,7 +397,8 @@ func (r *Result) InstructionReport(in *hlo.Instruction) any {
 	if im == nil {
 		return nil
 	}
-	return &jsonInstruction{OutputToInput: toJSON(im.OutputToInput), InputToOutput: toJSON(im.InputToOutput)}
+	var last printedMap
+	return &jsonInstruction{OutputToInput: toJSON(im.OutputToInput, &last), InputToOutput: toJSON(im.InputToOutput, &last)}
 }
 
 // WriteText writes, per computation and instruction that has maps, one
