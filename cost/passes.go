@@ -408,8 +408,7 @@ func (r *UtilizationResult) InstructionReport(in *hlo.Instruction) any {
 
 // roundSig keeps 9 significant digits so that JSON output is stable.
 func roundSig(v float64) float64 {
-	var f float64
-	fmt.Sscanf(fmt.Sprintf("%.9g", v), "%g", &f)
+	f, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 9, 64), 64)
 	return f
 }
 
