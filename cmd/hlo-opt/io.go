@@ -66,14 +66,15 @@ type trimWriter struct {
 	wrote bool // whether anything but newlines came
 }
 
-var newlines = bytes.Repeat([]byte{'\n'}, 64)
+// newlines is what trimWriter writes held newlines from, 16 at a time.
+const newlines = "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n"
 
 func (t *trimWriter) Write(p []byte) (int, error) {
 	body := bytes.TrimRight(p, "\n")
 	if len(body) > 0 {
 		for t.held > 0 {
 			k := min(t.held, len(newlines))
-			if _, err := t.w.Write(newlines[:k]); err != nil {
+			if _, err := io.WriteString(t.w, newlines[:k]); err != nil {
 				return 0, err
 			}
 			t.held -= k

@@ -145,6 +145,7 @@ func TestWriteStreamed(t *testing.T) {
 	}{
 		{[]string{"a\n\n", "\n", "b\n\n\n"}, false, "a\n\n\nb\n"},
 		{[]string{"a", "\n", "\n"}, false, "a\n"},
+		{[]string{"a", strings.Repeat("\n", 40), "b"}, false, "a" + strings.Repeat("\n", 40) + "b\n"},
 		{[]string{"\n\n"}, false, ""},
 		{nil, false, ""},
 		{[]string{"a\n\n"}, true, "a\n\n"},
