@@ -1,7 +1,5 @@
 package hlo
 
-import "unsafe"
-
 // OpInfo is what the analyses know of an opcode, one entry per opcode in
 // one table (as the op table of Go's SSA backend): a pass asks Info
 // instead of keeping its own list of opcode names.
@@ -47,9 +45,6 @@ func (in *Instruction) IsElementwise() bool {
 // no facts. An async sugar spelling ("all-reduce-start" is listed;
 // "custom-call-start" is not) has the async op's facts.
 func Info(op Opcode) OpInfo {
-	if e, ok := opInfoAt[unsafe.StringData(string(op))]; ok && len(e.op) == len(op) {
-		return e.info
-	}
 	if i, ok := opInfos[op]; ok {
 		return i
 	}
@@ -58,25 +53,6 @@ func Info(op Opcode) OpInfo {
 	}
 	return OpInfo{Arity: -1}
 }
-
-// opEntry is an opcode and its facts.
-type opEntry struct {
-	op   Opcode
-	info OpInfo
-}
-
-// opInfoAt is opInfos keyed by where the Op* constants' text is: the
-// parser gives every instruction one of them (LookupOpcode), so Info
-// mostly finds an opcode without hashing its name, in about a third of
-// the time (the verifier asks twice per instruction, the indexing and
-// cost passes more); an opcode spelled elsewhere is found in opInfos.
-var opInfoAt = func() map[*byte]opEntry {
-	m := make(map[*byte]opEntry, len(opInfos))
-	for op, i := range opInfos {
-		m[unsafe.StringData(string(op))] = opEntry{op, i}
-	}
-	return m
-}()
 
 var opInfos = func() map[Opcode]OpInfo {
 	m := make(map[Opcode]OpInfo, len(Opcodes))
