@@ -365,28 +365,16 @@ type jsonInstruction struct {
 	InputToOutput []jsonMaps `json:"input_to_output"`
 }
 
-// toJSON is the JSON value of sets; last holds the last map printed and
-// its text, which the maps of one instruction often share (see
-// recentMaps).
-func toJSON(sets []OperandMaps, last *printedMap) []jsonMaps {
+func toJSON(sets []OperandMaps) []jsonMaps {
 	out := make([]jsonMaps, 0, len(sets))
 	for _, s := range sets {
 		j := jsonMaps{Output: s.Output, Operand: s.Operand}
 		for _, m := range s.Maps {
-			if m != last.m {
-				last.m, last.text = m, m.String()
-			}
-			j.Maps = append(j.Maps, last.text)
+			j.Maps = append(j.Maps, m.String())
 		}
 		out = append(out, j)
 	}
 	return out
-}
-
-// printedMap is a map and its String.
-type printedMap struct {
-	m    *IndexingMap
-	text string
 }
 
 // InstructionReport is the JSON value of "indexing" for an instruction:
@@ -397,8 +385,7 @@ func (r *Result) InstructionReport(in *hlo.Instruction) any {
 	if im == nil {
 		return nil
 	}
-	var last printedMap
-	return &jsonInstruction{OutputToInput: toJSON(im.OutputToInput, &last), InputToOutput: toJSON(im.InputToOutput, &last)}
+	return &jsonInstruction{OutputToInput: toJSON(im.OutputToInput), InputToOutput: toJSON(im.InputToOutput)}
 }
 
 // WriteText writes, per computation and instruction that has maps, one
