@@ -84,6 +84,14 @@ type XLAModuleCost struct {
 	Instructions map[*hlo.Instruction]*XLACostValues
 }
 
+// HasOptimalSeconds reports whether the figures include optimal_seconds:
+// only the TPU compiler reports them, and XLACost knows the rates of the
+// TPUs it was measured on (tpu-v5e, tpu-v6e, tpu-v4).
+func (c *XLAModuleCost) HasOptimalSeconds() bool {
+	_, ok := tpuRatesByDevice[c.Target.Device]
+	return c.Target.Backend == XLATPU && ok
+}
+
 // Of returns the figures of in, or nil when XLA's analysis does not visit
 // it (an instruction of a computation the entry does not reach).
 func (c *XLAModuleCost) Of(in *hlo.Instruction) *XLACostValues { return c.Instructions[in] }
