@@ -49,7 +49,7 @@ golden:
 # groundtruth: set our sizes, layouts, memory and cost beside XLA's own
 # compiles of the ground-truth programs (testdata/groundtruth) and print
 # the summary of each comparison (the full tables are the .golden files).
-GROUNDTRUTH_GOLDENS := sizes layouts memory cost h100-times
+GROUNDTRUTH_GOLDENS := sizes layouts memory xla-cost h100-times
 groundtruth:
 	$(GO) test -count=1 -run 'GroundTruth|Groundtruth' ./layoutassign ./cost
 	@for g in $(GROUNDTRUTH_GOLDENS); do echo; sed -n '1,/^## /p' testdata/groundtruth/$$g.golden | sed '$$d'; done

@@ -2,7 +2,6 @@ package cost
 
 import (
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
@@ -54,16 +53,8 @@ type Costs struct {
 	// CountMultipleInputAccesses is XLA's count_multiple_input_accesses:
 	// when false, a parameter's or constant's bytes are capped at its size.
 	CountMultipleInputAccesses bool
-	// Base selects XLA's device-independent HloCostAnalysis, what
-	// compiled.cost_analysis() reports for CPU and GPU executables, instead
-	// of GpuHloCostAnalysis: an elementwise op costs 1 flop per element
-	// and a transcendental one (exp, log, rsqrt, tanh, ...) none, as XLA
-	// counts those apart; concatenate costs no flops; a custom-call's flops
-	// and bytes are -1, XLA's "unknown", summed like any figure.
-	// NewBaseCosts sets it.
-	Base      bool
-	compFlops map[*hlo.Computation]float64
-	instr     map[*hlo.Instruction]*InstructionCost
+	compFlops                  map[*hlo.Computation]float64
+	instr                      map[*hlo.Instruction]*InstructionCost
 }
 
 // NewCosts returns an empty cache with count_multiple_input_accesses on
@@ -74,15 +65,6 @@ func NewCosts() *Costs {
 		compFlops:                  map[*hlo.Computation]float64{},
 		instr:                      map[*hlo.Instruction]*InstructionCost{},
 	}
-}
-
-// NewBaseCosts returns an empty cache for XLA's HloCostAnalysis as
-// compiled.cost_analysis() runs it: Base on, count_multiple_input_accesses
-// off.
-func NewBaseCosts() *Costs {
-	c := NewCosts()
-	c.Base, c.CountMultipleInputAccesses = true, false
-	return c
 }
 
 // Of returns the cost of one instruction (a fusion is analysed through its
@@ -132,20 +114,14 @@ func (c *Costs) single(in *hlo.Instruction) *InstructionCost {
 	if in.IsElementwise() {
 		switch {
 		case in.Opcode == hlo.OpCopy || in.Opcode == hlo.OpBitcastConvert:
-		case !c.Base:
+		default:
 			r.Flops = float64(FlopsPerElement * elementsRecursive(&in.Shape))
-		case !hlo.Info(in.Opcode).Transcendental:
-			r.Flops = float64(in.Shape.ElementCount())
 		}
 	}
 	if !b.movement() && !b.reduction() {
 		b.flops()
 	}
 	r.total()
-	if c.Base && in.Opcode == hlo.OpCustomCall {
-		// HloCostAnalysis marks what it cannot know as -1 (and sums it).
-		r.Flops, r.BytesAccessed = -1, -1
-	}
 	if b.keepDefaultTotal {
 		r.BytesAccessed = b.defaultTotal
 	}
@@ -278,9 +254,6 @@ func (b *costOf) flops() {
 	outElems := float64(in.Shape.ElementCount())
 	switch in.Opcode {
 	case hlo.OpConcatenate:
-		if b.c.Base {
-			break
-		}
 		r.Flops = float64(concatFlopsPerElement * in.Shape.ElementCount())
 		if len(in.Typed.Dimensions) == 1 && in.Typed.Dimensions[0] != 0 {
 			d := in.Typed.Dimensions[0]
@@ -294,7 +267,7 @@ func (b *costOf) flops() {
 	case hlo.OpDot:
 		r.Flops = dotFlops(in)
 	case hlo.OpConvolution:
-		r.Flops = convFlops(in, &in.Shape)
+		r.Flops = convFlops(in)
 	case hlo.OpCustomCall:
 		r.Flops = customCallFlops(in)
 		if r.Flops > 0 && in.Shape.IsTuple() && strings.Contains(customTarget(in), "cudnn$conv") {
@@ -348,44 +321,6 @@ func dotFlops(in *hlo.Instruction) float64 {
 	return 2 * float64(firstArray(&in.Shape).ElementCount()) * float64(k)
 }
 
-// convFlops is XLA's HloCostAnalysis::GetConvolutionFlops: 2 (FMA) *
-// batch * output features * input features per group * the product over
-// spatial dims of the kernel taps that land on real (unpadded, undilated)
-// input elements, summed over output positions.
-func convFlops(in *hlo.Instruction, out *hlo.Shape) float64 {
-	if len(in.Operands) < 2 || in.Typed.Conv == nil {
-		return 0
-	}
-	lhs, k := &in.Operands[0].Shape, &in.Operands[1].Shape
-	cd := in.Typed.Conv
-	dim := func(s *hlo.Shape, d int64) int64 {
-		if d >= 0 && int(d) < s.Rank() {
-			return s.Dims[d]
-		}
-		return 1
-	}
-	flops := 2 * float64(dim(out, cd.OutputBatch)) * float64(dim(out, cd.OutputFeature)) * float64(dim(k, cd.KernelInputFeature))
-	if bgc := in.Typed.BatchGroupCount; bgc > 1 {
-		flops /= float64(bgc)
-	}
-	for i, ks := range cd.KernelSpatial {
-		kSize := dim(k, ks)
-		var inSize, outSize int64 = 1, 1
-		if i < len(cd.InputSpatial) {
-			inSize = dim(lhs, cd.InputSpatial[i])
-		}
-		if i < len(cd.OutputSpatial) {
-			outSize = dim(out, cd.OutputSpatial[i])
-		}
-		w := hlo.WindowDim{Size: kSize, Stride: 1, BaseDilation: 1, WindowDilation: 1}
-		if i < len(in.Typed.Window) {
-			w = in.Typed.Window[i]
-		}
-		flops *= float64(validTaps(inSize, outSize, kSize, w))
-	}
-	return flops
-}
-
 // validTaps counts (output position, kernel tap) pairs of one spatial
 // dimension that read a real input element.
 func validTaps(inSize, outSize, kSize int64, w hlo.WindowDim) int64 {
@@ -432,7 +367,7 @@ func customCallFlops(in *hlo.Instruction) float64 {
 		}
 		return 2 * float64(out.ElementCount()) * float64(k)
 	case strings.Contains(t, "cudnn$conv"):
-		return convFlops(in, out)
+		return convFlops(in)
 	}
 	return 0
 }
@@ -563,11 +498,7 @@ func (c *Costs) fusion(f *hlo.Instruction) *InstructionCost {
 		}
 		r.FusedUtilization[in] = u
 		ic := c.Of(in)
-		if c.Base {
-			r.Flops += ic.Flops // every fused instruction counts once
-		} else {
-			r.Flops += u * ic.Flops
-		}
+		r.Flops += u * ic.Flops
 		inherit := in.IsElementwise() || in.Opcode == hlo.OpTuple || in.Opcode == hlo.OpGetTupleElement
 		for k, op := range in.Operands {
 			if inherit {
@@ -609,54 +540,10 @@ func (c *Costs) fusion(f *hlo.Instruction) *InstructionCost {
 		p := comp.Params[k]
 		u := r.FusedUtilization[p]
 		r.Operands[k].Utilization = u
-		if c.Base && !p.Shape.IsTuple() {
-			r.Operands[k].BytesAccessed = baseParamReadBytes(p, comp)
-		} else {
-			r.Operands[k].BytesAccessed = c.paramReadBytes(p, u, r.FusedUtilization, comp)
-		}
+		r.Operands[k].BytesAccessed = c.paramReadBytes(p, u, r.FusedUtilization, comp)
 	}
 	r.total()
 	return r
-}
-
-// baseParamReadBytes is HloCostAnalysis::FusionParameterReadBytes, the
-// base analysis's bytes read from a fused parameter p: a slice or a
-// dynamic-slice of it reads its result, a broadcast or reshape the whole
-// parameter each, a dynamic-update-slice into it nothing (it aliases the
-// output); every other user shares one read of the whole parameter.
-func baseParamReadBytes(p *hlo.Instruction, comp *hlo.Computation) int64 {
-	size := ShapeBytes(&p.Shape)
-	n, shared := int64(0), false
-	share := func() {
-		if !shared {
-			shared = true
-			n += size
-		}
-	}
-	for _, u := range comp.Instructions {
-		if !slices.Contains(u.Operands, p) {
-			continue
-		}
-		switch u.Opcode {
-		case hlo.OpSlice:
-			n += ShapeBytes(&u.Shape)
-		case hlo.OpDynamicSlice:
-			if u.Operands[0] == p {
-				n += ShapeBytes(&u.Shape)
-			} else {
-				share()
-			}
-		case hlo.OpDynamicUpdateSlice:
-			if u.Operands[0] != p {
-				share()
-			}
-		case hlo.OpBroadcast, hlo.OpReshape:
-			n += size
-		default:
-			share()
-		}
-	}
-	return n
 }
 
 // paramReadBytes is FusionParameterReadBytes: llround(size * utilization),

@@ -89,11 +89,16 @@ func (a *xlaAnalysis) leafBytes(s *hlo.Shape) float64 {
 	return n
 }
 
-// tupleTable is the size of a tuple's index table: 4 bytes per element
-// (measured: testdata/xla-cost/probes), rounded up on a TPU.
+// tupleTable is the size of a tuple's index table, as measured: one
+// 8-byte pointer per element on a GPU (the ground truth's h100-measured
+// compiles), 4 bytes on the CPU (testdata/xla-cost/probes/cpu), 4 bytes
+// rounded up to the TPU's alignment on a TPU.
 func (a *xlaAnalysis) tupleTable(n int) int64 {
-	if a.tpu != nil {
+	switch {
+	case a.tpu != nil:
 		return a.tpu.tupleTable(n)
+	case a.target.Backend == XLAGPU:
+		return 8 * int64(n)
 	}
 	return 4 * int64(n)
 }
@@ -192,9 +197,9 @@ func (a *xlaAnalysis) handle(in *hlo.Instruction, v *XLACostValues) bool {
 	case hlo.OpScatter:
 		a.scatter(in, v)
 	case hlo.OpDot, hlo.OpScaledDot, hlo.OpRaggedDot:
-		v.Flops = xlaDotFlops(in, &in.Shape)
+		v.Flops = dotFlops(in)
 	case hlo.OpConvolution:
-		v.Flops = xlaConvFlops(in)
+		v.Flops = convFlops(in)
 	case hlo.OpFft:
 		v.Flops = fftFlops(in)
 	case hlo.OpSort:
@@ -480,25 +485,11 @@ func calledNamed(in *hlo.Instruction, name string) *hlo.Computation {
 	return nil
 }
 
-// xlaDotFlops is GetDotFlops: 2 * output elements * contracted elements.
-func xlaDotFlops(in *hlo.Instruction, out *hlo.Shape) float64 {
-	if len(in.Operands) < 1 || in.Typed.Dot == nil {
-		return 0
-	}
-	lhs := &in.Operands[0].Shape
-	k := int64(1)
-	for _, d := range in.Typed.Dot.LhsContracting {
-		if int(d) < lhs.Rank() {
-			k *= lhs.Dims[d]
-		}
-	}
-	return 2 * float64(firstArray(out).ElementCount()) * float64(k)
-}
-
-// xlaConvFlops is GetConvolutionFlops: 2 * (input features / feature
+// convFlops is HloCostAnalysis::GetConvolutionFlops (the GPU cost
+// analysis's as well): 2 * (input features / feature
 // groups) * output features * (batch / batch groups) * the kernel taps that
 // land on real input elements, summed over output positions.
-func xlaConvFlops(in *hlo.Instruction) float64 {
+func convFlops(in *hlo.Instruction) float64 {
 	if len(in.Operands) < 2 || in.Typed.Conv == nil {
 		return 0
 	}

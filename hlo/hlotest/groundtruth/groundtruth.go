@@ -146,6 +146,8 @@ type CostAnalysis struct {
 	Flops           float64 `json:"flops"`
 	Transcendentals float64 `json:"transcendentals"`
 	BytesAccessed   float64 `json:"bytes accessed"`
+	// OptimalSeconds is reported by the TPU compiler only.
+	OptimalSeconds float64 `json:"optimal_seconds"`
 }
 
 // CostAnalysis reads cost_analysis.json; nil when XLA gave none (the
