@@ -307,36 +307,23 @@ func customTarget(in *hlo.Instruction) string {
 }
 
 // dotFlops is 2 * output elements * contracted elements (FMA = 2 flops).
+// A dot without dimension numbers is an outer product.
 func dotFlops(in *hlo.Instruction) float64 {
-	if len(in.Operands) < 2 || in.Typed.Dot == nil {
+	if len(in.Operands) < 2 {
 		return 0
 	}
 	k := int64(1)
 	lhs := &in.Operands[0].Shape
-	for _, d := range in.Typed.Dot.LhsContracting {
+	var contracting []int64
+	if in.Typed.Dot != nil {
+		contracting = in.Typed.Dot.LhsContracting
+	}
+	for _, d := range contracting {
 		if int(d) < lhs.Rank() {
 			k *= lhs.Dims[d]
 		}
 	}
 	return 2 * float64(firstArray(&in.Shape).ElementCount()) * float64(k)
-}
-
-// validTaps counts (output position, kernel tap) pairs of one spatial
-// dimension that read a real input element.
-func validTaps(inSize, outSize, kSize int64, w hlo.WindowDim) int64 {
-	stride, ld, rd := max(w.Stride, 1), max(w.BaseDilation, 1), max(w.WindowDilation, 1)
-	dilatedIn := (inSize-1)*ld + 1
-	n := int64(0)
-	for o := range outSize {
-		for t := range kSize {
-			pos := o*stride + t*rd - w.PadLow
-			if pos < 0 || pos >= dilatedIn || pos%ld != 0 {
-				continue
-			}
-			n++
-		}
-	}
-	return n
 }
 
 // customCallFlops handles cuBLAS gemms (dot formula from the backend

@@ -203,13 +203,18 @@ func (r *XLACostResult) WriteText(w io.Writer, m *hlo.Module) error {
 		b = fmt.Appendf(b, "  %s; --device or --target chooses\n", c.Assumed)
 	}
 	if c.Target.Backend == XLATPU && !seconds {
-		b = append(b, "  optimal_seconds needs the chip: --device=tpu-v5e, tpu-v6e or tpu-v4\n"...)
+		b = append(b, "  no optimal_seconds: the TPU compiler's rates are known for --device=tpu-v5e, tpu-v6e and tpu-v4\n"...)
 	}
 	b = appendXLAFigures(append(b, "  module: "...), &c.Module, seconds, true)
 	if unknownFigures(c) {
 		b = append(b, "  -1 is XLA's \"unknown\" (custom calls), summed like any figure, as XLA does\n"...)
 	}
-	for _, comp := range summedComputations(m) {
+	comps := summedComputations(m)
+	if len(comps) > 1 {
+		b = append(b, "  a while, call or conditional holds the figures of the computations it runs (a loop's body and condition once,\n"+
+			"  as XLA counts them; a conditional's largest branch per figure), which are listed on their own\n"...)
+	}
+	for _, comp := range comps {
 		head := false
 		for _, in := range comp.Instructions {
 			v := c.Of(in)

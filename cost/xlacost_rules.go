@@ -520,6 +520,39 @@ func convFlops(in *hlo.Instruction) float64 {
 	return 2 * fma
 }
 
+// validTaps counts the (output position, kernel tap) pairs of one spatial
+// dimension that read a real input element (neither padding nor a hole of
+// the base dilation). Like XLA it counts without visiting every pair where
+// it can: the two degenerate windows XLA's lowerings make (a kernel as long
+// as the input with a stride and base dilation that visit each element
+// once; a one-element input padded to the kernel's length) and, for stride
+// and base dilation 1, each tap's run of positions at once.
+func validTaps(inSize, outSize, kSize int64, w hlo.WindowDim) int64 {
+	stride, ld, rd := max(w.Stride, 1), max(w.BaseDilation, 1), max(w.WindowDilation, 1)
+	switch {
+	case inSize == outSize && kSize == outSize && inSize == ld && rd == 1 && max(1, inSize-1) == stride && w.PadLow == 0 && w.PadHigh == 0:
+		return inSize
+	case inSize == 1 && kSize == outSize && rd == 1 && ld == 1 && stride == 1 && w.PadLow == outSize-1 && w.PadHigh == outSize-1:
+		return outSize
+	}
+	n := int64(0)
+	for t := range kSize {
+		if stride == 1 && ld == 1 {
+			base := w.PadLow - t*rd
+			n += max(min(inSize+base, outSize)-max(base, 0), 0)
+			continue
+		}
+		for o := range outSize {
+			pos := o*stride - w.PadLow + t*rd
+			if pos < 0 || pos%ld != 0 || pos/ld >= inSize {
+				continue
+			}
+			n++
+		}
+	}
+	return n
+}
+
 // fftFlops is HandleFft: 2 * 4 multiply-adds per complex product, times
 // the product of floor(log2) of the transform lengths, times the input's
 // elements.
