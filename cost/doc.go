@@ -1,7 +1,9 @@
 // Package cost estimates how XLA's GPU backend would run the kernels of an
 // HLO module: which emitter each fusion gets, whether its reads are
 // coalesced, how much of each operand it reads (operand utilization,
-// bytes accessed), its flops, and a roofline time on a device model.
+// bytes accessed), its flops, and a roofline time on a device model; and it
+// reproduces what XLA's compiled.cost_analysis() reports for a module
+// compiled for the CPU, a GPU or a TPU (XLACost).
 //
 // # Pieces
 //
@@ -47,6 +49,59 @@
 //     sets them from --device and --target; without either, a run of cost
 //     passes alone lays out for a GPU. A dump after XLA's
 //     optimizations states every layout and is not changed.
+//   - compiled.cost_analysis(): XLACost (the "xla-cost" pass, XLACostPass)
+//     is what XLA's cost analysis reports for a module compiled for the CPU,
+//     a GPU or a TPU: per instruction and for the module, flops,
+//     transcendentals, bytes accessed, the per-operand sums ("bytes
+//     accessed{i}{}", "utilization{i}{}", "bytes accessedout{}") and, on a
+//     TPU, optimal_seconds. It follows HloCostAnalysis
+//     (xla/service/hlo_cost_analysis.cc) and, for the TPU, whose analysis
+//     is libtpu's and closed, the rules measured from the TPU compiler's
+//     own cost_analysis() of one-op-family probe programs
+//     (testdata/xla-cost/gen/probes.py): every figure of all 73 probes on
+//     v5e, v6e, v4 and the CPU agrees, and flops, transcendentals and bytes
+//     accessed agree within 1% on every ground-truth compile
+//     (testdata/groundtruth/xla-cost.golden). The GPU time model's flops
+//     can be checked against it without the pipeline:
+//     XLACost(m, XLATarget{Backend: XLAGPU}).Module.Flops.
+//
+// # Where xla-cost differs from XLA's cost_analysis(), and why
+//
+//   - XLA sums in float32; XLACost in float64, so totals past 2^24 differ
+//     in the seventh digit.
+//   - Only the whole-value keys are modelled ("bytes accessed0{}", not the
+//     per-tuple-element "bytes accessedout{1}").
+//   - A while loop counts its body and condition once, also with a known
+//     trip count, as the compiled cost_analysis() of the CPU, the GPU and
+//     the TPU does (probes fori_loop, scan; the ground truth's scans).
+//   - A tuple-shaped result writes its arrays; a tuple's index table is
+//     counted where XLA counts it (tuple instructions, tuple operands): 4
+//     bytes per element on the CPU, 8 on a GPU, 4 in 512-byte units on a
+//     TPU (32 on v6e), as today's compiled programs report them. XLA's own
+//     unit test of a variadic reduce-window, run with XLA's default sizes,
+//     expects the table for its result instead.
+//   - TPU sizes are the tiled, padded sizes of the layouts; an untiled
+//     array (a DMA semaphore u32[]{:S(2)}) counts at least 4096 bytes, as
+//     measured. The SparseCore buffers of a v6e gather offload come out
+//     0.002% larger than XLA's: their untiled, empty and T(1) arrays are
+//     sized by a rule not yet pinned down.
+//   - TPU custom calls: TopK costs its input's elements times k flops,
+//     AssumeGatherIndicesInBound nothing, AllocateBuffer -1 (unknown) but
+//     no time; every other custom call is -1, XLA's unknown, on every
+//     backend, summed like any figure as XLA sums it.
+//   - TPU gather and scatter (plain, or a custom fusion around one) read and
+//     write whole tiles: each window (a gathered row) costs the tiles of
+//     the operand's layout it touches, 8 rows of a (8,128)-tiled table for
+//     one row; the scatter's combiner utilizations are multiplied by its
+//     update count, as the TPU's analysis does.
+//   - optimal_seconds is the slowest of bytes accessed, flops and
+//     transcendentals at the chip's rates, summed over instructions (loops
+//     and calls sum their computations', custom calls add -1). The rates
+//     are measured for tpu-v5e, tpu-v6e and tpu-v4 only (other TPUs get
+//     none); on v6e a loop's comes out 1.5e-5 short of XLA's.
+//   - A ragged dot is costed as a dot over its whole output; a module
+//     that states no layouts is costed after layout assignment (XLA costs
+//     only laid-out modules).
 //
 // # Where this differs from XLA, and why
 //

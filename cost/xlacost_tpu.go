@@ -73,7 +73,8 @@ func (r *tpuRules) handle(a *xlaAnalysis, in *hlo.Instruction, v *XLACostValues)
 	case hlo.OpCustomCall:
 		// The TPU knows some of its custom calls: their bytes are the
 		// defaults; TopK compares every input element with each of the k
-		// it keeps. Others are XLA's unknown (-1), as on every backend.
+		// it keeps; AllocateBuffer moves nothing. Others are XLA's unknown
+		// (-1), as on every backend.
 		switch customTarget(in) {
 		case "TopK":
 			out := firstArray(&in.Shape)
@@ -82,9 +83,9 @@ func (r *tpuRules) handle(a *xlaAnalysis, in *hlo.Instruction, v *XLACostValues)
 			}
 		case "AssumeGatherIndicesInBound":
 		case "AllocateBuffer":
-			// Unknown figures, but a time of its own: none.
-			customCallUnknown(v)
-			v.OptimalSeconds = 0
+			// An allocation: no figures at all, as for a parameter.
+			zeroBytes(v)
+			return true, false
 		default:
 			return false, false
 		}
