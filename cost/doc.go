@@ -81,14 +81,11 @@
 //     unit test of a variadic reduce-window, run with XLA's default sizes,
 //     expects the table for its result instead.
 //   - TPU sizes are the tiled, padded sizes of the layouts; an untiled
-//     array (a DMA semaphore u32[]{:S(2)}) counts at least 4096 bytes, as
-//     measured. The SparseCore buffers of a v6e gather offload come out
-//     0.002% larger than XLA's: their untiled, empty and T(1) arrays are
-//     sized by a rule not yet pinned down.
+//     scalar (a DMA semaphore u32[]{:S(2)}) counts 4096 bytes, as measured.
 //   - TPU custom calls: TopK costs its input's elements times k flops,
-//     AssumeGatherIndicesInBound nothing, AllocateBuffer -1 (unknown) but
-//     no time; every other custom call is -1, XLA's unknown, on every
-//     backend, summed like any figure as XLA sums it.
+//     AssumeGatherIndicesInBound its default bytes and no flops,
+//     AllocateBuffer nothing; every other custom call is -1, XLA's unknown,
+//     on every backend, summed like any figure as XLA sums it.
 //   - TPU gather and scatter (plain, or a custom fusion around one) read and
 //     write whole tiles: each window (a gathered row) costs the tiles of
 //     the operand's layout it touches, 8 rows of a (8,128)-tiled table for

@@ -40,14 +40,16 @@ func newTPURules(device string) *tpuRules {
 	return &tpuRules{device: device, layout: t, rates: tpuRatesByDevice[device]}
 }
 
-// size is the TPU's shape size: an array's tiled, padded bytes.
+// size is the TPU's shape size: an array's tiled, padded bytes; an
+// untiled scalar (a DMA semaphore u32[]{:S(2)}) counts 4096 bytes, as the
+// TPU's analysis counts it (measured: every copy-start of the probes).
 func (r *tpuRules) size(s *hlo.Shape) float64 {
 	n, err := hlo.PaddedBytes(*s, hlo.SizeOptions{PredBytes: 1})
 	if err != nil {
 		return float64(byteSizeOf(s))
 	}
-	if s.Layout == nil || len(s.Layout.Tiles) == 0 {
-		n = max(n, 4096)
+	if s.Rank() == 0 && (s.Layout == nil || len(s.Layout.Tiles) == 0) {
+		n = 4096
 	}
 	return float64(n)
 }
