@@ -19,14 +19,21 @@ import (
 // compiled.cost_analysis() of it (testdata/groundtruth/<program>/<backend>/
 // <size>/cost_analysis.json), written to testdata/groundtruth/xla-cost.golden.
 
-// gtXLATarget is the backend each ground-truth backend was compiled for.
-var gtXLATarget = map[string]XLATarget{
-	"cpu":           {Backend: XLACPU},
-	"tpu-v5e":       {Backend: XLATPU, Device: "tpu-v5e"},
-	"tpu-v5e-4way":  {Backend: XLATPU, Device: "tpu-v5e"},
-	"tpu-v6e":       {Backend: XLATPU, Device: "tpu-v6e"},
-	"h100":          {Backend: XLAGPU, Device: "h100"},
-	"h100-measured": {Backend: XLAGPU, Device: "h100"},
+// xlaTargetOfDir is the backend a directory of compiles was compiled for:
+// the ground truth's (cpu, tpu-v5e, tpu-v5e-4way, tpu-v6e, h100,
+// h100-measured) and testdata/xla-today's (gpu-h100, tpu-v4, ...).
+func xlaTargetOfDir(dir string) (XLATarget, bool) {
+	switch {
+	case dir == "cpu":
+		return XLATarget{Backend: XLACPU}, true
+	case strings.HasPrefix(dir, "tpu-v5e"):
+		return XLATarget{Backend: XLATPU, Device: "tpu-v5e"}, true
+	case dir == "tpu-v6e" || dir == "tpu-v4":
+		return XLATarget{Backend: XLATPU, Device: dir}, true
+	case strings.Contains(dir, "h100"):
+		return XLATarget{Backend: XLAGPU, Device: "h100"}, true
+	}
+	return XLATarget{}, false
 }
 
 // xlaCostMissReasons says why a figure of a compile misses XLA's by more
@@ -66,7 +73,7 @@ func (r *gtXLARow) figure(name string) gtFigure {
 func TestGroundTruthXLACost(t *testing.T) {
 	var rows []*gtXLARow
 	for _, c := range groundtruth.Cases(t) {
-		target, ok := gtXLATarget[c.Backend]
+		target, ok := xlaTargetOfDir(c.Backend)
 		require.True(t, ok, "no backend for %s", c)
 		row := &gtXLARow{c: c}
 		rows = append(rows, row)

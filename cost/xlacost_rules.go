@@ -203,8 +203,10 @@ func (a *xlaAnalysis) handle(in *hlo.Instruction, v *XLACostValues) bool {
 	case hlo.OpFft:
 		v.Flops = fftFlops(in)
 	case hlo.OpSort:
-		n := uint64(firstArray(&in.Operands[0].Shape).ElementCount())
-		v.Flops = float64(n) * float64(log2Ceiling(n))
+		if len(in.Operands) > 0 {
+			n := uint64(firstArray(&in.Operands[0].Shape).ElementCount())
+			v.Flops = float64(n) * float64(log2Ceiling(n))
+		}
 	case hlo.OpReduce:
 		a.reduce(in, v)
 	case hlo.OpReduceWindow:
@@ -277,6 +279,9 @@ func customCallUnknown(v *XLACostValues) {
 // sliceLike is slice, dynamic-slice and gather: the output read from
 // operand 0, plus the indices.
 func (a *xlaAnalysis) sliceLike(in *hlo.Instruction, v *XLACostValues) {
+	if len(in.Operands) == 0 {
+		return
+	}
 	out := a.size(&in.Shape)
 	v.OutputBytes = out
 	v.BytesAccessed = 2 * out

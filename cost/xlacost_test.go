@@ -298,48 +298,10 @@ ENTRY _ {
   ROOT _ = (bf16[50,32,256,1152]{3,2,1,0}) fusion(_0, _1, _4), kind=kLoop, calls=_.1
 }`, // as a plain dynamic-update-slice of bf16[1,32,256,1152] at s32[] indices
 		bytes: 2*2*32*256*1152 + 4, rootOperands: []float64{0, 4, 2 * 32 * 256 * 1152}, rootOutput: 2 * 32 * 256 * 1152},
-	{name: "NestedFusionFeedsMultipleUsers", text: `
-nested {
-  tmp_0 = bf16[64,16,512,512]{2,3,1,0} parameter(0)
-  ROOT tmp_4 = bf16[64,16,512,512]{2,3,1,0} add(tmp_0, tmp_0)
-}
-add {
-  tmp_0 = bf16[] parameter(0)
-  tmp_1 = bf16[] parameter(1)
-  ROOT tmp_2 = bf16[] add(tmp_0, tmp_1)
-}
-fused_computation.1 {
-  tmp_0 = bf16[64,16,512,512]{2,3,1,0} parameter(0)
-  tmp_1 = bf16[64,16,512,512]{2,3,1,0} fusion(tmp_0), kind=kLoop, calls=nested
-  tmp_2 = bf16[] constant(0)
-  tmp_3 = bf16[64,16,512,512]{2,3,1,0} reduce-window(tmp_1, tmp_2), window={size=1x1x1x1023 pad=0_0x0_0x0_0x511_511}, to_apply=add
-  ROOT tmp_4 = bf16[64,16,512,512]{2,3,1,0} divide(tmp_1, tmp_3)
-}
-ENTRY temp {
-  tmp_0 = bf16[64,16,512,512]{2,3,1,0} parameter(0)
-  ROOT result = bf16[64,16,512,512]{2,3,1,0} fusion(tmp_0), kind=kLoop, calls=fused_computation.1
-}`, flops: -1, bytes: 1073741824},
-	{name: "ParamFeedsNestedFusionAndTrivialUser", text: `
-nested {
-  tmp_0 = bf16[64,16,512,512]{2,3,1,0} parameter(0)
-  ROOT tmp_4 = bf16[64,16,512,512]{2,3,1,0} add(tmp_0, tmp_0)
-}
-add {
-  tmp_0 = bf16[] parameter(0)
-  tmp_1 = bf16[] parameter(1)
-  ROOT tmp_2 = bf16[] add(tmp_0, tmp_1)
-}
-fused_computation.1 {
-  tmp_0 = bf16[64,16,512,512]{2,3,1,0} parameter(0)
-  tmp_1 = bf16[64,16,512,512]{2,3,1,0} fusion(tmp_0), kind=kLoop, calls=nested
-  tmp_2 = bf16[] constant(0)
-  tmp_3 = bf16[64,16,512,512]{2,3,1,0} reduce-window(tmp_1, tmp_2), window={size=1x1x1x1023 pad=0_0x0_0x0_0x511_511}, to_apply=add
-  ROOT tmp_4 = bf16[64,16,512,512]{2,3,1,0} divide(tmp_0, tmp_3)
-}
-ENTRY temp {
-  tmp_0 = bf16[64,16,512,512]{2,3,1,0} parameter(0)
-  ROOT result = bf16[64,16,512,512]{2,3,1,0} fusion(tmp_0), kind=kLoop, calls=fused_computation.1
-}`, flops: -1, bytes: 1610612736},
+	// The fused parameter feeds a nested fusion only (read once) or that
+	// and the divide as well (read twice); the fusion writes once.
+	{name: "NestedFusionFeedsMultipleUsers", text: nestedFusionModule("tmp_1"), flops: -1, bytes: 1073741824},
+	{name: "ParamFeedsNestedFusionAndTrivialUser", text: nestedFusionModule("tmp_0"), flops: -1, bytes: 1610612736},
 	{name: "NonTupleWithTupleParamBytesAccessed", text: `
 fused_computation {
   param = (f32[3,2]{1,0}, f32[3,2]{1,0}) parameter(0)
@@ -402,6 +364,33 @@ ENTRY e {
   p0 = s8[10] parameter(0)
   ROOT r = s8[1] fusion(p0), kind=kLoop, calls=f
 }`, bytes: -1, rootUtilization0: 0.1},
+}
+
+// nestedFusionModule is the module of XLA's nested-fusion tests, whose
+// root divides divisor (tmp_0, the parameter, or tmp_1, the nested
+// fusion) by a reduce-window of the nested fusion.
+func nestedFusionModule(divisor string) string {
+	return `
+nested {
+  tmp_0 = bf16[64,16,512,512]{2,3,1,0} parameter(0)
+  ROOT tmp_4 = bf16[64,16,512,512]{2,3,1,0} add(tmp_0, tmp_0)
+}
+add {
+  tmp_0 = bf16[] parameter(0)
+  tmp_1 = bf16[] parameter(1)
+  ROOT tmp_2 = bf16[] add(tmp_0, tmp_1)
+}
+fused_computation.1 {
+  tmp_0 = bf16[64,16,512,512]{2,3,1,0} parameter(0)
+  tmp_1 = bf16[64,16,512,512]{2,3,1,0} fusion(tmp_0), kind=kLoop, calls=nested
+  tmp_2 = bf16[] constant(0)
+  tmp_3 = bf16[64,16,512,512]{2,3,1,0} reduce-window(tmp_1, tmp_2), window={size=1x1x1x1023 pad=0_0x0_0x0_0x511_511}, to_apply=add
+  ROOT tmp_4 = bf16[64,16,512,512]{2,3,1,0} divide(` + divisor + `, tmp_3)
+}
+ENTRY temp {
+  tmp_0 = bf16[64,16,512,512]{2,3,1,0} parameter(0)
+  ROOT result = bf16[64,16,512,512]{2,3,1,0} fusion(tmp_0), kind=kLoop, calls=fused_computation.1
+}`
 }
 
 // TestXLACostMatchesXLATests checks XLACost against the expectations of

@@ -15,15 +15,6 @@ import (
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
 
-// xlaTodayTarget is the backend of each directory of testdata/xla-today.
-var xlaTodayTarget = map[string]XLATarget{
-	"cpu":      {Backend: XLACPU},
-	"tpu-v5e":  {Backend: XLATPU, Device: "tpu-v5e"},
-	"tpu-v6e":  {Backend: XLATPU, Device: "tpu-v6e"},
-	"tpu-v4":   {Backend: XLATPU, Device: "tpu-v4"},
-	"gpu-h100": {Backend: XLAGPU, Device: "h100"},
-}
-
 // TestXLATodayXLACost sets XLACost beside the cost_analysis() that the
 // pinned XLA gave for each program of testdata/xla-today (while loops,
 // scans, sorts, top-k, FFT, embeddings, a transformer block and its train
@@ -43,7 +34,7 @@ func TestXLATodayXLACost(t *testing.T) {
 	for _, f := range files {
 		backend := filepath.Base(filepath.Dir(f))
 		program := strings.TrimSuffix(filepath.Base(f), ".cost.json")
-		target, ok := xlaTodayTarget[backend]
+		target, ok := xlaTargetOfDir(backend)
 		require.True(t, ok, backend)
 		var want map[string]float64
 		require.NoError(t, json.Unmarshal(hlotest.ReadFile(t, f), &want), f)
