@@ -23,6 +23,14 @@ type xlaCase struct {
 	rootBytesAccessedAlone float64
 }
 
+// addF32 is the f32 adder that reductions and scatters apply.
+const addF32 = `
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT add = f32[] add(x, y)
+}`
+
 // XLA's tests run HloCostAnalysis with its default shape sizes: dense
 // arrays and 8-byte tuple pointers, the GPU target's.
 var xlaCostCases = []xlaCase{
@@ -103,34 +111,19 @@ ENTRY e {
   weights = f32[64,64,1,1] parameter(1)
   ROOT conv = f32[64,64,1,1] convolution(input, weights), window={size=1x1}, dim_labels=bf01_oi01->bf01
 }`, flops: 2 * 64 * 64 * 64, bytes: -1},
-	{name: "Reduce", text: `
-add {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT add = f32[] add(x, y)
-}
+	{name: "Reduce", text: addF32 + `
 ENTRY e {
   input = f32[10,20] parameter(0)
   zero = f32[] constant(0)
   ROOT reduce = f32[10] reduce(input, zero), dimensions={1}, to_apply=add
 }`, flops: 10*20 - 10, bytes: 4 * (10*20 + 1 + 10), rootOperands: []float64{4 * 10 * 20, 4}, rootOutput: 4 * 10},
-	{name: "ReduceWindow", text: `
-add {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT add = f32[] add(x, y)
-}
+	{name: "ReduceWindow", text: addF32 + `
 ENTRY e {
   input = f32[10,20] parameter(0)
   zero = f32[] constant(0)
   ROOT rw = f32[2,4] reduce-window(input, zero), window={size=4x5 stride=4x5}, to_apply=add
 }`, flops: 2 * 4 * (4*5 - 1), bytes: 4 * (10*20 + 1 + 2*4), rootOperands: []float64{4 * 10 * 20, 4}, rootOutput: 4 * 2 * 4},
-	{name: "ReduceWindowWithOverlaps", text: `
-add {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT add = f32[] add(x, y)
-}
+	{name: "ReduceWindowWithOverlaps", text: addF32 + `
 ENTRY e {
   input = f32[8,8] parameter(0)
   zero = f32[] constant(0)
@@ -223,12 +216,7 @@ ENTRY e {
   indices = s32[5] parameter(1)
   ROOT g = s32[5,3] gather(operand, indices), offset_dims={1}, collapsed_slice_dims={1}, start_index_map={1}, operand_batching_dims={0}, start_indices_batching_dims={0}, index_vector_dim=1, slice_sizes={1,1,3}
 }`, bytes: 140, rootOperands: []float64{4 * 5 * 3, 4 * 5}, rootOutput: 4 * 5 * 3},
-	{name: "Scatter", text: `
-add {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT add = f32[] add(x, y)
-}
+	{name: "Scatter", text: addF32 + `
 ENTRY e {
   operand = f32[3,3] parameter(0)
   indices = s32[2] parameter(1)
