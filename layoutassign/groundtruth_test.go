@@ -474,6 +474,11 @@ func TestGroundTruthMemory(t *testing.T) {
 		assert.Equal(t, r.xla.Arguments, r.ours.ArgumentBytes, "%s arguments", r.c)
 		assert.Equal(t, r.xla.Outputs, r.ours.OutputBytes, "%s outputs", r.c)
 		assert.Equal(t, r.xla.Aliased, r.ours.AliasedBytes, "%s aliased", r.c)
+		// XLA's CPU peak has no temporaries (arguments + outputs -
+		// aliased + constants): exact on every CPU compile.
+		if r.c.Backend == "cpu" {
+			assert.Equal(t, r.xla.Peak, r.ours.XLAPeakBytes, "%s peak", r.c)
+		}
 	}
 }
 
