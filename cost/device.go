@@ -91,12 +91,15 @@ func (d *Device) Validate() error {
 }
 
 // LayoutTarget is the layout target of d's kind (GPU layouts for a GPU, TPU
-// tilings otherwise), with d's name and HBM capacity for the memory
-// report's verdict.
+// tilings otherwise, with what layoutassign.ParseTarget knows of the named
+// TPU generation: v6e's 32-byte tuple tables), with d's name and HBM
+// capacity for the memory report's verdict.
 func (d Device) LayoutTarget() layoutassign.Target {
 	t := layoutassign.TPU()
 	if d.IsGPU() {
 		t = layoutassign.GPU()
+	} else if named, err := layoutassign.ParseTarget(d.Name); err == nil {
+		t = named
 	}
 	t.Device, t.HBMBytes = d.Name, d.MemoryBytes
 	return t

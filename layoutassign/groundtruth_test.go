@@ -72,16 +72,7 @@ func TestGroundTruthSizes(t *testing.T) {
 			continue
 		}
 		byName := groundtruth.Instructions(m)
-		comparators := map[*hlo.Computation]bool{}
-		for _, comp := range m.Computations {
-			for _, in := range comp.Instructions {
-				if in.Opcode == "sort" {
-					for _, callee := range in.Called {
-						comparators[callee] = true
-					}
-				}
-			}
-		}
+		comparators := sortComparators(m)
 		target := groundTruthTarget(c.Backend)
 		for _, v := range ba.Values() {
 			n.values++
@@ -132,6 +123,21 @@ func TestGroundTruthSizes(t *testing.T) {
 	require.NotZero(t, all.values)
 	assert.Empty(t, all.misses, "every buffer's size should be XLA's")
 	t.Logf("sizes: %d of %d values equal (%s), %d modules refused", all.agree, all.values, share(all.agree, all.values), all.refused)
+}
+
+// sortComparators are the computations m's sorts compare with.
+func sortComparators(m *hlo.Module) map[*hlo.Computation]bool {
+	comparators := map[*hlo.Computation]bool{}
+	for _, comp := range m.Computations {
+		for _, in := range comp.Instructions {
+			if in.Opcode == "sort" {
+				for _, callee := range in.Called {
+					comparators[callee] = true
+				}
+			}
+		}
+	}
+	return comparators
 }
 
 // valueBytes is our size of the value of in at index: the padded bytes of
@@ -474,6 +480,11 @@ func TestGroundTruthMemory(t *testing.T) {
 		assert.Equal(t, r.xla.Arguments, r.ours.ArgumentBytes, "%s arguments", r.c)
 		assert.Equal(t, r.xla.Outputs, r.ours.OutputBytes, "%s outputs", r.c)
 		assert.Equal(t, r.xla.Aliased, r.ours.AliasedBytes, "%s aliased", r.c)
+		// XLA's CPU peak has no temporaries (arguments + outputs -
+		// aliased + constants): exact on every CPU compile.
+		if r.c.Backend == "cpu" {
+			assert.Equal(t, r.xla.Peak, r.ours.XLAPeakBytes, "%s peak", r.c)
+		}
 	}
 }
 
@@ -596,4 +607,40 @@ func xlaStats(text string) BufferStats {
 		st.TotalBytes += size
 	}
 	return st
+}
+
+// TestGroundTruthShapeInfo: "hlo-opt shape-info" of the shape XLA's buffer
+// assignment prints for a value (its layout as XLA chose it, memory space
+// included: u32[]{:S(2)} is an SMEM scalar of 4 bytes) gives XLA's size of
+// that value, as the memory report does. Values in sort comparators,
+// which XLA's TPU compile sizes as 1024-lane vectors, are left out (see
+// TestGroundTruthSizes).
+func TestGroundTruthShapeInfo(t *testing.T) {
+	var values, agree int
+	for _, c := range groundtruth.Cases(t) {
+		if !c.IsTPU() {
+			continue
+		}
+		ba := c.BufferAssignment(t)
+		m, err := c.Module(t, groundtruth.AfterOptimizations)
+		if ba == nil || err != nil {
+			continue
+		}
+		byName, comparators := groundtruth.Instructions(m), sortComparators(m)
+		target := groundTruthTarget(c.Backend)
+		for _, v := range ba.Values() {
+			s, err := hlo.ParseShape(v.Shape)
+			if in := byName[v.Instruction]; err != nil || !s.IsArray() || in == nil || comparators[in.Parent] {
+				continue
+			}
+			info, err := DescribeShape(s, target, ShapeInfoOptions{})
+			require.NoError(t, err, "%s %s", c, v.Shape)
+			values++
+			if assert.Equal(t, v.Size, info.Bytes, "%s %s: %s", c, v.Instruction, v.Shape) {
+				agree++
+			}
+		}
+	}
+	require.NotZero(t, values)
+	t.Logf("shape-info: %d of %d TPU values sized as XLA's buffer assignment", agree, values)
 }
