@@ -105,6 +105,15 @@ func (d Device) LayoutTarget() layoutassign.Target {
 	return t
 }
 
+// XLATarget is the backend whose cost_analysis() XLACost reproduces for
+// d: the TPU compiler's for a TPU, the GPU's otherwise.
+func (d Device) XLATarget() XLATarget {
+	if d.IsGPU() {
+		return XLATarget{Backend: XLAGPU, Device: d.Name}
+	}
+	return XLATarget{Backend: XLATPU, Device: d.Name}
+}
+
 const (
 	tb  = 1e12
 	gb  = 1e9

@@ -84,7 +84,7 @@ func TestSplitInputFile(t *testing.T) {
 func TestUsageAndUnknownPass(t *testing.T) {
 	_, errOut, code := hloOpt(t, "", "--passes=stats,nope", example(t))
 	assert.Equal(t, 1, code)
-	assert.Equal(t, "hlo-opt: unknown pass \"nope\" (known: coalescing, cost, gpu-kernels, indexing, layout, layout-assign, stats, utilization, verify)\n", errOut)
+	assert.Equal(t, "hlo-opt: unknown pass \"nope\" (known: coalescing, cost, gpu-kernels, indexing, layout, layout-assign, stats, utilization, verify, xla-cost)\n", errOut)
 
 	_, _, code = hloOpt(t, "", "--bogus-flag", example(t))
 	assert.Equal(t, 2, code)
