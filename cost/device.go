@@ -51,6 +51,10 @@ type Device struct {
 	ThreadsPerCoreLimit int64 `json:"threads_per_core_limit"`
 	// BlockDimLimitX is the largest x grid dimension.
 	BlockDimLimitX int64 `json:"block_dim_limit_x"`
+	// RegistersPerBlock is the 32-bit registers one block may use
+	// (registers_per_block_limit); XLA lets one tile of a block-level
+	// kernel take 40% of them.
+	RegistersPerBlock int64 `json:"registers_per_block_limit"`
 	// SharedMemoryPerBlock is the shared memory one block may use, bytes.
 	SharedMemoryPerBlock int64 `json:"shared_memory_per_block"`
 	// L2CacheBytes is the L2 (GPU) or on-chip vector memory (TPU) size.
@@ -191,11 +195,13 @@ func hopper(d Device) Device {
 
 // nvidiaGPU completes d with what the NVIDIA GPUs of the presets share:
 // 32-thread warps, 1024 threads a block and 2048 an SM, 2^31-1 blocks in x,
+// 64 Ki registers a block,
 // 64-byte DRAM->L2 transactions, 32 bytes per SM per clock, a 1 us launch.
 func nvidiaGPU(d Device) Device {
 	d.Kind = "gpu"
 	d.WarpSize = 32
 	d.ThreadsPerBlockLimit, d.ThreadsPerCoreLimit, d.BlockDimLimitX = 1024, 2048, 1<<31-1
+	d.RegistersPerBlock = 64 * 1024
 	d.DRAMToL2TransactionBytes, d.MemoryTransactionBytesPerClock = 64, 32
 	d.KernelLaunchOverheadUS = 1
 	return d

@@ -3,6 +3,7 @@ package cost
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -21,10 +22,13 @@ const (
 
 // OperandRead is the modelled read of one operand.
 type OperandRead struct {
-	Operand   int
-	Bytes     int64 // bytes accessed (repeated reads included)
-	NetBytes  int64 // distinct bytes: min(operand size, Bytes)
-	Coalesced bool
+	Operand  int
+	Bytes    int64 // bytes accessed (repeated reads included)
+	NetBytes int64 // distinct bytes: min(operand size, Bytes)
+	// Utilization is Bytes over the operand's size: how often the kernel
+	// reads the operand, at most once per element it computes.
+	Utilization float64
+	Coalesced   bool
 	// Rate is the DRAM bandwidth utilisation: 1 if coalesced, else element
 	// bytes over the DRAM->L2 transaction size.
 	Rate   float64
@@ -53,6 +57,10 @@ type Estimate struct {
 	MatrixUnit bool
 	Cost       *InstructionCost
 	Coalescing []OperandCoalescing
+	// Note says how the model ran the kernel when it is not what the
+	// emitter's launch says: the tiles of a block-level kernel, or why
+	// the kernel is estimated as XLA would emit it instead.
+	Note string
 }
 
 // combine sets ExecUS, TimeUS and Bound from ComputeUS and MemoryUS on d,
@@ -187,12 +195,115 @@ func (m *Model) readTime(blocks, net, total int64, rate float64) float64 {
 // fully), plus the launch overhead.
 func (m *Model) Estimate(in *hlo.Instruction) *Estimate {
 	a := AnalyzeFusion(in)
+	return m.estimateKernel(a, m.Costs.Of(in), func() []OperandCoalescing { return a.Coalescing(m.Mode, &m.Device) })
+}
+
+// estimateKernel is the one choice of model for a kernel, shared by
+// Estimate and the cost pass: a block-level (Triton) fusion from its tiles,
+// anything else from its cost analysis c and the coalescing of its reads,
+// which coal computes only when that model needs it.
+func (m *Model) estimateKernel(a *FusionAnalysis, c *InstructionCost, coal func() []OperandCoalescing) *Estimate {
 	if a.Emitter == EmitterTriton {
 		if e := m.tiledEstimate(a); e != nil {
 			return e
 		}
 	}
-	return m.estimate(a, m.Costs.Of(in), a.Coalescing(m.Mode, &m.Device))
+	if why := recomputedReduction(a, c); why != "" && m.Device.IsGPU() {
+		if bl, ok := newBlockLevel(a); ok {
+			if e := m.searchTiling(a, bl); e != nil {
+				e.Note = why + ": estimated as the block-level fusion XLA makes of it, " + e.Note
+				return e
+			}
+		}
+	}
+	if a.Emitter == EmitterReduction && !a.Reduction.raceFree() {
+		return m.splitReduction(a, c, coal())
+	}
+	return m.estimate(a, c, coal())
+}
+
+// splitReduction estimates a reduction fusion whose reduction is not race
+// free as XLA's GPU backend runs it: its tree reduction rewriter
+// (GpuTreeReductionRewriter) cuts such a reduce in two before fusion. The
+// first kernel is the fusion with the reduced dimension cut to partial
+// results (a batched row reduction reduces its rows only; a long row or
+// column is cut into k = ceil(sqrt(n)) pieces of k, each reduced); it
+// writes the partial results, which a second kernel reads and reduces.
+func (m *Model) splitReduction(a *FusionAnalysis, c *InstructionCost, coal []OperandCoalescing) *Estimate {
+	r := a.Reduction
+	first := r
+	D, H, W := r.Dims[0], r.Dims[1], r.Dims[2]
+	var partials int64
+	switch {
+	case r.IsRow && D > 8:
+		first.Dims = [3]int64{1, D * H, W}
+		partials = D * H
+	case r.IsRow:
+		k := int64(math.Ceil(math.Sqrt(float64(W))))
+		first.Dims = [3]int64{D, H * k, k}
+		partials = D * H * k
+	default:
+		k := int64(math.Ceil(math.Sqrt(float64(H))))
+		first.Dims = [3]int64{D, k, k * W}
+		partials = D * k * W
+	}
+	split := *a
+	split.Reduction = first
+	e := m.estimate(&split, c, coal)
+	d := &m.Device
+	bytes := float64(partials * max(bitsOf(firstArray(&a.Reduce.Shape))/8, 1))
+	e.MemoryUS += 2 * bytes / d.MemoryBandwidth * 1e6 // written, then read again
+	e.combine(d)
+	e.TimeUS += d.KernelLaunchOverheadUS
+	e.Note = fmt.Sprintf("reduction not race free: two kernels, as XLA's tree reduction rewriter splits it (%d partial results)", partials)
+	return e
+}
+
+// recomputedReduction says why a kernel's emitter would compute one of its
+// reductions again and again (a loop emitter evaluates each output
+// element's expression in full): a reduce that is not the hero of a root
+// whose result the fusion reads more than once (the cost analysis's
+// utilization of it, c.FusedUtilization, is above 1: a broadcast of it
+// feeds the fusion's elements), or a reduce-window whose window spans a
+// whole dimension (XLA's TPU lowering of cumulative sums and of a
+// reduction's broadcast). XLA's GPU backend makes such fusions
+// block-level (Triton) ones, whose tiles hold the reduced rows; "" when
+// the kernel has none.
+func recomputedReduction(a *FusionAnalysis, c *InstructionCost) string {
+	if a.Emitter == EmitterTriton {
+		return ""
+	}
+	check := func(in *hlo.Instruction) string {
+		switch in.Opcode {
+		case hlo.OpReduceWindow:
+			if effectiveWindow(in) < windowElements(in) {
+				return "reduce-window " + in.Name + " spans a whole dimension"
+			}
+		case hlo.OpReduce:
+			if u := c.FusedUtilization[in]; u > 1+1e-9 && !slices.Contains(a.Heroes, in) {
+				return fmt.Sprintf("reduce %s is computed %.4g times over", in.Name, u)
+			}
+		}
+		return ""
+	}
+	if a.Fused == nil {
+		return check(a.Fusion)
+	}
+	for _, in := range a.Fused.Instructions {
+		if why := check(in); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// windowElements is the number of elements of a reduce-window's window.
+func windowElements(in *hlo.Instruction) int64 {
+	n := int64(1)
+	for _, w := range in.Typed.Window {
+		n = satMul(n, max(w.Size, 1))
+	}
+	return n
 }
 
 // estimate models a kernel from its analysis, cost and coalescing.
@@ -218,17 +329,20 @@ func (m *Model) estimate(a *FusionAnalysis, c *InstructionCost, coal []OperandCo
 		e.Reads = make([]OperandRead, 0, len(in.Operands))
 	}
 	inPlace, updBytes := scatterInPlace(a)
+	outElems := computedElements(in)
 	for k, op := range in.Operands {
-		oc := c.Operands[k]
 		size := ShapeBytes(&op.Shape)
 		if op.Shape.IsTuple() {
 			size = arrayBytes(&op.Shape)
 		}
-		bytes := oc.BytesAccessed
+		bytes := readBytes(c.Operands[k].BytesAccessed, size, outElems)
 		if k == inPlace {
 			bytes = min(bytes, updBytes)
 		}
 		r := OperandRead{Operand: k, Bytes: bytes, NetBytes: min(size, bytes), Coalesced: true, Rate: 1}
+		if size > 0 {
+			r.Utilization = float64(bytes) / float64(size)
+		}
 		if k < len(e.Coalescing) && !e.Coalescing[k].Coalesced && d.IsGPU() {
 			r.Coalesced = false
 			elem := max(bitsOf(firstArray(&op.Shape))/8, 1)
@@ -252,6 +366,40 @@ func (m *Model) estimate(a *FusionAnalysis, c *InstructionCost, coal []OperandCo
 	e.MemoryUS = read + write
 	e.combine(d)
 	return e
+}
+
+// computedElements is the number of elements a kernel computes: the
+// elements of its fused computation's outputs, or of its own result.
+func computedElements(in *hlo.Instruction) int64 {
+	if c := fusedComputation(in); c != nil && c.Root != nil {
+		return elementsRecursive(&c.Root.Shape)
+	}
+	return elementsRecursive(&in.Shape)
+}
+
+// readBytes is what the time model charges for reading an operand of size
+// bytes that the cost analysis says is accessed for accessed bytes, in a
+// kernel computing outElems elements. XLA's GpuHloCostAnalysis counts
+// every access of every fused instruction: a scalar broadcast into a
+// reduction is read once per reduced element, and a reduction's input
+// behind another reduction's broadcast once per element of the outer one.
+// A kernel holds a value it has loaded in a register for as long as it
+// works on one output element, so it reads each operand element at most
+// once per element it computes: the model charges at most outElems reads
+// of the whole operand.
+func readBytes(accessed, size, outElems int64) int64 {
+	if size <= 0 || outElems <= 0 || accessed/size < outElems {
+		return accessed
+	}
+	return min(accessed, satMul(size, outElems))
+}
+
+// satMul is a*b for non-negative a and b, saturated at the largest int64.
+func satMul(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
 }
 
 // writtenBytes is what a kernel writes to memory: the cost analysis's output
@@ -285,6 +433,9 @@ func scatterInPlace(a *FusionAnalysis) (int, int64) {
 // Reasons explains an estimate: what bounds it and what wastes time.
 func (e *Estimate) Reasons() []string {
 	r := []string{fmt.Sprintf("%s-bound (compute %.3g us, memory %.3g us)", e.Bound, e.ComputeUS, e.MemoryUS)}
+	if e.Note != "" {
+		r = append(r, e.Note)
+	}
 	for _, rd := range e.Reads {
 		if !rd.Coalesced {
 			why := ""
@@ -294,17 +445,18 @@ func (e *Estimate) Reasons() []string {
 			r = append(r, fmt.Sprintf("operand %d uncoalesced, bandwidth x%.3g%s", rd.Operand, rd.Rate, why))
 		}
 	}
-	for _, oc := range e.Cost.Operands {
-		if oc.Utilization <= 1.0001 || oc.BytesAccessed <= 0 {
+	total := float64(e.BytesRead + e.BytesOutput)
+	for _, rd := range e.Reads {
+		if rd.Utilization <= 1.0001 || rd.Bytes <= 0 {
 			continue
 		}
 		// Re-reads: the bytes beyond one read of the operand. Worth naming
 		// only when they are a real share of the kernel's traffic, not a
 		// reduce's scalar init value read once per output.
-		reread := float64(oc.BytesAccessed) * (1 - 1/oc.Utilization)
-		if e.Cost.BytesAccessed > 0 && reread >= rereadShare*float64(e.Cost.BytesAccessed) {
+		reread := float64(rd.Bytes) * (1 - 1/rd.Utilization)
+		if total > 0 && reread >= rereadShare*total {
 			r = append(r, fmt.Sprintf("operand %d read %.3gx (utilization %.4g): %.0f%% of the kernel's bytes are re-reads",
-				oc.Operand, oc.Utilization, oc.Utilization, 100*reread/float64(e.Cost.BytesAccessed)))
+				rd.Operand, rd.Utilization, rd.Utilization, 100*reread/total))
 		}
 	}
 	return r

@@ -157,7 +157,9 @@ func estimatesOf(u *passes.Unit) (any, error) {
 	cfg := configOf(u)
 	m := &Model{Device: cfg.Device, Mode: cfg.CostMode}
 	return eachKernel(u, func(k *kernel, cache *VerdictCache) *Estimate {
-		return m.estimate(k.analysis, k.cost, k.analysis.CoalescingCached(cfg.CostMode, &cfg.Device, cache))
+		return m.estimateKernel(k.analysis, k.cost, func() []OperandCoalescing {
+			return k.analysis.CoalescingCached(cfg.CostMode, &cfg.Device, cache)
+		})
 	})
 }
 
