@@ -1,10 +1,12 @@
 package cost
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
@@ -38,8 +40,12 @@ type OperandRead struct {
 // Estimate is the modelled run time of one kernel (a fusion or an unfused
 // instruction).
 type Estimate struct {
-	Instr       *hlo.Instruction
+	Instr *hlo.Instruction
+	// Emitter is the GPU emitter; Unit, when set, what runs the kernel
+	// instead: a TPU's MXU or vector unit, a DMA, a collective (Kind
+	// gives the one to show).
 	Emitter     EmitterKind
+	Unit        string
 	Launch      LaunchDims
 	Flops       float64
 	BytesRead   int64
@@ -57,6 +63,9 @@ type Estimate struct {
 	MatrixUnit bool
 	Cost       *InstructionCost
 	Coalescing []OperandCoalescing
+	// Executions is how often the kernel runs per run of the module (a
+	// loop body's kernels the loop's known trip count); 0 or 1 once.
+	Executions int64
 	// Note says how the model ran the kernel when it is not what the
 	// emitter's launch says: the tiles of a block-level kernel, or why
 	// the kernel is estimated as XLA would emit it instead.
@@ -74,8 +83,23 @@ func (e *Estimate) combine(d *Device) {
 	}
 }
 
-// Bytes is every byte the kernel moves: reads, fused constants and output.
-func (e *Estimate) Bytes() int64 { return e.Cost.BytesAccessed }
+// Kind is what runs the kernel: its Unit when set, else its GPU emitter.
+func (e *Estimate) Kind() string {
+	if e.Unit != "" {
+		return e.Unit
+	}
+	return e.Emitter.String()
+}
+
+// Bytes is every byte the kernel moves as the model counts them: its
+// operand reads (repeated ones included), fused constants and output.
+func (e *Estimate) Bytes() int64 {
+	n := satAdd(max(e.BytesRead, 0), max(e.BytesOutput, 0))
+	if e.Cost != nil {
+		n = satAdd(n, max(e.Cost.ConstantBytes, 0))
+	}
+	return n
+}
 
 // usesMatrixUnit reports whether a kernel's flops run on tensor cores / the
 // MXU: a dot, a convolution, a gemm or convolution custom call, or a
@@ -149,6 +173,9 @@ type Model struct {
 	Device Device
 	Mode   CoalescingMode
 	Costs  *Costs
+	// Devices is the number of devices the module runs on
+	// (ModuleDevices), the group of a collective that names none.
+	Devices int64
 }
 
 // NewModel returns a model for device d with heuristic coalescing.
@@ -203,6 +230,14 @@ func (m *Model) Estimate(in *hlo.Instruction) *Estimate {
 // anything else from its cost analysis c and the coalescing of its reads,
 // which coal computes only when that model needs it.
 func (m *Model) estimateKernel(a *FusionAnalysis, c *InstructionCost, coal func() []OperandCoalescing) *Estimate {
+	switch in := a.Fusion; {
+	case isCollective(in):
+		return m.collectiveEstimate(in, c)
+	case in.Opcode == hlo.OpCopyStart:
+		return m.copyStartEstimate(in, c)
+	case !m.Device.IsGPU():
+		return m.tpuEstimate(in)
+	}
 	if a.Emitter == EmitterTriton {
 		if e := m.tiledEstimate(a); e != nil {
 			return e
@@ -474,7 +509,7 @@ func isKernel(in *hlo.Instruction) bool {
 	case hlo.OpParameter, hlo.OpConstant, hlo.OpGetTupleElement, hlo.OpTuple, hlo.OpBitcast, hlo.OpAfterAll,
 		hlo.OpPartitionID, hlo.OpReplicaID, hlo.OpOptimizationBarrier, hlo.OpAddDependency, hlo.OpDomain,
 		hlo.OpWhile, hlo.OpConditional, hlo.OpCall, hlo.OpAsyncStart, hlo.OpAsyncUpdate, hlo.OpAsyncDone,
-		hlo.OpCopyStart, hlo.OpCopyDone, hlo.OpSend, hlo.OpSendDone, hlo.OpRecv, hlo.OpRecvDone,
+		hlo.OpCopyDone, hlo.OpSend, hlo.OpSendDone, hlo.OpRecv, hlo.OpRecvDone,
 		hlo.OpAllReduceDone, hlo.OpAllGatherDone, hlo.OpCollectivePermuteDone, hlo.OpIota, hlo.OpGetDimensionSize,
 		hlo.OpSetDimensionSize, hlo.OpInfeed, hlo.OpOutfeed, hlo.OpRngGetAndUpdateState:
 		return false
@@ -490,20 +525,37 @@ func isKernel(in *hlo.Instruction) bool {
 type ModuleEstimate struct {
 	Device  string
 	Kernels []*Estimate // in module order
-	TimeUS  float64
-	Flops   float64
-	Bytes   int64
+	// TimeUS, Flops and Bytes sum the kernels, each times its Executions.
+	TimeUS float64
+	Flops  float64
+	Bytes  int64
 }
 
-// kernelComputations returns the computations whose instructions run as
-// kernels: the entry and, transitively, the bodies of while, conditional,
-// call and async ops, in module order; fused computations and reducers are
-// excluded.
-func kernelComputations(m *hlo.Module) []*hlo.Computation {
+// add counts e, Executions times, into the totals.
+func (me *ModuleEstimate) add(e *Estimate) {
+	me.Kernels = append(me.Kernels, e)
+	n := float64(e.runs())
+	me.TimeUS += e.TimeUS * n
+	me.Flops += e.Flops * n
+	me.Bytes = satAdd(me.Bytes, satMul(e.Bytes(), e.runs()))
+}
+
+// runs is how often the kernel runs per run of the module (Executions, at
+// least 1).
+func (e *Estimate) runs() int64 { return max(e.Executions, 1) }
+
+// executions returns the computations whose instructions run as kernels
+// (the entry and, transitively, the bodies of while, conditional, call and
+// async ops; not fused computations or reducers), in module order, with
+// how often each runs per run of the module: a while loop's body as often
+// as its known_trip_count says (its condition once more), times the runs
+// of the computation the loop is in; once when the count is unknown. Each
+// branch of a conditional is counted as if it ran.
+func executions(m *hlo.Module) ([]*hlo.Computation, map[*hlo.Computation]int64) {
 	if m.Entry == nil {
-		return nil
+		return nil, nil
 	}
-	keep := map[*hlo.Computation]bool{m.Entry: true}
+	runs := map[*hlo.Computation]int64{m.Entry: 1}
 	stack := []*hlo.Computation{m.Entry}
 	for len(stack) > 0 {
 		c := stack[len(stack)-1]
@@ -511,51 +563,103 @@ func kernelComputations(m *hlo.Module) []*hlo.Computation {
 		for _, in := range c.Instructions {
 			switch in.Opcode {
 			case hlo.OpWhile, hlo.OpConditional, hlo.OpCall, hlo.OpAsyncStart:
-				for _, cc := range in.Called {
-					if cc != nil && !keep[cc] {
-						keep[cc] = true
-						stack = append(stack, cc)
+			default:
+				continue
+			}
+			trips, known := knownTripCount(in)
+			for _, cc := range in.Called {
+				if cc == nil {
+					continue
+				}
+				n := runs[c]
+				if in.Opcode == hlo.OpWhile && known {
+					if cc == whileBody(in) {
+						n = satMul(n, trips)
+					} else {
+						n = satMul(n, satAdd(trips, 1)) // the condition
 					}
+				}
+				if _, seen := runs[cc]; !seen {
+					runs[cc] = n
+					stack = append(stack, cc)
 				}
 			}
 		}
 	}
 	var out []*hlo.Computation
 	for _, c := range m.Computations {
-		if keep[c] {
+		if _, ok := runs[c]; ok {
 			out = append(out, c)
 		}
 	}
-	return out
+	return out, runs
 }
 
-// EstimateModule estimates every kernel of the module (each loop body
-// counted once) and sums them.
+// whileBody is the body computation of a while (its body= attribute).
+func whileBody(in *hlo.Instruction) *hlo.Computation {
+	name, _ := in.Attr("body")
+	name = strings.TrimPrefix(name, "%")
+	for _, c := range in.Called {
+		if c != nil && c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// knownTripCount reads a while loop's "known_trip_count":{"n":"N"} from its
+// backend_config.
+func knownTripCount(in *hlo.Instruction) (int64, bool) {
+	if in.Opcode != hlo.OpWhile {
+		return 0, false
+	}
+	raw, ok := in.Attr("backend_config")
+	if !ok || !strings.Contains(raw, "known_trip_count") {
+		return 0, false
+	}
+	var cfg struct {
+		KnownTripCount *struct {
+			N json.Number `json:"n"`
+		} `json:"known_trip_count"`
+	}
+	if json.Unmarshal([]byte(raw), &cfg) != nil || cfg.KnownTripCount == nil {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(cfg.KnownTripCount.N.String(), 10, 64)
+	return n, err == nil && n >= 0
+}
+
+// EstimateModule estimates every kernel of the module and sums them, each
+// loop body times its known trip count.
 func (m *Model) EstimateModule(mod *hlo.Module) *ModuleEstimate {
+	if m.Devices == 0 {
+		m.Devices = ModuleDevices(mod)
+	}
 	me := &ModuleEstimate{Device: m.Device.Name}
-	for _, c := range kernelComputations(mod) {
+	comps, runs := executions(mod)
+	for _, c := range comps {
 		for _, in := range c.Instructions {
 			if !isKernel(in) {
 				continue
 			}
 			e := m.Estimate(in)
-			me.Kernels = append(me.Kernels, e)
-			me.TimeUS += e.TimeUS
-			me.Flops += e.Flops
-			me.Bytes += e.Bytes()
+			e.Executions = runs[c]
+			me.add(e)
 		}
 	}
 	return me
 }
 
-// Top returns the n most expensive kernels, slowest first (ties by module
-// order).
+// Top returns the n kernels that take the most time per run of the
+// module (their time times their executions), first the most (ties by
+// module order).
 func (me *ModuleEstimate) Top(n int) []*Estimate {
 	idx := make([]int, len(me.Kernels))
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return me.Kernels[idx[a]].TimeUS > me.Kernels[idx[b]].TimeUS })
+	total := func(i int) float64 { return me.Kernels[i].TimeUS * float64(me.Kernels[i].runs()) }
+	sort.SliceStable(idx, func(a, b int) bool { return total(idx[a]) > total(idx[b]) })
 	if n > len(idx) {
 		n = len(idx)
 	}
@@ -574,10 +678,14 @@ func (me *ModuleEstimate) Report(n int) string {
 	for i, e := range me.Top(n) {
 		share := 0.0
 		if me.TimeUS > 0 {
-			share = 100 * e.TimeUS / me.TimeUS
+			share = 100 * e.TimeUS * float64(e.runs()) / me.TimeUS
 		}
-		fmt.Fprintf(&b, "%2d. %s %s (%s): %.4g us (%.1f%%), %.4g flops, %d bytes\n",
-			i+1, e.Instr.Name, e.Instr.Opcode, e.Emitter, e.TimeUS, share, e.Flops, e.Bytes())
+		times := ""
+		if e.runs() > 1 {
+			times = fmt.Sprintf(" x %d runs", e.runs())
+		}
+		fmt.Fprintf(&b, "%2d. %s %s (%s): %.4g us%s (%.1f%%), %.4g flops, %d bytes\n",
+			i+1, e.Instr.Name, e.Instr.Opcode, e.Kind(), e.TimeUS, times, share, e.Flops, e.Bytes())
 		for _, r := range e.Reasons() {
 			fmt.Fprintf(&b, "      %s\n", r)
 		}
