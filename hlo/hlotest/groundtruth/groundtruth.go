@@ -146,6 +146,9 @@ type CostAnalysis struct {
 	Flops           float64 `json:"flops"`
 	Transcendentals float64 `json:"transcendentals"`
 	BytesAccessed   float64 `json:"bytes accessed"`
+	// OptimalSeconds is the TPU's roofline time of the module (its
+	// compiler's own estimate); negative where it could not cost an op.
+	OptimalSeconds float64 `json:"optimal_seconds"`
 }
 
 // CostAnalysis reads cost_analysis.json; nil when XLA gave none (the
