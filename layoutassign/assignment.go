@@ -80,8 +80,10 @@ type SpaceReport struct {
 	// LiveAtPeak are the allocations live at the peak, largest first;
 	// their sizes add up to PeakBytes.
 	LiveAtPeak []Allocation
-	// Buffers are the space's buffers, each once, largest first: what
-	// the Timeline counts at each step (see LiveAt).
+	// Buffers are the space's buffers, each once (its own allocations in
+	// the order made, then the temporaries in the order the heap
+	// replay allocates them): what the Timeline counts at each step (see
+	// LiveAt).
 	Buffers []Buffer
 	// Timeline is what the space holds at each step of the schedule: the
 	// parameters, constants and outputs throughout, plus the temporaries
@@ -216,6 +218,7 @@ func sortedKeys[V any](m map[int64]V) []int64 {
 // replay of its temporaries (nil when it has none).
 func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, sizes []int64) {
 	var fixed, fixedU int64 // parameters, constants and outputs
+	sr.Buffers = make([]Buffer, 0, len(allocs))
 	for _, a := range allocs {
 		if a.space != sr.Space || a.tuple && !a.output {
 			continue // a temporary tuple table is counted in the temp allocation
@@ -242,7 +245,7 @@ func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, si
 	if run != nil {
 		sr.Stats.PreallocatedTempFragmentationBytes = run.heapSize - run.noFrag
 		sr.TemporaryPeakBytes = run.peak
-		sr.Buffers = append(sr.Buffers, lv.tempBuffers(run, sizes)...)
+		sr.Buffers = slices.Concat(sr.Buffers, lv.tempBuffers(run, sizes))
 		if run.peakEvent >= 0 {
 			sr.PeakStep = run.events[run.peakEvent].time
 			if sr.PeakStep < len(lv.seq) {
@@ -250,11 +253,13 @@ func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, si
 			}
 		}
 	}
-	sortBuffers(sr.Buffers)
-	for _, b := range sr.LiveAt(sr.PeakStep) {
+	idx := sr.liveAt(sr.PeakStep)
+	sr.LiveAtPeak = make([]Allocation, len(idx))
+	for k, i := range idx {
+		b := &sr.Buffers[i]
 		sr.PeakBytes += b.Cost.Bytes
 		sr.PeakUnpadded += b.Cost.Unpadded
-		sr.LiveAtPeak = append(sr.LiveAtPeak, b.Allocation)
+		sr.LiveAtPeak[k] = b.Allocation
 	}
 }
 

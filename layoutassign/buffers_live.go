@@ -44,25 +44,33 @@ type ValueRef struct {
 func (b *Buffer) Live(step int) bool { return b.Start <= step && step <= b.End }
 
 // LiveAt returns the buffers of the space live at step, largest first
-// (then by Start, then by instruction name); their Cost.Bytes add up to
-// Timeline[step].Bytes, and at PeakStep they are LiveAtPeak.
+// (then by their first step, then in the order of their definitions);
+// their Cost.Bytes add up to Timeline[step].Bytes, and at PeakStep they
+// are LiveAtPeak.
 func (sp *SpaceReport) LiveAt(step int) []Buffer {
-	var out []Buffer
-	for _, b := range sp.Buffers {
-		if b.Live(step) {
-			out = append(out, b)
-		}
+	idx := sp.liveAt(step)
+	out := make([]Buffer, len(idx))
+	for k, i := range idx {
+		out[k] = sp.Buffers[i]
 	}
-	sortBuffers(out)
 	return out
 }
 
-// sortBuffers orders buffers largest first, then by their first step,
-// then in the order of their definitions.
-func sortBuffers(bs []Buffer) {
-	slices.SortStableFunc(bs, func(a, b Buffer) int {
-		return cmp.Or(cmp.Compare(b.Cost.Bytes, a.Cost.Bytes), cmp.Compare(a.Start, b.Start), cmp.Compare(a.defined, b.defined))
+// liveAt returns the indices of the buffers live at step in LiveAt's
+// order (the indices are sorted, not the buffers, which are large).
+func (sp *SpaceReport) liveAt(step int) []int {
+	bs := sp.Buffers
+	var idx []int
+	for i := range bs {
+		if bs[i].Live(step) {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortFunc(idx, func(i, j int) int {
+		a, b := &bs[i], &bs[j]
+		return cmp.Or(cmp.Compare(b.Cost.Bytes, a.Cost.Bytes), cmp.Compare(a.Start, b.Start), cmp.Compare(a.defined, b.defined), cmp.Compare(i, j))
 	})
+	return idx
 }
 
 // fixedBuffer is the Buffer of an allocation of its own: live at every
@@ -166,42 +174,45 @@ func firstIndex(at []int, e int) int {
 	return i
 }
 
-// aliasRefs names the places other than value first's definition where the
-// memory of values (first among them or not) appears: the other values'
-// definitions and every value's positions, each instruction leaf once, in
-// schedule order.
+// aliasRefs names the places other than value first's definition where
+// the memory of values (first among them or not) appears: the other
+// values' definitions and every value's positions, each instruction leaf
+// once, in schedule order.
 func (lv *liveness) aliasRefs(first int32, values []int32) []ValueRef {
 	type place struct {
 		time int
-		ref  ValueRef
+		st   *step
+		node int
 	}
 	var ps []place
-	seen := map[*hlo.Instruction][][]int64{}
-	add := func(st *step, node int) {
-		in, path := st.in, st.nodes[node].path
+	for _, id := range values {
+		v := lv.values[id]
+		ps = append(ps, place{v.def.time, v.def, v.node})
+		for _, p := range v.positions {
+			ps = append(ps, place{p.st.time, p.st, p.node})
+		}
+	}
+	if len(ps) == 1 && ps[0].st == lv.values[first].def {
+		return nil // the common case: a buffer of one value in one place
+	}
+	ref := func(p place) ValueRef {
+		in := p.st.in
 		if o := lv.orig[in]; o != nil {
 			in = o
 		}
-		if slices.ContainsFunc(seen[in], func(p []int64) bool { return slices.Equal(p, path) }) {
-			return
-		}
-		seen[in] = append(seen[in], path)
-		ps = append(ps, place{st.time, ValueRef{in, path}})
+		return ValueRef{in, p.st.nodes[p.node].path}
 	}
-	fv := lv.values[first]
-	add(fv.def, fv.node) // marked seen, dropped below
-	for _, id := range values {
-		v := lv.values[id]
-		add(v.def, v.node)
-		for _, p := range v.positions {
-			add(p.st, p.node)
-		}
-	}
-	ps = ps[1:]
+	same := func(a, b ValueRef) bool { return a.Instruction == b.Instruction && slices.Equal(a.Index, b.Index) }
 	slices.SortStableFunc(ps, func(a, b place) int { return cmp.Compare(a.time, b.time) })
-	out := make([]ValueRef, len(ps))
-	for i, p := range ps {
-		out[i] = p.ref
+	fv := lv.values[first]
+	own := ref(place{fv.def.time, fv.def, fv.node})
+	var out []ValueRef
+	for _, p := range ps {
+		// A computation run from several call sites appears once per
+		// site in the flattened schedule: one name is enough.
+		if r := ref(p); !same(r, own) && !slices.ContainsFunc(out, func(o ValueRef) bool { return same(o, r) }) {
+			out = append(out, r)
+		}
 	}
 	return out
 }
