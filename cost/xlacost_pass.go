@@ -297,4 +297,3 @@ func summedComputations(m *hlo.Module) []*hlo.Computation {
 	}
 	return out
 }
-
