@@ -13,13 +13,13 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/net/html"
 
+	"github.com/hlo-opt/hlo-opt/cmd/hlo-opt/render/memview"
 	"github.com/hlo-opt/hlo-opt/cost"
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 	"github.com/hlo-opt/hlo-opt/layoutassign"
 	"github.com/hlo-opt/hlo-opt/passes"
 	"github.com/hlo-opt/hlo-opt/passes/render"
-	"github.com/hlo-opt/hlo-opt/passes/render/memview"
 )
 
 // run parses file (under testdata) and runs the layout and cost passes for

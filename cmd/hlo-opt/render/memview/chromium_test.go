@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hlo-opt/hlo-opt/cmd/hlo-opt/render/memview"
 	"github.com/hlo-opt/hlo-opt/cost"
-	"github.com/hlo-opt/hlo-opt/passes/render/memview"
 )
 
 // chromium returns the headless browser on PATH, or skips.

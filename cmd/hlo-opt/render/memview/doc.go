@@ -9,5 +9,6 @@
 // program fits.
 //
 // It sits above the analyses (it reads layoutassign's memory report and
-// cost's estimates), beside the command that writes it.
+// cost's estimates), under the command that writes it, so that nothing
+// under passes/ imports an analysis.
 package memview

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"regexp"
 
+	"github.com/hlo-opt/hlo-opt/cmd/hlo-opt/render/memview"
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/layoutassign"
-	"github.com/hlo-opt/hlo-opt/passes/render/memview"
 )
 
 // Example writes the page of a small module's memory report on a TPU with

@@ -67,7 +67,7 @@ type view struct {
 	Fusions                                           []fusionRow
 	CostDevice                                        string
 	CostTimeUS                                        float64
-	HasCost                                           bool
+	HasCost, CostGPU                                  bool
 	MarginL, PlotW                                    int
 }
 
@@ -137,12 +137,13 @@ func build(in Input) *view {
 	if in.Cost != nil {
 		v.HasCost = true
 		me := in.Cost.Estimate()
-		v.CostDevice, v.CostTimeUS = me.Device, me.TimeUS
+		dev := in.Cost.Device()
+		v.CostDevice, v.CostTimeUS, v.CostGPU = me.Device, me.TimeUS, dev.IsGPU()
 		for _, e := range me.Kernels {
 			if e.Instr.Opcode != hlo.OpFusion {
 				continue
 			}
-			r := fusionRow{Name: e.Instr.Name, Emitter: e.Emitter.String(), Bound: e.Bound, Bytes: e.Bytes(), Flops: e.Flops,
+			r := fusionRow{Name: e.Instr.Name, Emitter: e.Kind(), Bound: e.Bound, Bytes: e.Bytes(), Flops: e.Flops,
 				TimeUS: e.TimeUS, Operands: len(e.Reads)}
 			for _, rd := range e.Reads {
 				if rd.Coalesced {
