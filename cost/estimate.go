@@ -529,6 +529,9 @@ type ModuleEstimate struct {
 	TimeUS float64
 	Flops  float64
 	Bytes  int64
+	// Note, when set, is a line the report prints under its head: that
+	// the module was compiled for another backend than the device's.
+	Note string
 }
 
 // add counts e, Executions times, into the totals.
@@ -635,7 +638,7 @@ func (m *Model) EstimateModule(mod *hlo.Module) *ModuleEstimate {
 	if m.Devices == 0 {
 		m.Devices = ModuleDevices(mod)
 	}
-	me := &ModuleEstimate{Device: m.Device.Name}
+	me := &ModuleEstimate{Device: m.Device.Name, Note: foreignNote(ModuleCompiledFor(mod), &m.Device)}
 	comps, runs := executions(mod)
 	for _, c := range comps {
 		for _, in := range c.Instructions {
@@ -675,6 +678,9 @@ func (me *ModuleEstimate) Report(n int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "device %s: %d kernels, %.4g us, %.4g GFLOP, %.4g MB\n",
 		me.Device, len(me.Kernels), me.TimeUS, me.Flops/1e9, float64(me.Bytes)/1e6)
+	if me.Note != "" {
+		b.WriteString("note: " + me.Note + "\n")
+	}
 	for i, e := range me.Top(n) {
 		share := 0.0
 		if me.TimeUS > 0 {

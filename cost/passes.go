@@ -173,7 +173,10 @@ func costResult(u *passes.Unit) (any, error) {
 		}
 		ests = append(ests, part...)
 	}
-	return newCostResult(kernelsIn(u), ests, configOf(u)), nil
+	r := newCostResult(kernelsIn(u), ests, configOf(u))
+	r.compiled = ModuleCompiledFor(u.Module)
+	r.me.Note = foreignNote(r.compiled, &r.cfg.Device)
+	return r, nil
 }
 
 // minChunk is the fewest kernels worth a goroutine of their own.
@@ -459,10 +462,15 @@ func (r *UtilizationResult) WriteText(w io.Writer, _ *hlo.Module) error {
 
 // CostResult is the result of the cost pass.
 type CostResult struct {
-	cfg Config
-	me  *ModuleEstimate
-	by  map[*hlo.Instruction]*Estimate
+	cfg      Config
+	me       *ModuleEstimate
+	by       map[*hlo.Instruction]*Estimate
+	compiled CompiledFor
 }
+
+// CompiledFor is the backend the module was compiled for, as its text
+// shows it ("" when it does not).
+func (r *CostResult) CompiledFor() CompiledFor { return r.compiled }
 
 func newCostResult(ks *kernelSet, ests []*Estimate, cfg Config) *CostResult {
 	me := &ModuleEstimate{Device: cfg.Device.Name}
@@ -524,15 +532,24 @@ type topJSON struct {
 	Reasons []string `json:"reasons"`
 }
 
-// ModuleReport is the module-level JSON value: totals and the most
-// expensive kernels with their reasons.
+// ModuleReport is the module-level JSON value: totals, the most expensive
+// kernels with their reasons, the backend the module was compiled for
+// ("compiled_for": {"backend", "evidence"}, when its text shows it) and,
+// when that is not the device's kind, the report's note saying so.
 func (r *CostResult) ModuleReport() any {
 	var top []topJSON
 	for _, e := range r.me.Top(r.cfg.Top) {
 		top = append(top, topJSON{Name: e.Instr.Name, TimeUS: roundSig(e.TimeUS), Reasons: e.Reasons()})
 	}
-	return map[string]any{"device": r.cfg.Device.Name, "kernels": len(r.me.Kernels), "time_us": roundSig(r.me.TimeUS),
+	out := map[string]any{"device": r.cfg.Device.Name, "kernels": len(r.me.Kernels), "time_us": roundSig(r.me.TimeUS),
 		"flops": roundSig(r.me.Flops), "bytes": r.me.Bytes, "top": top}
+	if r.compiled.Backend != "" {
+		out["compiled_for"] = r.compiled
+	}
+	if r.me.Note != "" {
+		out["note"] = r.me.Note
+	}
+	return out
 }
 
 // WriteText prints the module estimate and its most expensive kernels.
