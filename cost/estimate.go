@@ -176,6 +176,8 @@ type Model struct {
 	// Devices is the number of devices the module runs on
 	// (ModuleDevices), the group of a collective that names none.
 	Devices int64
+	// base is the memo of HloCostAnalysis (NewBaseCosts) for TPU kernels.
+	base *Costs
 }
 
 // NewModel returns a model for device d with heuristic coalescing.
@@ -222,7 +224,7 @@ func (m *Model) readTime(blocks, net, total int64, rate float64) float64 {
 // fully), plus the launch overhead.
 func (m *Model) Estimate(in *hlo.Instruction) *Estimate {
 	a := AnalyzeFusion(in)
-	return m.estimateKernel(a, m.Costs.Of(in), func() []OperandCoalescing { return a.Coalescing(m.Mode, &m.Device) })
+	return m.estimateKernel(a, m.costs().Of(in), func() []OperandCoalescing { return a.Coalescing(m.Mode, &m.Device) })
 }
 
 // estimateKernel is the one choice of model for a kernel, shared by
@@ -658,11 +660,11 @@ func (m *Model) EstimateModule(mod *hlo.Module) *ModuleEstimate {
 // module order).
 func (me *ModuleEstimate) Top(n int) []*Estimate {
 	idx := make([]int, len(me.Kernels))
-	for i := range idx {
-		idx[i] = i
+	total := make([]float64, len(me.Kernels))
+	for i, e := range me.Kernels {
+		idx[i], total[i] = i, e.TimeUS*float64(e.runs())
 	}
-	total := func(i int) float64 { return me.Kernels[i].TimeUS * float64(me.Kernels[i].runs()) }
-	sort.SliceStable(idx, func(a, b int) bool { return total(idx[a]) > total(idx[b]) })
+	sort.SliceStable(idx, func(a, b int) bool { return total[idx[a]] > total[idx[b]] })
 	if n > len(idx) {
 		n = len(idx)
 	}

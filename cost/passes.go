@@ -108,22 +108,29 @@ func kernelsIn(u *passes.Unit) *kernelSet { return u.ResultOf(KernelsPass).(*ker
 // coalescingOf judges the reads of u's kernels, in chunks (eachKernel).
 func coalescingOf(u *passes.Unit) (any, error) {
 	cfg := configOf(u)
-	return eachKernel(u, func(k *kernel, cache *VerdictCache) []OperandCoalescing {
-		return k.analysis.CoalescingCached(cfg.Mode, &cfg.Device, cache)
+	return eachKernel(u, func() func(*kernel, *VerdictCache) []OperandCoalescing {
+		return func(k *kernel, cache *VerdictCache) []OperandCoalescing {
+			return k.analysis.CoalescingCached(cfg.Mode, &cfg.Device, cache)
+		}
 	})
 }
 
-// eachKernel returns f of each kernel of u's computation. Large
+// eachKernel returns f of each kernel of u's computation, f made by newF
+// once per chunk (for what may not be shared between goroutines). Large
 // computations are split into contiguous chunks computed in parallel; all
 // share the run's verdict cache (kernelSet.verdicts: the loop bodies of a
 // model repeat each other's kernels). The results depend on neither. It
 // stops when u's context is done.
-func eachKernel[T any](u *passes.Unit, f func(k *kernel, cache *VerdictCache) T) (any, error) {
+func eachKernel[T any](u *passes.Unit, newF func() func(k *kernel, cache *VerdictCache) T) (any, error) {
 	ks := kernelsIn(u)
 	kernels := ks.byComp[u.Computation]
+	if len(kernels) == 0 {
+		return []T(nil), nil
+	}
 	out := make([]T, len(kernels))
 	err := inChunks(u, len(kernels), func(lo, hi int) (err error) {
 		defer indexing.Recover(&err)
+		f := newF()
 		for i := lo; i < hi; i++ {
 			if err := u.Context().Err(); err != nil {
 				return err
@@ -155,11 +162,15 @@ func coalescingResult(u *passes.Unit) (any, error) {
 // estimatesOf estimates u's kernels, in chunks (eachKernel).
 func estimatesOf(u *passes.Unit) (any, error) {
 	cfg := configOf(u)
-	m := &Model{Device: cfg.Device, Mode: cfg.CostMode, Devices: ModuleDevices(u.Module)}
-	return eachKernel(u, func(k *kernel, cache *VerdictCache) *Estimate {
-		return m.estimateKernel(k.analysis, k.cost, func() []OperandCoalescing {
-			return k.analysis.CoalescingCached(cfg.CostMode, &cfg.Device, cache)
-		})
+	devices := ModuleDevices(u.Module)
+	return eachKernel(u, func() func(*kernel, *VerdictCache) *Estimate {
+		// One model per chunk: its cost memos are not shared.
+		m := &Model{Device: cfg.Device, Mode: cfg.CostMode, Devices: devices}
+		return func(k *kernel, cache *VerdictCache) *Estimate {
+			return m.estimateKernel(k.analysis, k.cost, func() []OperandCoalescing {
+				return k.analysis.CoalescingCached(cfg.CostMode, &cfg.Device, cache)
+			})
+		}
 	})
 }
 

@@ -550,13 +550,12 @@ func (m *Model) tiledEstimate(a *FusionAnalysis) *Estimate {
 	return e
 }
 
-// costs is the model's cost-analysis memo, or a new one: the cost pass's
-// models share none across goroutines.
+// costs is the model's cost-analysis memo, made on first use.
 func (m *Model) costs() *Costs {
-	if m.Costs != nil {
-		return m.Costs
+	if m.Costs == nil {
+		m.Costs = NewCosts()
 	}
-	return NewCosts()
+	return m.Costs
 }
 
 // warpsFor is XLA's GetNumWarps: the warps of a block-level kernel whose
