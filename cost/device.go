@@ -27,6 +27,11 @@ type Device struct {
 	// MemoryBytes is the DRAM (HBM) capacity of one device, as a program
 	// sees it; the memory report checks its peak against it.
 	MemoryBytes int64 `json:"memory_bytes"`
+	// VMEMBytes and SMEMBytes are a TPU TensorCore's vector and scalar
+	// memories (S(1) and S(2) in layouts); the memory report checks their
+	// peaks against them. Zero for a GPU.
+	VMEMBytes int64 `json:"vmem_bytes,omitempty"`
+	SMEMBytes int64 `json:"smem_bytes,omitempty"`
 	// PeakFlops is the dense bf16 matrix-unit throughput in flop/s; dots and
 	// convolutions are timed against it.
 	PeakFlops float64 `json:"peak_flops_per_s"`
@@ -106,15 +111,28 @@ func (d *Device) Validate() error {
 }
 
 // LayoutTarget is the layout target of d's kind (GPU layouts for a GPU, TPU
-// tilings otherwise), with d's name and HBM capacity for the memory
-// report's verdict.
+// tilings otherwise, with what layoutassign.ParseTarget knows of the named
+// TPU generation: v6e's 32-byte tuple tables), with d's name and HBM (and on
+// the TPU VMEM and SMEM) capacities for the memory report's verdict.
 func (d Device) LayoutTarget() layoutassign.Target {
 	t := layoutassign.TPU()
 	if d.IsGPU() {
 		t = layoutassign.GPU()
+	} else if named, err := layoutassign.ParseTarget(d.Name); err == nil {
+		t = named
 	}
 	t.Device, t.HBMBytes = d.Name, d.MemoryBytes
+	t.VMEMBytes, t.SMEMBytes = d.VMEMBytes, d.SMEMBytes
 	return t
+}
+
+// XLATarget is the backend whose cost_analysis() XLACost reproduces for
+// d: the TPU compiler's for a TPU, the GPU's otherwise.
+func (d Device) XLATarget() XLATarget {
+	if d.IsGPU() {
+		return XLATarget{Backend: XLAGPU, Device: d.Name}
+	}
+	return XLATarget{Backend: XLATPU, Device: d.Name}
 }
 
 const (

@@ -81,10 +81,7 @@ func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []
 		freed[v.end] = append(freed[v.end], id)
 		in[id] = true
 		r.size[id] = bufSize[bufOf[id]]
-		r.unpadded[id] = r.size[id]
-		if v.cost != nil && v.cost.Unpadded < r.size[id] {
-			r.unpadded[id] = v.cost.Unpadded
-		}
+		r.unpadded[id] = v.unpadded(r.size[id])
 	}
 	first := map[int32]int32{}
 	for t := range n {

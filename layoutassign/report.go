@@ -302,6 +302,7 @@ func writePeak(bw *bufio.Writer, mr *MemoryReport) {
 		fb(byKind[KindConstant]), fb(byKind[KindLiveOut]), fb(byKind[KindTemp]))
 	fmt.Fprintf(bw, "    Unpadded (%s) Padded (%s), extra memory due to padding: %s (%.1fx expansion)\n",
 		fb(mr.PeakUnpadded), fb(mr.PeakBytes), fb(mr.PeakBytes-mr.PeakUnpadded), expansion(mr.PeakBytes, mr.PeakUnpadded))
+	fmt.Fprintf(bw, "%s\n", mr.xlaPeakLine())
 	n := min(len(mr.LiveAtPeak), MaxAllocations)
 	fmt.Fprintf(bw, "\n  Largest allocations live at the peak (%d of %d):\n", n, len(mr.LiveAtPeak))
 	for i, a := range mr.LiveAtPeak[:n] {
@@ -347,10 +348,13 @@ func percent(part, whole int64) string {
 	return fmt.Sprintf("%.0f%%", p)
 }
 
-// Verdict says whether the HBM peak fits the device: "Fits: 12.30GiB of
-// 16.00GiB HBM (77%) on tpu-v5e." or "Exceeds HBM capacity by 4.10GiB on
+// Verdict says whether the peak of each memory space whose capacity the
+// device gives fits it: "Fits: 12.30GiB of 16.00GiB HBM (77%) on
+// tpu-v5e." ("..., 2.00MiB of 128.00MiB VMEM (2%) on tpu-v5e." when the
+// program uses the TPU's VMEM), or "Exceeds HBM capacity by 4.10GiB on
 // tpu-v5e (20.10GiB of 16.00GiB); largest: ...", naming the largest
-// allocations at the peak as XLA's out-of-memory message does.
+// allocations of the space at its peak as XLA's out-of-memory message
+// does, for each space that does not fit.
 func (mr *MemoryReport) Verdict() string {
 	t := mr.Target
 	switch {
@@ -358,13 +362,47 @@ func (mr *MemoryReport) Verdict() string {
 		return "No verdict: the module has no entry computation."
 	case t.HBMBytes <= 0:
 		return "No verdict: no device given (hlo-opt --device=tpu-v4|tpu-v5e|tpu-v5p|tpu-v6e|h100|h200|a100)."
-	case mr.PeakBytes <= t.HBMBytes:
-		return fmt.Sprintf("Fits: %s of %s HBM (%s) on %s.", fb(mr.PeakBytes), fb(t.HBMBytes), percent(mr.PeakBytes, t.HBMBytes), t.Device)
 	}
-	var largest []string
-	for _, a := range mr.LiveAtPeak[:min(MaxContributors, len(mr.LiveAtPeak))] {
-		largest = append(largest, fmt.Sprintf("%s%s %s (%s)", a.Instruction.Name, indexSuffix(a.Index), fb(a.Cost.Bytes), a.Kind))
+	var fits, exceeds []string
+	for _, v := range mr.SpaceVerdicts() {
+		if v.Fits() {
+			fits = append(fits, fmt.Sprintf("%s of %s %s (%s)", fb(v.Peak), fb(v.Capacity), v.Name, percent(v.Peak, v.Capacity)))
+			continue
+		}
+		var largest []string
+		live := mr.Spaces[mr.spaceIndex(v.Space)].LiveAtPeak
+		for _, a := range live[:min(MaxContributors, len(live))] {
+			largest = append(largest, fmt.Sprintf("%s%s %s (%s)", a.Instruction.Name, indexSuffix(a.Index), fb(a.Cost.Bytes), a.Kind))
+		}
+		exceeds = append(exceeds, fmt.Sprintf("%s capacity by %s on %s (%s of %s); largest: %s", v.Name, fb(v.Peak-v.Capacity), t.Device,
+			fb(v.Peak), fb(v.Capacity), strings.Join(largest, ", ")))
 	}
-	return fmt.Sprintf("Exceeds HBM capacity by %s on %s (%s of %s); largest: %s.", fb(mr.PeakBytes-t.HBMBytes), t.Device,
-		fb(mr.PeakBytes), fb(t.HBMBytes), strings.Join(largest, ", "))
+	if len(exceeds) > 0 {
+		return "Exceeds " + strings.Join(exceeds, "; exceeds ") + "."
+	}
+	return fmt.Sprintf("Fits: %s on %s.", strings.Join(fits, ", "), t.Device)
+}
+
+// spaceIndex is the index of memory space space in Spaces.
+func (mr *MemoryReport) spaceIndex(space int64) int {
+	for i, sp := range mr.Spaces {
+		if sp.Space == space {
+			return i
+		}
+	}
+	return -1
+}
+
+// Fits reports whether every memory space whose capacity the device
+// gives fits it; false without a device or an entry.
+func (mr *MemoryReport) Fits() bool {
+	if mr.Entry == "" || mr.Target.HBMBytes <= 0 {
+		return false
+	}
+	for _, v := range mr.SpaceVerdicts() {
+		if !v.Fits() {
+			return false
+		}
+	}
+	return true
 }
