@@ -176,6 +176,8 @@ type Model struct {
 	// Devices is the number of devices the module runs on
 	// (ModuleDevices), the group of a collective that names none.
 	Devices int64
+	// base is the memo of HloCostAnalysis (NewBaseCosts) for TPU kernels.
+	base *Costs
 }
 
 // NewModel returns a model for device d with heuristic coalescing.
@@ -222,7 +224,7 @@ func (m *Model) readTime(blocks, net, total int64, rate float64) float64 {
 // fully), plus the launch overhead.
 func (m *Model) Estimate(in *hlo.Instruction) *Estimate {
 	a := AnalyzeFusion(in)
-	return m.estimateKernel(a, m.Costs.Of(in), func() []OperandCoalescing { return a.Coalescing(m.Mode, &m.Device) })
+	return m.estimateKernel(a, m.costs().Of(in), func() []OperandCoalescing { return a.Coalescing(m.Mode, &m.Device) })
 }
 
 // estimateKernel is the one choice of model for a kernel, shared by
@@ -529,6 +531,9 @@ type ModuleEstimate struct {
 	TimeUS float64
 	Flops  float64
 	Bytes  int64
+	// Note, when set, is a line the report prints under its head: that
+	// the module was compiled for another backend than the device's.
+	Note string
 }
 
 // add counts e, Executions times, into the totals.
@@ -635,7 +640,7 @@ func (m *Model) EstimateModule(mod *hlo.Module) *ModuleEstimate {
 	if m.Devices == 0 {
 		m.Devices = ModuleDevices(mod)
 	}
-	me := &ModuleEstimate{Device: m.Device.Name}
+	me := &ModuleEstimate{Device: m.Device.Name, Note: foreignNote(ModuleCompiledFor(mod), &m.Device)}
 	comps, runs := executions(mod)
 	for _, c := range comps {
 		for _, in := range c.Instructions {
@@ -655,11 +660,11 @@ func (m *Model) EstimateModule(mod *hlo.Module) *ModuleEstimate {
 // module order).
 func (me *ModuleEstimate) Top(n int) []*Estimate {
 	idx := make([]int, len(me.Kernels))
-	for i := range idx {
-		idx[i] = i
+	total := make([]float64, len(me.Kernels))
+	for i, e := range me.Kernels {
+		idx[i], total[i] = i, e.TimeUS*float64(e.runs())
 	}
-	total := func(i int) float64 { return me.Kernels[i].TimeUS * float64(me.Kernels[i].runs()) }
-	sort.SliceStable(idx, func(a, b int) bool { return total(idx[a]) > total(idx[b]) })
+	sort.SliceStable(idx, func(a, b int) bool { return total[idx[a]] > total[idx[b]] })
 	if n > len(idx) {
 		n = len(idx)
 	}
@@ -675,6 +680,9 @@ func (me *ModuleEstimate) Report(n int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "device %s: %d kernels, %.4g us, %.4g GFLOP, %.4g MB\n",
 		me.Device, len(me.Kernels), me.TimeUS, me.Flops/1e9, float64(me.Bytes)/1e6)
+	if me.Note != "" {
+		b.WriteString("note: " + me.Note + "\n")
+	}
 	for i, e := range me.Top(n) {
 		share := 0.0
 		if me.TimeUS > 0 {

@@ -206,3 +206,37 @@ func TestCostPassTritonSoftmaxByHand(t *testing.T) {
 	require.Len(t, e.Reads, 1)
 	assert.InDelta(t, 1, e.Reads[0].Utilization, 1e-12)
 }
+
+// A gemm fusion of an older dump tiles by its triton_gemm_config:
+// block_m x block_n tiles of the output, num_warps, num_stages; a
+// bf16[1024,1024] output in 128x128 tiles is 64 blocks of 8 warps, and
+// its 2*1024^3 flops run in one wave of the 132 SMs: 64 tiles of
+// 2*128*128*1024 flops each and 68 idle SMs' worth, 4.43e9 flops in all.
+func TestTritonGemmConfig(t *testing.T) {
+	m, err := hlo.ParseString(`HloModule m
+
+gemm {
+  a = bf16[1024,1024]{1,0} parameter(0)
+  b = bf16[1024,1024]{1,0} parameter(1)
+  ROOT d = bf16[1024,1024]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+
+ENTRY e {
+  x = bf16[1024,1024]{1,0} parameter(0)
+  y = bf16[1024,1024]{1,0} parameter(1)
+  ROOT f = bf16[1024,1024]{1,0} fusion(x, y), kind=kCustom, calls=gemm, backend_config={"fusion_backend_config":{"kind":"__triton_gemm","triton_gemm_config":{"block_m":"128","block_n":"128","block_k":"64","split_k":"1","num_stages":"3","num_warps":"8","num_ctas":"1"}}}
+}
+`)
+	require.NoError(t, err)
+	tl, ok := readBlockLevelConfig(m.Entry.Root)
+	require.True(t, ok)
+	assert.Equal(t, tiling{tiles: [][]int64{{128, 128}}, warps: 8, stages: 3}, tl)
+	e := NewModel(h100(t)).Estimate(m.Entry.Root)
+	assert.Equal(t, EmitterTriton, e.Emitter)
+	assert.Equal(t, int64(64), e.Launch.Blocks)
+	assert.Equal(t, int64(256), e.Launch.ThreadsPerBlock)
+	assert.True(t, e.MatrixUnit)
+	assert.InDelta(t, 2*128*128*1024.0*132/989.4e12*1e6, e.ComputeUS, 1e-9)
+	require.Len(t, e.Reads, 2)
+	assert.InDelta(t, 8, e.Reads[0].Utilization, 1e-12, "each of the 8 block rows reads all of a")
+}

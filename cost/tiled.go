@@ -1,6 +1,7 @@
 package cost
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -28,8 +29,9 @@ import (
 // tiling is the output tiles of a block-level kernel, one per root, and
 // its warps.
 type tiling struct {
-	tiles [][]int64
-	warps int64
+	tiles  [][]int64
+	warps  int64
+	stages int64
 }
 
 // String prints the tiles as "[1,4096], 8 warps".
@@ -51,8 +53,11 @@ func (t tiling) String() string {
 	return fmt.Sprintf("%s, %d warps", b, t.warps)
 }
 
-// readBlockLevelConfig reads the output tiles and warps of a block-level
-// fusion's backend_config; ok is false when it has none.
+// readBlockLevelConfig reads the output tiles, warps and pipeline stages
+// of a block-level fusion's backend_config: its block_level_fusion_config,
+// or the triton_gemm_config of older dumps (block_m x block_n tiles of the
+// root's two minor dimensions, 1 in the others, which a split-K gemm's
+// leading split dimension is among); ok is false when it has neither.
 func readBlockLevelConfig(in *hlo.Instruction) (tiling, bool) {
 	raw, ok := in.Attr("backend_config")
 	if !ok {
@@ -62,30 +67,66 @@ func readBlockLevelConfig(in *hlo.Instruction) (tiling, bool) {
 		FusionBackendConfig struct {
 			BlockLevel *struct {
 				NumWarps    json.Number `json:"num_warps"`
+				NumStages   json.Number `json:"num_stages"`
 				OutputTiles []struct {
 					Sizes []json.Number `json:"sizes"`
 				} `json:"output_tiles"`
 			} `json:"block_level_fusion_config"`
+			Gemm *struct {
+				BlockM    json.Number `json:"block_m"`
+				BlockN    json.Number `json:"block_n"`
+				NumWarps  json.Number `json:"num_warps"`
+				NumStages json.Number `json:"num_stages"`
+			} `json:"triton_gemm_config"`
 		} `json:"fusion_backend_config"`
 	}
-	if json.Unmarshal([]byte(raw), &cfg) != nil || cfg.FusionBackendConfig.BlockLevel == nil {
+	if json.Unmarshal([]byte(raw), &cfg) != nil {
 		return tiling{}, false
 	}
-	bl := cfg.FusionBackendConfig.BlockLevel
 	out := tiling{warps: 4}
-	if w, err := strconv.ParseInt(bl.NumWarps.String(), 10, 64); err == nil && w > 0 {
-		out.warps = w
+	num := func(n json.Number) int64 {
+		v, err := strconv.ParseInt(n.String(), 10, 64)
+		if err != nil || v <= 0 {
+			return 0
+		}
+		return v
 	}
-	for _, t := range bl.OutputTiles {
-		sizes := make([]int64, len(t.Sizes))
-		for i, s := range t.Sizes {
-			v, err := strconv.ParseInt(s.String(), 10, 64)
-			if err != nil || v <= 0 {
+	switch bl, g := cfg.FusionBackendConfig.BlockLevel, cfg.FusionBackendConfig.Gemm; {
+	case bl != nil:
+		out.warps = cmp.Or(num(bl.NumWarps), out.warps)
+		out.stages = num(bl.NumStages)
+		for _, t := range bl.OutputTiles {
+			sizes := make([]int64, len(t.Sizes))
+			for i, s := range t.Sizes {
+				if sizes[i] = num(s); sizes[i] == 0 {
+					return tiling{}, false
+				}
+			}
+			out.tiles = append(out.tiles, sizes)
+		}
+	case g != nil:
+		out.warps = cmp.Or(num(g.NumWarps), out.warps)
+		out.stages = num(g.NumStages)
+		bm, bn := num(g.BlockM), num(g.BlockN)
+		if bm == 0 || bn == 0 {
+			return tiling{}, false
+		}
+		comp := fusedComputation(in)
+		if comp == nil {
+			return tiling{}, false
+		}
+		for _, r := range FusionRoots(comp) {
+			rank := r.Shape.Rank()
+			if !r.Shape.IsArray() || rank < 2 {
 				return tiling{}, false
 			}
-			sizes[i] = v
+			tile := make([]int64, rank)
+			for i := range tile {
+				tile[i] = 1
+			}
+			tile[rank-2], tile[rank-1] = bm, bn
+			out.tiles = append(out.tiles, tile)
 		}
-		out.tiles = append(out.tiles, sizes)
 	}
 	return out, len(out.tiles) > 0
 }
@@ -115,6 +156,14 @@ type tiledFusion struct {
 	// fits the registers XLA allows a tile.
 	maxTile int64
 	fits    bool
+	dots    []tiledDot
+}
+
+// tiledDot is a dot of a block-level kernel with its output tile.
+type tiledDot struct {
+	in     *hlo.Instruction
+	tile   []int64
+	blocks int64
 }
 
 func pow2Ceil(v int64) int64 {
@@ -337,6 +386,7 @@ func (bl *blockLevel) propagate(c *Costs, t tiling, d *Device) (tf *tiledFusion,
 				f := float64(blocks) * float64(padded) * tiledFlopsPerElement(c, in)
 				if in.Opcode == hlo.OpDot || in.Opcode == hlo.OpScaledDot || in.Opcode == hlo.OpConvolution {
 					tf.matrixFlops += f
+					tf.dots = append(tf.dots, tiledDot{in: in, tile: ext, blocks: blocks})
 				} else {
 					tf.flops += f
 				}
@@ -490,7 +540,7 @@ func (m *Model) tiledEstimate(a *FusionAnalysis) *Estimate {
 	}
 	if t, ok := readBlockLevelConfig(a.Fusion); ok {
 		if tf, ok := bl.propagate(m.costs(), t, &m.Device); ok {
-			return m.tiledRoofline(a, tf, t.warps)
+			return m.tiledRoofline(a, tf, t)
 		}
 	}
 	e := m.searchTiling(a, bl)
@@ -500,13 +550,12 @@ func (m *Model) tiledEstimate(a *FusionAnalysis) *Estimate {
 	return e
 }
 
-// costs is the model's cost-analysis memo, or a new one: the cost pass's
-// models share none across goroutines.
+// costs is the model's cost-analysis memo, made on first use.
 func (m *Model) costs() *Costs {
-	if m.Costs != nil {
-		return m.Costs
+	if m.Costs == nil {
+		m.Costs = NewCosts()
 	}
-	return NewCosts()
+	return m.Costs
 }
 
 // warpsFor is XLA's GetNumWarps: the warps of a block-level kernel whose
@@ -567,7 +616,7 @@ func (m *Model) searchTiling(a *FusionAnalysis, bl *blockLevel) *Estimate {
 				return
 			}
 			t.warps = warpsFor(tf.maxTile)
-			if e := m.tiledRoofline(a, tf, t.warps); best == nil || e.TimeUS < best.TimeUS {
+			if e := m.tiledRoofline(a, tf, t); best == nil || e.TimeUS < best.TimeUS {
 				best, bestTiling = e, t
 				bestTiling.tiles = [][]int64{append([]int64(nil), tile...)}
 			}
@@ -603,10 +652,10 @@ func slicesEqual(a, b []int64) bool {
 // propagated tiling: reads per input of all its tiles (DRAM for the
 // distinct bytes, caches for the rest), writes of the roots, compute on
 // the FP32 lanes of warps*32 threads per block and on the matrix units.
-func (m *Model) tiledRoofline(a *FusionAnalysis, tf *tiledFusion, warps int64) *Estimate {
+func (m *Model) tiledRoofline(a *FusionAnalysis, tf *tiledFusion, t tiling) *Estimate {
 	d := &m.Device
 	in := a.Fusion
-	threads := warps * d.WarpSize
+	threads := t.warps * d.WarpSize
 	e := &Estimate{Instr: in, Emitter: a.Emitter, Flops: tf.flops + tf.matrixFlops, MatrixUnit: tf.matrixFlops > 0,
 		Launch: LaunchDims{Blocks: tf.blocks, ThreadsPerBlock: threads, Unroll: 1, Vector: 1, Note: "block-level"}}
 	c := &InstructionCost{Flops: tf.flops + tf.matrixFlops, Operands: make([]OperandCost, len(in.Operands))}
@@ -662,9 +711,23 @@ func (m *Model) tiledRoofline(a *FusionAnalysis, tf *tiledFusion, warps int64) *
 	if rate := d.ClockGHz * 1e9 * 2 * float64(fpus*cores); rate > 0 {
 		e.ComputeUS = tf.flops / rate * 1e6
 	}
-	e.ComputeUS += tf.matrixFlops / d.MatrixPeak(matrixClass(in)) * 1e6
+	// The dots' matrix work in whole tiles and whole waves (XLA's dot
+	// fusion cost model).
+	mat := 0.0
+	for _, dt := range tf.dots {
+		mat += waveFlops(dt, d)
+	}
+	e.ComputeUS += mat / d.MatrixPeak(matrixClass(in)) * 1e6
 	e.MemoryUS = read + write
 	e.combine(d)
+	if len(tf.dots) > 0 && t.stages == 1 {
+		// One stage: the loop over the contracted dimension loads each
+		// tile and then multiplies it, without overlap (XLA's dot fusion
+		// cost model runs the main loop serially for num_stages <= 1).
+		e.ExecUS = e.ComputeUS + e.MemoryUS
+		e.TimeUS = e.ExecUS + d.KernelLaunchOverheadUS
+		e.Note = "one pipeline stage: loads and multiplies do not overlap"
+	}
 	e.Coalescing = make([]OperandCoalescing, len(in.Operands))
 	for k := range e.Coalescing {
 		e.Coalescing[k] = OperandCoalescing{Operand: k, Coalesced: e.Reads[k].Coalesced,
@@ -679,4 +742,25 @@ func satAdd(a, b int64) int64 {
 		return math.MaxInt64
 	}
 	return a + b
+}
+
+// waveFlops is a tiled dot's flops as its blocks run: whole tiles (masked
+// elements multiplied too), in whole waves of one block per SM
+// (CalculateComputeTimeWithTileAndWaveQuantization).
+func waveFlops(dt tiledDot, d *Device) float64 {
+	k := int64(1)
+	lhs := &dt.in.Operands[0].Shape
+	if dt.in.Typed.Dot != nil {
+		for _, c := range dt.in.Typed.Dot.LhsContracting {
+			if int(c) < lhs.Rank() {
+				k *= lhs.Dims[c]
+			}
+		}
+	}
+	tile := int64(1)
+	for _, s := range dt.tile {
+		tile *= s
+	}
+	waves := ceilDiv(dt.blocks, d.Cores)
+	return 2 * float64(tile) * float64(k) * float64(waves*d.Cores)
 }

@@ -90,3 +90,39 @@ func TestTPUAttentionFlopsAndWords(t *testing.T) {
 	assert.Contains(t, string(raw), `"unit":"MXU"`)
 	assert.NotContains(t, string(raw), `"emitter"`)
 }
+
+// A GPU estimate of a module compiled for another backend says so in one
+// line of its text and in its JSON; one of a GPU compile says nothing.
+func TestForeignBackendNote(t *testing.T) {
+	for _, tc := range []struct{ backend, want string }{
+		{"tpu-v5e", "compiled for TPU"},
+		{"cpu", "compiled for CPU"},
+		{"h100", ""},
+	} {
+		c := groundtruth.Cases(t, tc.backend)[0]
+		m, err := c.Module(t, groundtruth.AfterOptimizations)
+		require.NoError(t, err)
+		cr, ok := passes.ResultOf[*CostResult](runCostPasses(t, m, DefaultConfig()), CostPass)
+		require.True(t, ok)
+		var text bytes.Buffer
+		require.NoError(t, cr.WriteText(&text, m))
+		notes := 0
+		for _, l := range strings.Split(text.String(), "\n") {
+			if strings.HasPrefix(l, "note: ") {
+				notes++
+				assert.Contains(t, l, tc.want)
+			}
+		}
+		raw, err := json.Marshal(cr.ModuleReport())
+		require.NoError(t, err)
+		if tc.want == "" {
+			assert.Zero(t, notes, c.String())
+			assert.NotContains(t, string(raw), `"note"`)
+			assert.Equal(t, "gpu", cr.CompiledFor().Backend)
+			continue
+		}
+		assert.Equal(t, 1, notes, c.String())
+		assert.Contains(t, string(raw), `"compiled_for":{"backend":"`+strings.ToLower(tc.want[len("compiled for "):])+`"`)
+		assert.Contains(t, string(raw), `"note":"this module was `+tc.want)
+	}
+}
