@@ -355,6 +355,18 @@ type alloc struct {
 	// values it holds.
 	first  int32
 	values []int32
+	// tree is the reuser's tree of a donated parameter's or an output's
+	// allocation, pos its leaf there and occ its values by time.
+	tree *allocTree
+	pos  int
+	occ  occupancy
+}
+
+// accepts reports whether a buffer described by in may go into a, its
+// values aside: the same memory space, a writable allocation at least as
+// large (exactly as large for an output).
+func (a *alloc) accepts(in bufferInfo) bool {
+	return in.space == a.space && in.size <= a.size && !a.constant && !a.tuple && !(a.param && !a.aliased) && !(in.output && in.size != a.size)
 }
 
 func (a *alloc) kind() string {
@@ -374,38 +386,51 @@ func (a *alloc) kind() string {
 // allocation of its own and the rest are temporaries, returned by memory
 // space for the heap. The allocations are returned in the order made.
 func (lv *liveness) assign(bufs []int32, infos []bufferInfo) ([]*alloc, map[int64][]int32) {
+	return lv.assignWith(bufs, infos, newReuser(lv, len(bufs)))
+}
+
+// allocFinder finds the allocation a buffer may reuse (find) among the
+// allocations made so far, which hold tells it about.
+type allocFinder interface {
+	find(b int32, in bufferInfo, of map[int32]*alloc) *alloc
+	// hold records that a now holds the values ids too; made says a is
+	// new and reusable (a donated parameter's or an output's).
+	hold(a *alloc, ids []int32, made bool)
+}
+
+// assignWith is assign with the reuse found by f.
+func (lv *liveness) assignWith(bufs []int32, infos []bufferInfo, f allocFinder) ([]*alloc, map[int64][]int32) {
 	order := slices.Clone(bufs)
 	firstDef := func(b int32) int { return lv.values[lv.buffers[b][0]].def.time }
 	slices.SortStableFunc(order, func(a, b int32) int {
 		ia, ib := infos[a], infos[b]
 		return cmp.Or(cmp.Compare(ib.size, ia.size), -cmpBool(ia.output, ib.output), cmp.Compare(firstDef(a), firstDef(b)), cmp.Compare(a, b))
 	})
-	var allocs, reusable []*alloc
+	var allocs []*alloc
 	of := map[int32]*alloc{} // value -> its allocation
 	temps := map[int64][]int32{}
 	for _, b := range order {
 		in, ids := infos[b], lv.buffers[b]
-		a := lv.reuse(b, in, of, reusable)
+		a := f.find(b, in, of)
+		made := false
 		switch {
 		case a != nil:
 		case in.constant || in.param:
 			a = &alloc{size: in.size, space: in.space, param: in.param, aliased: in.aliased, constant: in.constant && !in.param, first: ids[0]}
 			allocs = append(allocs, a)
-			if in.aliased {
-				reusable = append(reusable, a)
-			}
+			made = in.aliased
 		case lv.tupleBuffer(b) && lv.t.Backend != BackendTPU:
 			a = &alloc{size: in.size, space: in.space, tuple: true, first: ids[0]}
 			allocs = append(allocs, a)
 		case in.output:
 			a = &alloc{size: in.size, space: in.space, first: ids[0]}
 			allocs = append(allocs, a)
-			reusable = append(reusable, a)
+			made = true
 		default:
 			temps[in.space] = append(temps[in.space], ids...)
 			continue
 		}
-		a.values = append(a.values, ids...)
+		f.hold(a, ids, made)
 		a.output = a.output || in.output
 		for _, id := range ids {
 			of[id] = a
@@ -429,44 +454,12 @@ func cmpBool(a, b bool) int {
 	return -1
 }
 
-// reuse finds an allocation buffer b may share (XLA's MaybeAssignBuffer):
-// an operand's allocation, else one of the reusable ones, the last
-// allocated first. Constants, parameters and tuple tables never reuse one.
-func (lv *liveness) reuse(b int32, in bufferInfo, of map[int32]*alloc, reusable []*alloc) *alloc {
-	if in.constant || in.param || lv.tupleBuffer(b) {
-		return nil
-	}
-	for _, id := range lv.buffers[b] {
-		v := lv.values[id]
-		if len(v.path()) > 0 {
-			continue
-		}
-		for _, op := range v.def.in.Operands {
-			st := lv.stepOf(op)
-			if st == nil {
-				continue
-			}
-			for _, ov := range st.sets[0] {
-				if a := of[ov]; a != nil && lv.fits(a, b, in) {
-					return a
-				}
-			}
-		}
-	}
-	for i := len(reusable) - 1; i >= 0; i-- {
-		if lv.fits(reusable[i], b, in) {
-			return reusable[i]
-		}
-	}
-	return nil
-}
-
 // fits reports whether buffer b may go into allocation a: it is in the
 // same memory space, writable and large enough (exactly as large for an
 // output), and no value of b is live while one of a's is, unless the one
 // ends where the other starts and may be written over by it.
 func (lv *liveness) fits(a *alloc, b int32, in bufferInfo) bool {
-	if in.space != a.space || in.size > a.size || a.constant || a.tuple || a.param && !a.aliased || in.output && in.size != a.size {
+	if !a.accepts(in) {
 		return false
 	}
 	for _, nid := range lv.buffers[b] {

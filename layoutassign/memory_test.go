@@ -1,8 +1,10 @@
 package layoutassign
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -411,6 +413,16 @@ func checkAllocations(t *testing.T, name string, m *hlo.Module, tgt Target, r *M
 	}
 	allocs, temps := lv.assign(all, infos)
 	ok := true
+	plainAllocs, plainTemps := lv.assignWith(all, infos, &plainFinder{lv: lv})
+	if !assert.Equal(t, len(plainAllocs), len(allocs), "%s: allocations", name) || !assert.Equal(t, plainTemps, temps, "%s: temporaries", name) {
+		ok = false
+	}
+	for i := range min(len(allocs), len(plainAllocs)) {
+		if !assert.Equal(t, plainAllocs[i].values, allocs[i].values, "%s: allocation %d", name, i) {
+			ok = false
+			break
+		}
+	}
 	for _, a := range allocs {
 		for i, x := range a.values {
 			if sizes[lv.bufOf[x]] > a.size {
@@ -434,7 +446,13 @@ func checkAllocations(t *testing.T, name string, m *hlo.Module, tgt Target, r *M
 				ok = false
 				t.Errorf("%s: S(%d) heap %d below the temporaries' peak %d", name, sp, heap, run.peak)
 			}
-			ok = checkDisjoint(t, fmt.Sprintf("%s: S(%d)", name, sp), run.intervals(), offsets) && ok
+			ivs, _ := run.intervals()
+			ok = checkDisjoint(t, fmt.Sprintf("%s: S(%d)", name, sp), ivs, offsets) && ok
+			refHeap, refOffsets := bestFitScan(ivs, order, tgt.heapAlignment(sp))
+			if heap != refHeap || !maps.Equal(offsets, refOffsets) {
+				ok = false
+				t.Errorf("%s: S(%d) best-fit heap %d, by scanning every placed interval %d (or offsets differ)", name, sp, heap, refHeap)
+			}
 		}
 	}
 	return ok
@@ -451,7 +469,7 @@ func checkDisjoint(t *testing.T, name string, ivs []interval, offsets map[int32]
 	for i := range ivs {
 		if group[i] < 0 {
 			group[i] = i
-			for _, k := range transitive(&ivs[i], ivs) {
+			for _, k := range transitive(nil, &ivs[i], ivs) {
 				group[k] = i
 			}
 		}
@@ -479,6 +497,86 @@ func checkDisjoint(t *testing.T, name string, ivs []interval, offsets map[int32]
 		}
 	}
 	return true
+}
+
+// plainFinder is the reuse of assign done the plain way, the yardstick of
+// reuser: every allocation checked with lv.fits, the last made first.
+type plainFinder struct {
+	lv       *liveness
+	reusable []*alloc
+}
+
+func (p *plainFinder) find(b int32, in bufferInfo, of map[int32]*alloc) *alloc {
+	lv := p.lv
+	if in.constant || in.param || lv.tupleBuffer(b) {
+		return nil
+	}
+	if a := lv.operandAlloc(b, of, func(a *alloc) bool { return lv.fits(a, b, in) }); a != nil {
+		return a
+	}
+	for i := len(p.reusable) - 1; i >= 0; i-- {
+		if lv.fits(p.reusable[i], b, in) {
+			return p.reusable[i]
+		}
+	}
+	return nil
+}
+
+func (p *plainFinder) hold(a *alloc, ids []int32, made bool) {
+	a.values = append(a.values, ids...)
+	if made {
+		p.reusable = append(p.reusable, a)
+	}
+}
+
+// bestFitScan is the best-fit placement of bestFit done the plain way,
+// the yardstick of its heap index: each interval in order is checked
+// against every placed one, kept sorted by offset.
+func bestFitScan(ivs []interval, order intervalOrder, align int64) (int64, map[int32]int64) {
+	type chunk struct {
+		offset, size int64
+		start, end   int
+	}
+	offsets := map[int32]int64{}
+	sorted := make([]int, len(ivs))
+	for i := range sorted {
+		sorted[i] = i
+	}
+	slices.SortStableFunc(sorted, func(a, b int) int { return order(&ivs[a], &ivs[b]) })
+	var placed []chunk // by offset
+	var heap int64
+	for _, k := range sorted {
+		iv := &ivs[k]
+		if !iv.need {
+			continue
+		}
+		group := transitive([]int{k}, iv, ivs)
+		size := int64(0)
+		for _, g := range group {
+			size = max(size, ivs[g].size)
+		}
+		best, bestLen := int64(-1), int64(math.MaxInt64)
+		free := int64(0)
+		for _, c := range placed {
+			if !slices.ContainsFunc(group, func(g int) bool { return c.start <= ivs[g].end && ivs[g].start <= c.end }) {
+				continue
+			}
+			if gap := c.offset - free; c.offset > free && gap >= size && gap < bestLen {
+				best, bestLen = free, gap
+			}
+			free = max(free, alignUp(c.offset+c.size, align))
+		}
+		if best < 0 {
+			best = free
+		}
+		at, _ := slices.BinarySearchFunc(placed, best, func(c chunk, o int64) int { return cmp.Compare(c.offset, o) })
+		for _, g := range group {
+			placed = slices.Insert(placed, at, chunk{best, size, ivs[g].start, ivs[g].end})
+			offsets[ivs[g].id] = best
+		}
+		heap = max(heap, best+size)
+	}
+	return heap, offsets
 }
 
 // moduleGen writes random modules: elementwise chains, while loops over
