@@ -47,6 +47,10 @@ type chunkParser struct {
 	implicit []*Instruction
 	spelling spellingCounts
 	values   recentValues
+	// sigShape is the result shape the computation's signature states
+	// (nil without a signature), at sigPos.
+	sigShape *Shape
+	sigPos   Pos
 }
 
 // recentValues are the last long attribute values a parser kept: a dump
@@ -136,6 +140,7 @@ func (p *chunkParser) parseComputation() (*Computation, *Truncation) {
 		return p.failed(c)
 	}
 	p.skipSpace()
+	p.sigShape = nil
 	if p.peek() == '(' {
 		if !p.parseSignature() {
 			return p.failed(c)
@@ -258,7 +263,10 @@ func (p *chunkParser) parseSignature() bool {
 		return false
 	}
 	p.off += 2
-	_, ok := p.parseShape()
+	p.skipSpace()
+	p.sigPos = p.pos()
+	sh, ok := p.parseShape()
+	p.sigShape = &sh
 	return ok
 }
 
@@ -324,7 +332,7 @@ func (p *chunkParser) parseStatement() bool {
 	}
 	if isRoot {
 		if p.rootSeen != nil {
-			p.errorAt(pos, "expected one ROOT instruction, found a second one "+strconv.Quote(name))
+			p.errorAt(pos, "expected one ROOT instruction, found a second one "+strconv.Quote(name)+" (one computation should have only one ROOT)")
 			return false
 		}
 		p.rootSeen = in
@@ -335,9 +343,12 @@ func (p *chunkParser) parseStatement() bool {
 func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, opPos Pos, top bool) *Instruction {
 	op, ok := LookupOpcode(opName)
 	if !ok {
-		if opName == "" {
+		switch w := asyncSugarOf(opName); {
+		case opName == "":
 			p.expected("opcode")
-		} else {
+		case w != "":
+			p.errorAt(opPos, "expects opcode but sees: "+opName+", error: Unknown opcode: "+opName+" ("+string(w)+" is not wrapped in async-start, -update and -done)")
+		default:
 			p.errorAt(opPos, "expected opcode, found unknown "+strconv.Quote(opName)+newerXLA)
 		}
 		return nil
@@ -371,13 +382,25 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 			return nil
 		}
 	case OpConstant:
+		p.skipSpace()
+		sub := p.scanner
 		lit, ok := p.scanLiteral()
 		if !ok {
 			return nil
 		}
+		sub.end = p.off - 1 // before ')'
+		if err := checkLiteral(sub, sh); err != nil {
+			p.err = err
+			return nil
+		}
 		in.Literal = p.keepStr(lit)
 	default:
+		opsPos := p.pos()
 		if !p.parseOperands(in) {
+			return nil
+		}
+		if n := Info(op).Arity; n >= 0 && len(in.Operands) != n {
+			p.errorAt(opsPos, "expected "+strconv.Itoa(n)+" operands for "+string(op)+", found "+strconv.Itoa(len(in.Operands)))
 			return nil
 		}
 	}
@@ -419,7 +442,7 @@ func (p *chunkParser) scanLiteral() (string, bool) {
 		case ')', '}', ']':
 			if depth == 0 {
 				if c != ')' {
-					p.expected("')'")
+					p.errorAt(p.pos(), "expected ')', found "+quoteByte(c)+" (unexpected "+quoteByte(c)+" token)")
 					return "", false
 				}
 				lit := p.src[start:p.off]
@@ -495,16 +518,20 @@ func (p *chunkParser) parseOperands(in *Instruction) bool {
 					return false
 				}
 			} else {
-				p.opndAr.reset()
 				p.spelling.count(hasShape)
 				opnd = p.names[name]
 				if opnd == nil {
-					p.errorAt(pos, "expected defined instruction, found "+strconv.Quote(name))
+					p.errorAt(pos, "expected defined instruction, found "+strconv.Quote(name)+" (instruction does not exist: "+name+")")
 					return false
 				}
 				if opnd = p.tupleElements(opnd, pos); opnd == nil {
 					return false
 				}
+				if hasShape && !Compatible(sh, opnd.Shape) {
+					p.errorAt(pos, "The declared operand shape "+sh.String()+" is not compatible with the shape of the operand instruction "+opnd.Shape.String())
+					return false
+				}
+				p.opndAr.reset()
 			}
 			p.operands = append(p.operands, opnd)
 			if !p.accept(',') {
@@ -524,7 +551,14 @@ func (p *chunkParser) parseAttr(in *Instruction, base int) bool {
 	p.skipSpace()
 	pos := p.pos()
 	name, kind, ok := p.attrName(base)
-	if !ok || !p.expect('=') {
+	if !ok {
+		return false
+	}
+	if allowed := allowedAttrs(in); !allowed.has(name) {
+		p.errorAt(pos, "unexpected attribute "+strconv.Quote(name)+" for "+string(in.Opcode)+": expected one of "+attrNamesOf(allowed))
+		return false
+	}
+	if !p.expect('=') {
 		return false
 	}
 	switch kind {
@@ -721,6 +755,10 @@ func (p *chunkParser) finishComputation(c *Computation) bool {
 	if c.Root == nil {
 		c.Root = c.Instructions[len(c.Instructions)-1]
 	}
+	if sig := p.sigShape; sig != nil && !Compatible(*sig, c.Root.Shape) {
+		p.errorAt(p.sigPos, "Shape of computation "+c.Name+", "+sig.StringNoLayout()+", is not compatible with that of its root instruction "+c.Root.Name+", "+c.Root.Shape.StringNoLayout())
+		return false
+	}
 	if maxParam >= 0 {
 		if maxParam >= len(c.Instructions) {
 			for _, in := range c.Instructions {
@@ -750,7 +788,7 @@ func (p *chunkParser) finishComputation(c *Computation) bool {
 	for _, r := range p.ctrl {
 		pred := p.names[r.name]
 		if pred == nil {
-			p.errorAt(r.pos, "expected defined instruction, found "+strconv.Quote(r.name))
+			p.errorAt(r.pos, "expected defined instruction, found "+strconv.Quote(r.name)+" ('"+r.name+"' is not defined)")
 			return false
 		}
 		r.inst.ControlPredecessors = append(r.inst.ControlPredecessors, pred)
@@ -760,7 +798,9 @@ func (p *chunkParser) finishComputation(c *Computation) bool {
 }
 
 // stripLiteralComments removes // and /* */ comments from a literal's text
-// (literals hold no strings), so that the literal prints on its own.
+// (literals hold no strings), so that the literal prints on its own. The
+// index comments XLA writes in literals of rank 3 and more ("/*i0=1*/")
+// are kept: they print back as XLA prints them.
 func stripLiteralComments(lit string) string {
 	var b strings.Builder
 	for i := 0; i < len(lit); i++ {
@@ -778,7 +818,11 @@ func stripLiteralComments(lit string) string {
 				if j < 0 {
 					return b.String()
 				}
-				b.WriteByte(' ')
+				if isIndexComment(lit[i+2 : i+2+j]) {
+					b.WriteString(lit[i : i+j+4])
+				} else {
+					b.WriteByte(' ')
+				}
 				i += j + 3
 				continue
 			}
@@ -786,4 +830,21 @@ func stripLiteralComments(lit string) string {
 		b.WriteByte(lit[i])
 	}
 	return b.String()
+}
+
+// isIndexComment reports whether c, the text inside a comment, is one of
+// the index comments of XLA's literals: "i<dim>=<index>".
+func isIndexComment(c string) bool {
+	d, idx, ok := strings.Cut(c, "=")
+	if !ok || len(d) < 2 || d[0] != 'i' || idx == "" {
+		return false
+	}
+	for _, s := range []string{d[1:], idx} {
+		for i := 0; i < len(s); i++ {
+			if !isDigit(s[i]) {
+				return false
+			}
+		}
+	}
+	return true
 }

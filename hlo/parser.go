@@ -66,7 +66,8 @@ func normalizeText(src []byte) string {
 	if bytes.IndexByte(src, '\r') < 0 {
 		return bytesView(src)
 	}
-	return strings.ReplaceAll(string(src), "\r\n", "\n")
+	// CRLF, and a lone CR (old Mac text), both end a line.
+	return strings.ReplaceAll(strings.ReplaceAll(string(src), "\r\n", "\n"), "\r", "\n")
 }
 
 // parallelThreshold is the text size above which computations are parsed
@@ -163,6 +164,7 @@ func parseText(file, text string, firstLine int, opts ParseOptions) (*Module, er
 	}
 	spelling.blankEnd = strings.HasSuffix(strings.TrimRight(text, " \t"), "\n\n")
 	m.Spelling = spelling.spelling()
+	m.BlankEnd = spelling.blankEnd
 	resolveModule(m, calls, headerPos, &errs)
 	if len(errs) > 0 {
 		errs.Sort()
@@ -174,6 +176,14 @@ func parseText(file, text string, firstLine int, opts ParseOptions) (*Module, er
 // headerPositions remembers where header values start, for the errors of
 // their typed checks.
 type headerPositions map[string]scanner
+
+// headerGrammars check the module attributes whose grammar the parser
+// reads where they are written: each moves s past the value or records an
+// error.
+var headerGrammars = map[string]func(s *scanner){
+	"input_output_alias": func(s *scanner) { parseIOAliases(s) },
+	"buffer_donor":       checkBufferDonors,
+}
 
 var tableNames = map[string]bool{"FileNames": true, "FunctionNames": true, "FileLocations": true, "StackFrames": true}
 
@@ -188,6 +198,9 @@ func parseHeader(s *scanner, m *Module) headerPositions {
 		if m.Name == "" {
 			s.expected("module name")
 			return nil
+		}
+		if s.peek() == ':' {
+			s.off++ // XLA's lexer reads "name:" as the name
 		}
 		for s.accept(',') {
 			s.skipSpace()
@@ -206,9 +219,19 @@ func parseHeader(s *scanner, m *Module) headerPositions {
 				hp = headerPositions{}
 			}
 			sub := *s
-			v, ok := s.scanValue("attribute value")
-			if !ok {
-				return nil
+			var v string
+			if check := headerGrammars[name]; check != nil {
+				// Read where it is written, so that a malformed value is
+				// reported where it goes wrong.
+				if check(s); s.err != nil {
+					return nil
+				}
+				v = s.src[sub.off:s.off]
+			} else {
+				var ok bool
+				if v, ok = s.scanValue("attribute value"); !ok {
+					return nil
+				}
 			}
 			sub.end = s.off
 			hp[name] = sub
@@ -368,7 +391,7 @@ func resolveModule(m *Module, calls []callRef, hp headerPositions, errs *ErrorLi
 	byName := make(map[string]*Computation, len(m.Computations))
 	for _, c := range m.Computations {
 		if prev, dup := byName[c.Name]; dup {
-			errs.Add(m.Source, c.Pos, "expected unique computation name, found duplicate "+strconv.Quote(c.Name)+" (first at "+strconv.Itoa(prev.Pos.Line)+":"+strconv.Itoa(prev.Pos.Col)+")")
+			errs.Add(m.Source, c.Pos, "expected unique computation name, found duplicate "+strconv.Quote(c.Name)+" (computation previously defined here: "+strconv.Itoa(prev.Pos.Line)+":"+strconv.Itoa(prev.Pos.Col)+")")
 			continue
 		}
 		byName[c.Name] = c
@@ -384,7 +407,7 @@ func resolveModule(m *Module, calls []callRef, hp headerPositions, errs *ErrorLi
 	for _, c := range m.Computations {
 		if c.IsEntry {
 			if m.Entry != nil {
-				errs.Add(m.Source, c.Pos, "expected one ENTRY computation, found a second one "+strconv.Quote(c.Name))
+				errs.Add(m.Source, c.Pos, "expected one ENTRY computation, found a second one "+strconv.Quote(c.Name)+" (expects only one ENTRY)")
 				continue
 			}
 			m.Entry = c
@@ -409,11 +432,6 @@ func resolveModule(m *Module, calls []callRef, hp headerPositions, errs *ErrorLi
 	}
 	if sub, ok := hp["entry_computation_layout"]; ok {
 		if _, err := parseProgramShape(&sub); err != nil {
-			errs.Add(err.Filename, err.Pos, err.Msg)
-		}
-	}
-	if sub, ok := hp["input_output_alias"]; ok {
-		if _, err := parseIOAliases(&sub); err != nil {
 			errs.Add(err.Filename, err.Pos, err.Msg)
 		}
 	}

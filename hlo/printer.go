@@ -195,8 +195,8 @@ type printer struct {
 	// folded are the implicit get-tuple-elements of the computation being
 	// printed that are written as "%t#k" operands, not as instructions.
 	folded map[*Instruction]bool
-	// last is the computation after which XLA's text ends with a blank
-	// line (today's spelling), or nil.
+	// last is the computation after which the text ends with a blank
+	// line (Module.BlankEnd), or nil.
 	last *Computation
 }
 
@@ -205,7 +205,7 @@ type printer struct {
 func newPrinter(m *Module, opts PrintOptions, buf []byte) printer {
 	p := printer{buf: buf, opts: opts}
 	p.operandShapes = !opts.Short && (opts.Classic || m.Spelling == SpellingClassic)
-	if m.Spelling == SpellingToday && !opts.Classic && !opts.Short && len(m.Computations) > 0 {
+	if m.BlankEnd && len(m.Computations) > 0 {
 		p.last = m.Computations[len(m.Computations)-1]
 	}
 	return p

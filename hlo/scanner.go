@@ -139,6 +139,16 @@ func (s *scanner) expect(c byte) bool {
 	return false
 }
 
+// expectPhrase skips space and consumes c, or records "phrase, found X"
+// (phrase says what was expected, in XLA's words).
+func (s *scanner) expectPhrase(c byte, phrase string) bool {
+	if s.accept(c) {
+		return true
+	}
+	s.errorAt(s.pos(), phrase+", found "+s.found())
+	return false
+}
+
 func quoteByte(c byte) string { return strconv.QuoteRune(rune(c)) }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' }
