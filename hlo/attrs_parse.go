@@ -95,11 +95,10 @@ func decodeTyped(s *scanner, in *Instruction, name string) {
 	case "slice":
 		t.Slice = s.sliceDims()
 	case "padding":
-		if in.Opcode == OpPad {
-			t.Padding = s.padDims()
-		} else {
+		if in.Opcode != OpPad {
 			return
 		}
+		t.Padding = s.padDims()
 	case "window":
 		t.Window = s.window()
 	case "lhs_batch_dims", "rhs_batch_dims", "lhs_contracting_dims", "rhs_contracting_dims":
@@ -317,6 +316,26 @@ func (s *scanner) padDims() []PadDim {
 	}
 }
 
+// paddingText is a pad's padding as XLA prints it: low_high per
+// dimension, with _interior on every one when any has interior padding.
+func paddingText(dims []PadDim) string {
+	interior := false
+	for _, d := range dims {
+		interior = interior || d.Interior != 0
+	}
+	var b strings.Builder
+	for i, d := range dims {
+		if i > 0 {
+			b.WriteByte('x')
+		}
+		b.WriteString(strconv.FormatInt(d.Low, 10) + "_" + strconv.FormatInt(d.High, 10))
+		if interior {
+			b.WriteString("_" + strconv.FormatInt(d.Interior, 10))
+		}
+	}
+	return b.String()
+}
+
 // xList parses "3x3x1".
 func (s *scanner) xList(what string) []int64 {
 	var out []int64
@@ -375,8 +394,14 @@ func (s *scanner) window() []WindowDim {
 			lists[key] = s.xList(what)
 			l = len(lists[key])
 		case key == "pad":
+			start := s.off
 			pads = s.padDims()
 			l = len(pads)
+			for _, d := range strings.Split(s.src[start:s.off], "x") {
+				if s.err == nil && strings.Count(d, "_") != 1 {
+					s.errorAt(p, "expects padding_low and padding_high separated by '_', found "+strconv.Quote(d)+" in window pad")
+				}
+			}
 		default:
 			s.errorAt(p, "expected window field (size, stride, pad, lhs_dilate, rhs_dilate, rhs_reversal), found "+strconv.Quote(key))
 			return nil
@@ -695,6 +720,21 @@ func meshReplicaGroups(v string) [][]int64 {
 		groupSize *= sizes[a]
 	}
 	return cutGroups(transposedIota(sizes, order), groupSize)
+}
+
+// devicesPerGroup is the size of the groups of a mesh replica group
+// list: that of its groups (1 for a mesh that groups no axis), 1 for a
+// maximal mesh (one device), -1 for a form meshReplicaGroups does not know.
+func devicesPerGroup(v string, groups [][]int64) int {
+	switch {
+	case strings.HasPrefix(v, "maximal_mesh"):
+		return 1
+	case groups == nil:
+		return -1
+	case len(groups) == 0:
+		return 0
+	}
+	return len(groups[0])
 }
 
 // meshText reads "mesh['x'=2,'y'=4] {'y'}": the axis names and sizes and

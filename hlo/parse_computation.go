@@ -51,6 +51,8 @@ type chunkParser struct {
 	// (nil without a signature), at sigPos.
 	sigShape *Shape
 	sigPos   Pos
+	// params are the parameters of the computation being parsed, by number.
+	params map[int64]*Instruction
 }
 
 // recentValues are the last long attribute values a parser kept: a dump
@@ -83,7 +85,7 @@ func (p *chunkParser) keepValue(v string) string {
 // newChunkParser returns a parser for the computations of text; share is
 // about how much of the text it will parse, which sizes its string arena.
 func newChunkParser(file, text string, share int) *chunkParser {
-	cp := &chunkParser{names: make(map[string]*Instruction, 256), elems: map[elemKey]*Instruction{}}
+	cp := &chunkParser{names: make(map[string]*Instruction, 256), elems: map[elemKey]*Instruction{}, params: map[int64]*Instruction{}}
 	ar := &arena{}
 	cp.shapeParser = shapeParser{scanner: newScanner(file, text, 0, 0, 1, 0), ar: ar, keep: ar, cache: make(map[string]Shape, 64)}
 	cp.strs = newStrArena(share)
@@ -151,6 +153,7 @@ func (p *chunkParser) parseComputation() (*Computation, *Truncation) {
 	}
 	clear(p.names)
 	clear(p.elems)
+	clear(p.params)
 	p.implicit = p.implicit[:0]
 	p.insts = p.insts[:0]
 	p.ctrl = p.ctrl[:0]
@@ -330,6 +333,9 @@ func (p *chunkParser) parseStatement() bool {
 		p.errorAt(opPos, "expected shape, found "+strconv.Quote(opName)+" (its shape cannot be inferred)")
 		return false
 	}
+	if !p.checkInstruction(in) {
+		return false
+	}
 	if isRoot {
 		if p.rootSeen != nil {
 			p.errorAt(pos, "expected one ROOT instruction, found a second one "+strconv.Quote(name)+" (one computation should have only one ROOT)")
@@ -373,10 +379,19 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 		if !ok {
 			return nil
 		}
-		if n < 0 || n > 1<<30 {
+		if n < 0 {
+			p.errorAt(opPos, "parameter number must be >= 0, found "+strconv.FormatInt(n, 10))
+			return nil
+		}
+		if n > 1<<30 {
 			p.expected("parameter number in [0, 2^30]")
 			return nil
 		}
+		if prev := p.params[n]; prev != nil {
+			p.errorAt(pos, "expected unique parameter number, found duplicate parameter("+strconv.FormatInt(n, 10)+") (Duplicate parameter number "+strconv.FormatInt(n, 10)+"; first "+strconv.Quote(prev.Name)+")")
+			return nil
+		}
+		p.params[n] = in
 		in.ParameterNumber = int(n)
 		if !p.expect(')') {
 			return nil
@@ -514,7 +529,7 @@ func (p *chunkParser) parseOperands(in *Instruction) bool {
 				p.depth++
 				opnd = p.parseRest(gen, pos, sh, name, pos, false)
 				p.depth--
-				if opnd == nil {
+				if opnd == nil || !p.checkInstruction(opnd) {
 					return false
 				}
 			} else {
@@ -528,7 +543,7 @@ func (p *chunkParser) parseOperands(in *Instruction) bool {
 					return false
 				}
 				if hasShape && !Compatible(sh, opnd.Shape) {
-					p.errorAt(pos, "The declared operand shape "+sh.String()+" is not compatible with the shape of the operand instruction "+opnd.Shape.String())
+					p.errorAt(pos, "The declared operand shape "+sh.String()+" is not compatible with the shape of the operand instruction "+opnd.Shape.String()+".")
 					return false
 				}
 				p.opndAr.reset()
@@ -614,7 +629,7 @@ func (p *chunkParser) parseAttrValue(in *Instruction, name string, kind attrKind
 	if !ok {
 		return false
 	}
-	mesh := name == "replica_groups" && strings.HasPrefix(v, "mesh[")
+	mesh := name == "replica_groups" && (strings.HasPrefix(v, "mesh[") || strings.HasPrefix(v, "maximal_mesh["))
 	switch {
 	case mesh: // mesh['x'=2,'y'=4] {'y'}: the group axes follow a blank
 		v, ok = p.valueAfterBlank(sub.off, v, "mesh axes", func(c byte) bool { return c == '{' })
@@ -627,7 +642,12 @@ func (p *chunkParser) parseAttrValue(in *Instruction, name string, kind attrKind
 	p.attrs = append(p.attrs, Attribute{Name: name, Value: p.keepValue(v)})
 	switch {
 	case mesh:
-		p.ownTyped(in).ReplicaGroups = meshReplicaGroups(v)
+		groups := meshReplicaGroups(v)
+		if n := devicesPerGroup(v, groups); n >= 0 && n <= 1 {
+			p.errorAt(sub.pos(), "MeshAxesReplicaGroupList must have more than one device per group, but got "+strconv.Itoa(n))
+			return false
+		}
+		p.ownTyped(in).ReplicaGroups = groups
 	case kind == attrTyped:
 		sub.end = p.off
 		p.ownTyped(in)
@@ -635,6 +655,12 @@ func (p *chunkParser) parseAttrValue(in *Instruction, name string, kind attrKind
 		if sub.err != nil {
 			p.err = sub.err
 			return false
+		}
+		if name == "padding" && in.Opcode == OpPad {
+			// XLA prints the canonical form of what it reads.
+			if c := paddingText(in.Typed.Padding); c != v {
+				p.attrs[len(p.attrs)-1].Value = p.keepStr(c)
+			}
 		}
 	}
 	return true
@@ -771,11 +797,7 @@ func (p *chunkParser) finishComputation(c *Computation) bool {
 		c.Params = make([]*Instruction, maxParam+1)
 		for _, in := range c.Instructions {
 			if n := in.ParameterNumber; n >= 0 {
-				if c.Params[n] != nil {
-					p.errorAt(in.Pos, "expected unique parameter number, found duplicate parameter("+strconv.Itoa(n)+")")
-					return false
-				}
-				c.Params[n] = in
+				c.Params[n] = in // unique: parseRest checks
 			}
 		}
 		for n, in := range c.Params {

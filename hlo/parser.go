@@ -430,6 +430,7 @@ func resolveModule(m *Module, calls []callRef, hp headerPositions, errs *ErrorLi
 	if m.Name == "" && m.Entry != nil {
 		m.Name = m.Entry.Name
 	}
+	checkAsyncChains(m, errs)
 	if sub, ok := hp["entry_computation_layout"]; ok {
 		if _, err := parseProgramShape(&sub); err != nil {
 			errs.Add(err.Filename, err.Pos, err.Msg)

@@ -82,6 +82,7 @@ func (s *scanner) skipSpace() {
 			case '*':
 				i := strings.Index(s.src[s.off+2:s.end], "*/")
 				if i < 0 {
+					s.errorAt(s.pos(), "expected '*/' to close the comment that starts here, found none (unterminated comment)")
 					s.advanceTo(s.end)
 					return
 				}
