@@ -5,7 +5,8 @@ import "strconv"
 // checkAsyncChains checks the async ops of a module once called
 // computations are resolved, as XLA's parser does: an async-update or
 // async-done takes the op before it in its chain (an async-start or
-// async-update) as its only operand, an update keeps that op's shape, the
+// async-update) as its first operand (and operands bound late after it),
+// an update that binds none keeps that op's shape, the
 // "<op>-update/-done" spelling names the op the chain wraps, a thread or
 // computation written again on an update or done is the start's, and no
 // computation is wrapped by two async-starts.
@@ -34,14 +35,17 @@ func checkAsyncChains(m *Module, errs *ErrorList) {
 
 // asyncLinkProblem checks one async-update or async-done (part).
 func asyncLinkProblem(in *Instruction, part Opcode) string {
-	if len(in.Operands) != 1 {
-		return "AsyncUpdate and AsyncDone expect a single async op as their operand. Found " + strconv.Itoa(len(in.Operands)) + " operands"
+	if len(in.Operands) == 0 {
+		return "AsyncUpdate and AsyncDone expect a single async op as their operand. Found none"
 	}
 	prev := in.Operands[0]
 	if p := prev.Opcode.asyncPart(); p != OpAsyncStart && p != OpAsyncUpdate {
-		return "AsyncUpdate and AsyncDone expect a single async op as their operand. Found " + string(prev.Opcode) + " " + strconv.Quote(prev.Name)
+		return "AsyncUpdate and AsyncDone expect a single async op as their operand. Found " + string(prev.Opcode) + " " + strconv.Quote(prev.Name) + " (AsyncUpdate and AsyncDone expect an asynchronous operation as their first operand.)"
 	}
-	if part == OpAsyncUpdate && !(ShapeCompare{}).Equal(prev.Shape, in.Shape) {
+	// Operands after the first are bound late (XLA 0.12 reads them): the
+	// update then states the operands bound so far. One that binds none
+	// keeps its operand's shape.
+	if part == OpAsyncUpdate && len(in.Operands) == 1 && !(ShapeCompare{}).Equal(prev.Shape, in.Shape) {
 		return "AsyncUpdate expects the op shape to be the same as the operand shape. Found " + in.Shape.String() + " for " + prev.Shape.String()
 	}
 	start := prev

@@ -26,7 +26,7 @@ func TestParseErrors(t *testing.T) {
 		{"ENTRY e {\n  p = f32[2,3]{1,0:Q(2)} parameter(0)\n}\n", `t.hlo:2:20: expected layout attribute (T, S, E, L, D, P, M, SC, # or *), found "Q"`},
 		{"ENTRY e {\n  p = f32[2,3]{1,0:T(8,128} parameter(0)\n}\n", `t.hlo:2:27: expected ')', found '}'`},
 		{head + "  ROOT n = f32[4] negate(p\n}\n", `t.hlo:4:1: expected ')', found '}'`},
-		{"ENTRY e {\n  p f32[] parameter(0)\n}\n", `t.hlo:2:5: expected '=', found "f32"`},
+		{"ENTRY e {\n  p f32[] parameter(0)\n}\n", `t.hlo:2:5: expects '=' in instruction, found "f32"`},
 		{"HloModule m\n", `t.hlo:2:1: expected computation, found end of file`},
 		{"ENTRY e {\n}\n", `t.hlo:2:1: expected instruction, found '}'`},
 		{head + "  ROOT a = f32[4] negate(p)\n  ROOT b = f32[4] negate(p)\n}\n", `t.hlo:4:8: expected one ROOT instruction, found a second one "b" (one computation should have only one ROOT)`},

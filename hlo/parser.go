@@ -23,7 +23,13 @@ import (
 // truncated?"; ParseOptions.AllowTruncated accepts it instead. Operands
 // must be defined before their use.
 // Inline operands such as "exp(f32[] parameter(0))" are hoisted into
-// instructions of their own, named "<opcode>.inline<N>".
+// instructions of their own, named as XLA names them: "<opcode>.anon",
+// "<opcode>.anon.1", ... A computation written inline as an attribute
+// value ("to_apply={...}") becomes a computation of the module. A text of
+// one instruction is read as XLA reads it (parseSingleInstruction).
+// Beyond the grammar, the parser makes the checks XLA's parser makes
+// (check_instruction.go, check_async.go, literal_check.go): what XLA
+// refuses to read is refused with XLA's key phrase in the message.
 //
 // The parser reads src in place and copies the strings the module keeps;
 // src must not change during the call, and may change afterwards.
@@ -79,6 +85,9 @@ func parseText(file, text string, firstLine int, opts ParseOptions) (*Module, er
 	s.strs = newStrArena(0) // the header's strings
 	m := &Module{Source: file}
 	var errs ErrorList
+	if isSingleInstruction(s) {
+		return parseSingleInstruction(file, text, m, s)
+	}
 	headerPos := parseHeader(&s, m)
 	if s.err != nil {
 		errs = append(errs, s.err)
@@ -134,6 +143,7 @@ func parseText(file, text string, firstLine int, opts ParseOptions) (*Module, er
 		_ = g.Wait()
 	}
 	var calls []callRef
+	var deferred []*Instruction
 	var spelling spellingCounts
 	for i := range results {
 		r := &results[i]
@@ -143,6 +153,7 @@ func parseText(file, text string, firstLine int, opts ParseOptions) (*Module, er
 			m.Computations = append(m.Computations, c)
 		}
 		calls = append(calls, r.calls...)
+		deferred = append(deferred, r.deferred...)
 		if r.err != nil {
 			errs = append(errs, r.err)
 		}
@@ -166,6 +177,7 @@ func parseText(file, text string, firstLine int, opts ParseOptions) (*Module, er
 	m.Spelling = spelling.spelling()
 	m.BlankEnd = spelling.blankEnd
 	resolveModule(m, calls, headerPos, &errs)
+	resolveDeferredShapes(m, deferred, &errs)
 	if len(errs) > 0 {
 		errs.Sort()
 		return nil, errs
@@ -456,4 +468,99 @@ func jobsOrDefault(n int) int {
 		return runtime.GOMAXPROCS(0)
 	}
 	return n
+}
+
+// isSingleInstruction reports whether the text at s is one instruction
+// rather than a module, as XLA's parser tells them apart: a module starts
+// with "HloModule", "ENTRY" or a computation's name and its body (or
+// signature); anything else is an instruction, "[name =] shape opcode(...)".
+func isSingleInstruction(s scanner) bool {
+	s.skipSpace()
+	switch w := peekWord(&s); {
+	case s.atEOF(), w == "HloModule", w == "ENTRY", tableNames[w]:
+		return false
+	}
+	if (&shapeParser{scanner: s}).looksLikeShape() {
+		return true
+	}
+	if s.scanName() == "" {
+		return false
+	}
+	s.skipSpace()
+	switch s.peek() {
+	case '=':
+		return true
+	case '(':
+		// A signature "(p: shape, ...) -> shape" or "()", or operands.
+		s.off++
+		s.skipSpace()
+		if s.peek() == ')' {
+			return false
+		}
+		s.accept('%')
+		return s.scanName() == "" || !s.accept(':')
+	}
+	return false
+}
+
+// parseSingleInstruction parses a text that is one instruction, as XLA's
+// parser does: the module's entry computation holds it, and each operand
+// the text does not define, written with a shape (and maybe no name), is
+// a parameter, numbered in order ("_0", "_1", ... when nameless). The
+// instruction may omit "name =" (it is then named "_"); computations it
+// calls may be written inline.
+func parseSingleInstruction(file, text string, m *Module, s scanner) (*Module, error) {
+	p := newChunkParser(file, text, len(text))
+	p.off, p.end, p.line, p.lineStart = s.off, s.end, s.line, s.lineStart
+	c := &Computation{IsEntry: true, Name: "_"} // named after the instruction once read
+	p.comp = c
+	n := int64(0)
+	p.missing = func(name string, sh Shape, pos Pos) *Instruction {
+		if name == "" {
+			name = "_" + strconv.FormatInt(n, 10)
+		}
+		in := p.ar.inst()
+		in.Name, in.Pos, in.Shape, in.Opcode = p.keepStr(name), pos, sh.Clone(), OpParameter
+		in.Parent, in.ParameterNumber, in.Typed = c, int(n), sharedNoTyped
+		p.names[in.Name] = in
+		p.params[n] = in
+		p.insts = append(p.insts, in)
+		n++
+		return in
+	}
+	p.skipSpace()
+	c.Pos = p.pos()
+	var ok bool
+	if p.looksLikeShape() {
+		ok = p.parseRHS("_", c.Pos, true) != nil
+	} else {
+		ok = p.parseStatement()
+	}
+	if ok {
+		if p.skipSpace(); !p.atEOF() {
+			p.errorAt(p.pos(), `Expected eof after parsing single instruction, found `+p.found()+` (did you mean to write an HLO module and forget the "HloModule" header?)`)
+			ok = false
+		}
+	}
+	if ok {
+		p.missing = nil
+		ok = p.finishComputation(c)
+	}
+	if !ok {
+		return nil, ErrorList{p.err}
+	}
+	c.Name = c.Root.Name
+	m.Name = c.Name
+	m.Computations = append(p.nested, c)
+	for i, cc := range m.Computations {
+		cc.Index = i
+	}
+	var errs ErrorList
+	resolveModule(m, p.calls, nil, &errs)
+	resolveDeferredShapes(m, p.deferred, &errs)
+	if len(errs) > 0 {
+		errs.Sort()
+		return nil, errs
+	}
+	return m, nil
 }

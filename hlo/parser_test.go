@@ -201,7 +201,7 @@ ENTRY main {
 	assert.Equal(t, int64(-1), instr(t, m, "dot").Typed.IotaDimension)
 	// Inline operands are hoisted into instructions before their user.
 	pad := instr(t, m, "pad")
-	assert.Equal(t, "constant.inline1", pad.Operands[1].Name)
+	assert.Equal(t, "constant.anon", pad.Operands[1].Name)
 	assert.Equal(t, "0", pad.Operands[1].Literal)
 	assert.Equal(t, pad.Index-1, pad.Operands[1].Index)
 }
@@ -300,7 +300,8 @@ ENTRY %e (p: f32[4]) -> f32[] {
 }`)
 	var b strings.Builder
 	require.NoError(t, m.Print(&b, PrintOptions{Short: true}))
-	assert.Equal(t, `HloModule m
+	// The short form states the entry's signature as XLA's does.
+	assert.Equal(t, `HloModule m, entry_computation_layout={(f32[4]{0})->f32[]}
 
 add {
   a = f32[] parameter(0)

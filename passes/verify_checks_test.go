@@ -249,7 +249,7 @@ func init() {
   b = f32[4,8,2] broadcast(p), dimensions={0,1}
   c = f32[4,4,2] broadcast(s), dimensions={0,1}
   ROOT t = f32[8,4] transpose(p), dimensions={1,0}`, []mutation{
-			{"broadcast(p), dimensions={0,1}", "broadcast(p)", "broadcast has no dimensions attribute"},
+			{"broadcast(p), dimensions={0,1}", "broadcast(p)", "attribute dimensions is expected but not seen"},
 			{"transpose(p), dimensions={1,0}", "transpose(p)", "transpose has no dimensions attribute"},
 			{"broadcast(s), dimensions={0,1}", "broadcast(s), dimensions={0,0}", "dimensions {0,0}: dimension 0 repeated"},
 		}},

@@ -618,5 +618,42 @@ def main():
         check_with_xla(args.check_xla, parser)
 
 
+XLA_PROBE = r"""
+import json, sys
+from jaxlib import _hlo
+out = {}
+for name, text in json.load(sys.stdin):
+    try:
+        _hlo.hlo_module_from_text(text)
+        out[name] = None
+    except Exception as e:  # XLA's error is the answer
+        out[name] = str(e)
+json.dump(out, sys.stdout)
+"""
+
+
+def check_with_xla(python: str, cases):
+    """Runs every parser case through the XLA of python and prints where it
+    disagrees with the test's expectation (one process per case, so that a
+    case XLA aborts on is reported as such)."""
+    import json
+
+    for c in cases:
+        want_err = any(k == "rejected" for k, _ in c.checks)
+        r = subprocess.run([python, "-c", XLA_PROBE], input=json.dumps([[c.name, c.data]]), capture_output=True, text=True)
+        if r.returncode != 0:
+            print(f"{c.name}: XLA aborts", file=sys.stderr)
+            continue
+        err = json.loads(r.stdout)[c.name]
+        if (err is not None) != want_err:
+            got = "accepts" if err is None else "refuses: " + err.split("\n")[1][:160]
+            print(f"{c.name}: test expects {'rejection' if want_err else 'acceptance'}, XLA {got}", file=sys.stderr)
+        elif err is not None:
+            for k, d in c.checks:
+                for ph in d.splitlines() if k == "rejected" else []:
+                    if ph and not ph.startswith("at ") and ph not in err:
+                        print(f"{c.name}: XLA's error lacks {ph!r}: {err.splitlines()[1][:160]}", file=sys.stderr)
+
+
 if __name__ == "__main__":
     main()
