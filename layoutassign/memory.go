@@ -137,6 +137,9 @@ func costOf(s hlo.Shape, t Target) (ArrayCost, error) {
 		c.Rule, c.Unsized, c.Expansion = RuleUnbounded, true, 1
 		return c, nil
 	}
+	if inVectorRegisters(s, t) {
+		return vregCost(s, t)
+	}
 	var err error
 	if c.Unpadded, err = hlo.UnpaddedBytes(s, t.SizeOptions()); err != nil {
 		return c, err
@@ -157,6 +160,53 @@ func costOf(s hlo.Shape, t Target) (ArrayCost, error) {
 		c.Rule = rule
 	}
 	return c, nil
+}
+
+// vregElements is the size of a TPU vector register in elements (8
+// sublanes of 128 lanes; 4 KiB of 32-bit words).
+const vregElements = 1024
+
+// inVectorRegisters reports whether the TPU keeps an array of this layout
+// in vector registers (RuleTPUVectorRegisters): an untiled layout in
+// memory space S(4) or S(6). Values without any layout in a laid-out
+// module are the other case; costCache.unlaidInVregs decides those.
+func inVectorRegisters(s hlo.Shape, t Target) bool {
+	l := s.Layout
+	return t.Backend == BackendTPU && l != nil && len(l.Tiles) == 0 && (l.MemorySpace == 4 || l.MemorySpace == 6)
+}
+
+// vregCost is the cost of an array kept in vector registers: its elements
+// rounded up to whole registers.
+func vregCost(s hlo.Shape, t Target) (ArrayCost, error) {
+	c := ArrayCost{Shape: s, Rule: RuleTPUVectorRegisters}
+	var err error
+	if c.Unpadded, err = hlo.UnpaddedBytes(s, t.SizeOptions()); err != nil {
+		return c, err
+	}
+	elems, ok := hlo.MulInt64(ceilDiv(s.ElementCount(), vregElements), vregElements)
+	bits, ok2 := hlo.MulInt64(elems, t.SizeOptions().ElementBits(s))
+	if !ok || !ok2 {
+		return c, fmt.Errorf("shape %s: size in bits %w", s.String(), hlo.ErrOverflow)
+	}
+	c.Bytes = ceilDiv(bits, 8)
+	c.Expansion = expansion(c.Bytes, c.Unpadded)
+	return c, nil
+}
+
+// laidOut reports whether some layout of m has tiles: a TPU module after
+// XLA's layout assignment, whose values without a layout XLA keeps in
+// vector registers.
+func laidOut(m *hlo.Module) bool {
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			for _, l := range in.Shape.Leaves() {
+				if l.Shape.Layout != nil && len(l.Shape.Layout.Tiles) > 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // AnalyzeMemory computes the memory report of a laid-out module on a
@@ -304,7 +354,7 @@ func arrayCosts(m *hlo.Module, t Target) (*MemoryReport, [][][]ArrayCost, *costC
 	// backing array.
 	costs := make([][][]ArrayCost, len(m.Computations))
 	backing := make([]ArrayCost, 0, nTupleLeaves) // tuple leaves (each with its Index)
-	cc := &costCache{}
+	cc := &costCache{unlaidInVregs: t.Backend == BackendTPU && laidOut(m)}
 	for ci, c := range m.Computations {
 		fused := fusedComps[c]
 		costs[ci] = make([][]ArrayCost, len(c.Instructions))
@@ -380,10 +430,13 @@ func instructionCosts(in *hlo.Instruction, t Target, cc *costCache, backing *[]A
 // parser shares equal shape text, Assign equal layouts) hit the first map
 // by pointer; the others are looked up by their printed key.
 type costCache struct {
-	byLayout map[*hlo.Layout][]costPtrEntry
-	byKey    map[string]int32
-	distinct []ArrayCost
-	key      []byte
+	// unlaidInVregs sizes the arrays without a layout as kept in vector
+	// registers (a laid-out TPU module: RuleTPUVectorRegisters).
+	unlaidInVregs bool
+	byLayout      map[*hlo.Layout][]costPtrEntry
+	byKey         map[string]int32
+	distinct      []ArrayCost
+	key           []byte
 }
 
 type costPtrEntry struct {
@@ -408,7 +461,11 @@ func (cc *costCache) cost(s *hlo.Shape, t Target) (ArrayCost, int32, error) {
 	cc.key = appendCostKey(cc.key[:0], s)
 	k, ok := cc.byKey[string(cc.key)]
 	if !ok {
-		ac, err := costOf(*s, t)
+		cost := costOf
+		if cc.unlaidInVregs && s.Layout == nil {
+			cost = vregCost
+		}
+		ac, err := cost(*s, t)
 		if err != nil {
 			return ac, 0, err
 		}

@@ -333,6 +333,8 @@ def main() -> None:
     ap.add_argument("--backends", default=",".join(BACKENDS))
     ap.add_argument("--jobs", type=int, default=2, help="compiler processes at once (and comparisons)")
     ap.add_argument("--reduce", type=int, default=8, help="disagreements reduced and written (0: none)")
+    ap.add_argument("--reduce-on", default="", help="backends whose disagreements are reduced (default: all)")
+    ap.add_argument("--reduce-figures", default="", help="figures whose disagreements are reduced (default: all)")
     ap.add_argument("--out", default=os.path.join(REPO, "testdata", "xladiff"))
     ap.add_argument("--results", default="", help="write every compile's outcomes here (JSON)")
     a = ap.parse_args()
@@ -361,9 +363,11 @@ def main() -> None:
     rs = xla_diff(tools, dirs, results, False, a.jobs)
     seed_of = {compile_dir(a.cache, p.key(), b): (s, b) for s, p in progs.items() for b in backends}
     firsts, rest, seen = [], [], set()
-    for fig in REDUCE_FIGURES:
+    figures = [f for f in a.reduce_figures.split(",") if f] or REDUCE_FIGURES
+    on = [b for b in a.reduce_on.split(",") if b] or backends
+    for fig in figures:
         for r in rs:
-            if disagrees(r, fig):
+            if disagrees(r, fig) and r["backend"] in on:
                 s, b = seed_of[r["dir"]]
                 (rest if (fig, b) in seen else firsts).append((fig, b, s))
                 seen.add((fig, b))
