@@ -72,10 +72,9 @@ type SpaceReport struct {
 	// peak_memory_in_bytes; WithoutReuseBytes gives every buffer its own
 	// allocation.
 	TemporaryPeakBytes, PeakBytes, PeakUnpadded, WithoutReuseBytes int64
-	// sharesPeak is the most the temporaries hold when a value that shares
-	// an operand's buffer counts as an allocation of its own until it is
-	// freed (the heap replay's no-fragmentation figure).
-	sharesPeak int64
+	// valuePeak is the most the temporaries hold counted value by value
+	// (see heapRun.valuePeak).
+	valuePeak int64
 	// PeakStep is the schedule step at which the peak is first reached
 	// (PeakAt its instruction).
 	PeakStep int
@@ -241,7 +240,7 @@ func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, si
 	if run != nil {
 		sr.Stats.PreallocatedTempFragmentationBytes = run.heapSize - run.noFrag
 		sr.TemporaryPeakBytes = run.peak
-		sr.sharesPeak = run.noFrag
+		sr.valuePeak = run.valuePeak
 		for _, id := range run.liveAtPeak() {
 			live = append(live, lv.allocation(id, sizes[lv.bufOf[id]], KindTemp))
 		}
