@@ -95,8 +95,9 @@ type MemoryReport struct {
 	// LiveAtPeak are the HBM allocations live at the peak, largest first.
 	LiveAtPeak []Allocation
 	// XLAPeakBytes is the peak as XLA's memory_analysis() reports it
-	// (ComputePeakMemory): the parameters, constants and outputs of every
-	// memory space plus the largest peak of one space's temporaries. It is
+	// (ComputePeakMemory): the parameters, constants (those of the
+	// computations called per element too) and outputs of every memory
+	// space plus the largest peak of one space's temporaries. It is
 	// PeakBytes when everything is in HBM; on the TPU it may count VMEM.
 	// On the CPU it has no temporaries: XLA's CPU client computes it from
 	// a buffer assignment without heap-simulator traces, so it is the
@@ -304,7 +305,9 @@ func (r *MemoryReport) fill(lv *liveness, tl threadLocals) {
 	for _, sp := range r.Spaces {
 		r.Stats.add(sp.Stats)
 	}
-	var static, temps int64
+	// The constants of the computations called per element (a sort's
+	// comparator) have constant allocations too, live throughout.
+	static, temps := tl.constBytes, int64(0)
 	for _, sp := range r.Spaces {
 		static += sp.PeakBytes - sp.TemporaryPeakBytes
 		temps = max(temps, sp.TemporaryPeakBytes)
