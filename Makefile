@@ -5,7 +5,7 @@ FUZZTIME ?= 60s
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
 
-.PHONY: all build test vet fmt-check lint bench bench-shapes fuzz golden clean corpus-today groundtruth groundtruth-data screenshot
+.PHONY: all build test vet fmt-check lint bench bench-shapes fuzz golden clean corpus-today groundtruth groundtruth-data groundtruth-venv xla-diff screenshot
 
 all: build
 
@@ -71,12 +71,33 @@ groundtruth:
 # GROUNDTRUTH_ARGS is passed on: --programs, --backends, --sizes, --out, --jobs.
 GROUNDTRUTH_VENV = $(if $(VENV),$(VENV),.venv-groundtruth)
 PYTHON312 ?= $(shell for p in $$(command -v python3.12) $$HOME/.pyenv/versions/3.12*/bin/python3.12; do $$p --version >/dev/null 2>&1 && { echo $$p; break; }; done)
-groundtruth-data:
+groundtruth-data: groundtruth-venv
+	$(GROUNDTRUTH_VENV)/bin/python testdata/groundtruth/gen/generate.py $(GROUNDTRUTH_ARGS)
+
+# groundtruth-venv: the venv of groundtruth-data and xla-diff (VENV=DIR, or
+# .venv-groundtruth made with the pinned requirements).
+groundtruth-venv:
 	@if [ ! -x $(GROUNDTRUTH_VENV)/bin/python ]; then \
-		if [ -z "$(PYTHON312)" ]; then echo "groundtruth-data: python3.12 not found (PATH, ~/.pyenv/versions/3.12*)"; exit 1; fi; \
+		if [ -z "$(PYTHON312)" ]; then echo "groundtruth-venv: python3.12 not found (PATH, ~/.pyenv/versions/3.12*)"; exit 1; fi; \
 		$(PYTHON312) -m venv $(GROUNDTRUTH_VENV) && $(GROUNDTRUTH_VENV)/bin/pip install -r testdata/groundtruth/gen/requirements.txt; \
 	fi
-	$(GROUNDTRUTH_VENV)/bin/python testdata/groundtruth/gen/generate.py $(GROUNDTRUTH_ARGS)
+
+# xla-diff: the differential tester. N random JAX programs from seed SEED
+# (testdata/xladiff/gen/randprog.py) compiled by XLA for TPU v5e, v6e and v4,
+# an H100 and the CPU (no accelerator needed), hlo-opt run on each compile as
+# a user would (cmd/xla-diff), the agreement table per backend and figure, and
+# up to XLA_DIFF_REDUCE disagreements reduced into testdata/xladiff/ (their
+# replay is in make test; this target is not). Compiles are cached in
+# XLA_DIFF_CACHE, outside the repository, so reruns are cheap; at most two
+# compiler processes run at once. VENV as for groundtruth-data;
+# XLA_DIFF_ARGS is passed on (--backends, --jobs, --results, --out).
+SEED ?= 1
+N ?= 20
+XLA_DIFF_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hlo-opt-xladiff
+XLA_DIFF_REDUCE ?= 8
+xla-diff: groundtruth-venv
+	$(GROUNDTRUTH_VENV)/bin/python testdata/xladiff/gen/xladiff.py --seed $(SEED) --n $(N) \
+		--cache $(XLA_DIFF_CACHE) --reduce $(XLA_DIFF_REDUCE) $(XLA_DIFF_ARGS)
 
 clean:
 	rm -rf bin

@@ -73,6 +73,9 @@ type SpaceReport struct {
 	// peak_memory_in_bytes; WithoutReuseBytes gives every buffer its own
 	// allocation.
 	TemporaryPeakBytes, PeakBytes, PeakUnpadded, WithoutReuseBytes int64
+	// valuePeak is the most the temporaries hold counted value by value
+	// (see heapRun.valuePeak).
+	valuePeak int64
 	// PeakStep is the schedule step at which the peak is first reached
 	// (PeakAt its instruction).
 	PeakStep int
@@ -245,6 +248,7 @@ func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, si
 	if run != nil {
 		sr.Stats.PreallocatedTempFragmentationBytes = run.heapSize - run.noFrag
 		sr.TemporaryPeakBytes = run.peak
+		sr.valuePeak = run.valuePeak
 		sr.Buffers = slices.Concat(sr.Buffers, lv.tempBuffers(run, sizes))
 		if run.peakEvent >= 0 {
 			sr.PeakStep = run.events[run.peakEvent].time
