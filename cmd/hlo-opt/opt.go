@@ -538,7 +538,7 @@ func newLogger(w io.Writer, level zapcore.Level, format string) *zap.Logger {
 // writePage renders the Memory Viewer page of res: the layout pass's
 // memory report and, when it ran, the cost pass's estimates.
 func (d *driver) writePage(w io.Writer, res *passes.Results) error {
-	in := memview.Input{File: d.filename}
+	in := memview.Input{File: d.filename, Module: res.Module}
 	for _, p := range res.Passes {
 		v, _ := res.Of(p)
 		switch r := v.(type) {
