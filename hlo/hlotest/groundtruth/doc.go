@@ -5,8 +5,8 @@
 // set their numbers beside XLA's own.
 //
 // Cases lists the compiles; a Case reads its HLO modules (Module), XLA's
-// buffer assignment (BufferAssignment, parsed by ParseBufferAssignment from
-// the "-buffer-assignment.txt" dump), compiled.memory_analysis()
+// buffer assignment (BufferAssignment, parsed by xladump.ParseBufferAssignment
+// from the "-buffer-assignment.txt" dump), compiled.memory_analysis()
 // (MemoryAnalysis) and compiled.cost_analysis() (CostAnalysis). Golden
 // writes or checks the tables the comparisons print. It is test support:
 // it fails the test on unreadable data rather than returning errors.

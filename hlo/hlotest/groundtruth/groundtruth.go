@@ -12,6 +12,7 @@ import (
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
+	"github.com/hlo-opt/hlo-opt/hlo/xladump"
 )
 
 // The file names of one compile's directory.
@@ -119,7 +120,7 @@ func (c Case) BufferAssignment(tb testing.TB) *BufferAssignment {
 	if !ok {
 		return nil
 	}
-	ba, err := ParseBufferAssignment(string(src))
+	ba, err := xladump.ParseBufferAssignment(string(src))
 	require.NoError(tb, err, c.Path(BufferAssignmentTxt))
 	return ba
 }
