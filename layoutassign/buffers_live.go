@@ -40,6 +40,14 @@ type ValueRef struct {
 	Index       []int64
 }
 
+// String is "name", or "name {1,2}" for a tuple leaf.
+func (r ValueRef) String() string {
+	if r.Instruction == nil {
+		return ""
+	}
+	return r.Instruction.Name + indexSuffix(r.Index)
+}
+
 // Live reports whether the buffer holds memory at step.
 func (b *Buffer) Live(step int) bool { return b.Start <= step && step <= b.End }
 

@@ -87,11 +87,11 @@ func newFlagSet(env *Env, o *options) *flag.FlagSet {
 	fs.StringVar(&o.coalescing, "coalescing", "indexing", "analysis of the coalescing pass: indexing or heuristic (the cost pass derates reads by the heuristic in either case, as XLA's GPU performance model does)")
 	fs.Usage = func() {
 		w := fs.Output()
-		fmt.Fprintf(w, "usage: hlo-opt [flags] [FILE|-]\n")
+		fmt.Fprintf(w, "usage: hlo-opt [flags] [FILE|-|DIR]\n")
 		for _, name := range subcommandNames() {
 			fmt.Fprintf(w, "       hlo-opt %s\n", subcommands[name].Synopsis)
 		}
-		fmt.Fprintf(w, "\nParses an HLO module, runs the passes named by --passes and prints the module\nand/or the passes' reports. Without FILE, reads standard input when it is not a\nterminal. Exit status: 0 ok, 1 failure, 2 usage.\n\nFlags:\n")
+		fmt.Fprintf(w, "\nParses an HLO module, runs the passes named by --passes and prints the module\nand/or the passes' reports. Without FILE, reads standard input when it is not a\nterminal. A DIR (XLA_FLAGS=--xla_dump_to=DIR) gets a summary of its optimized\nmodules (--passes=layout,cost by default; --format=html -o OUTDIR writes an index\nand a page per module). Exit status: 0 ok, 1 failure, 2 usage.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	return fs
@@ -144,6 +144,10 @@ func Main(ctx context.Context, args []string, env *Env) int {
 	if p := flagProblem(&o, args); p != "" {
 		return usage("%s", p)
 	}
+	dir := isDir(args[0])
+	if dir && o.passes == "" {
+		o.passes = dirPasses
+	}
 	ps, err := reg.Parse(o.passes)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "hlo-opt: %v\n", err)
@@ -158,6 +162,12 @@ func Main(ctx context.Context, args []string, env *Env) int {
 		return 2
 	}
 	o.progressTerm = o.progress && isTerminal(env.Stderr)
+	if dir {
+		if p := dirProblem(&o, ps); p != "" {
+			return usage("%s", p)
+		}
+		return runDir(ctx, env, &o, ps, cfg, args[0])
+	}
 
 	filename := args[0]
 	src, err := readInput(env, filename)

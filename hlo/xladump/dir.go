@@ -72,6 +72,19 @@ func Find(dir string) ([]Module, error) {
 	return out, nil
 }
 
+// Platform is the platform XLA's file name gives: "cpu" for
+// "cpu_after_optimizations", "gpu" for "sm_9.0a_gpu_after_optimizations";
+// "" for a TPU's (its names carry no platform) or another.
+func (m Module) Platform() string {
+	switch {
+	case strings.HasSuffix(m.Name, ".cpu"):
+		return "cpu"
+	case strings.HasSuffix(m.Name, "_gpu"):
+		return "gpu"
+	}
+	return ""
+}
+
 // beforeName is the before-optimizations file of a GPU or CPU module,
 // whose name carries the platform ("module_0001.jit_f.cpu" ->
 // "module_0001.jit_f.before_optimizations.txt"), "" for another.

@@ -18,11 +18,11 @@ import (
 // their buffer assignments and memory-usage reports, and nothing else.
 func TestFind(t *testing.T) {
 	for _, tc := range []struct {
-		backend string
-		names   []string
+		backend, platform string
+		names             []string
 	}{
-		{"tpu-v5e", []string{"module_0000.jit_transformer_fwd.cl_1014260217", "module_0018.jit_transformer_fwd.cl_1014260217"}},
-		{"cpu", []string{"module_0000.jit_transformer_fwd.cpu", "module_0002.jit_transformer_fwd.cpu"}},
+		{"tpu-v5e", "", []string{"module_0000.jit_transformer_fwd.cl_1014260217", "module_0018.jit_transformer_fwd.cl_1014260217"}},
+		{"cpu", "cpu", []string{"module_0000.jit_transformer_fwd.cpu", "module_0002.jit_transformer_fwd.cpu"}},
 	} {
 		t.Run(tc.backend, func(t *testing.T) {
 			dir := hlotest.TestdataPath(t, "dumps", tc.backend)
@@ -36,10 +36,12 @@ func TestFind(t *testing.T) {
 				assert.FileExists(t, m.MemoryUsageReport)
 				assert.FileExists(t, m.LiveRange)
 				assert.FileExists(t, m.Before)
+				assert.Equal(t, tc.platform, m.Platform())
 			}
 			assert.Equal(t, tc.names, names)
 		})
 	}
+	assert.Equal(t, "gpu", xladump.Module{Name: "module_0001.jit_f.sm_9.0a_gpu"}.Platform())
 	_, err := xladump.Find(filepath.Join(t.TempDir(), "nope"))
 	assert.ErrorIs(t, err, os.ErrNotExist)
 }

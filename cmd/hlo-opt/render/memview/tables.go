@@ -271,18 +271,9 @@ func blame(mr *layoutassign.MemoryReport, d describer) []padRow {
 	return rows[:min(len(rows), MaxPadded)]
 }
 
+// label is "name", or "name {1,2}" for a tuple leaf.
 func label(in *hlo.Instruction, index []int64) string {
-	if in == nil {
-		return ""
-	}
-	if len(index) == 0 {
-		return in.Name
-	}
-	parts := make([]string, len(index))
-	for i, x := range index {
-		parts[i] = strconv.FormatInt(x, 10)
-	}
-	return in.Name + " {" + strings.Join(parts, ",") + "}"
+	return layoutassign.ValueRef{Instruction: in, Index: index}.String()
 }
 
 var opNameRE = regexp.MustCompile(`op_name="((?:[^"\\]|\\.)*)"`)

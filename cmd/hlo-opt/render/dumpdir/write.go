@@ -1,0 +1,134 @@
+package dumpdir
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"text/tabwriter"
+
+	"github.com/hlo-opt/hlo-opt/passes"
+)
+
+// WriteText writes the summary as a table, one module a row, then the
+// modules that failed and where hlo-opt and XLA differ, module by module.
+func WriteText(w io.Writer, dir string, ss []Summary) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "module\tpeak\tHBM peak\tfits\ttime\ttop padding\tvs XLA\t\n")
+	for _, s := range ss {
+		if s.Error != "" {
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\tfailed\t\n", s.Module)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Module, passes.FormatBytes(s.PeakBytes), passes.FormatBytes(s.HBMPeakBytes),
+			s.fits(), s.time(), s.padding(), s.vsXLA())
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n%s in %s; peak is XLA's peak_memory_in_bytes as hlo-opt computes it, fits the HBM verdict (--device).\n", modules(len(ss)), dir)
+	for _, s := range ss {
+		switch {
+		case s.Error != "":
+			fmt.Fprintf(w, "%s: %s\n", s.Module, s.Error)
+		case s.XLA != nil && len(s.XLA.Differences) > 0:
+			fmt.Fprintf(w, "%s differs from XLA's buffer assignment:\n", s.Module)
+			for _, d := range s.XLA.Differences {
+				fmt.Fprintf(w, "  %s\n", d)
+			}
+		}
+	}
+	return nil
+}
+
+func modules(n int) string {
+	if n == 1 {
+		return "1 module"
+	}
+	return fmt.Sprintf("%d modules", n)
+}
+
+// fits is "fits 3%", "EXCEEDS 120%" or "-" without a device.
+func (s Summary) fits() string {
+	switch {
+	case s.Fits == nil:
+		return "-"
+	case *s.Fits:
+		return fmt.Sprintf("fits %.1f%%", s.Percent)
+	}
+	return fmt.Sprintf("EXCEEDS %.1f%%", s.Percent)
+}
+
+// time is "123.4 µs on h100", "-" when the cost pass did not run.
+func (s Summary) time() string {
+	if s.TimeUS == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f µs on %s", *s.TimeUS, s.TimeDevice)
+}
+
+// padding is "fusion.3 +12.0KiB", "-" when nothing is padded.
+func (s Summary) padding() string {
+	if s.TopPadding == "" {
+		return "-"
+	}
+	return s.TopPadding + " +" + passes.FormatBytes(s.TopPaddingBytes)
+}
+
+// vsXLA is "agrees", "N differences", or "-" without XLA's files.
+func (s Summary) vsXLA() string {
+	switch {
+	case s.XLA == nil:
+		return "-"
+	case len(s.XLA.Differences) == 0:
+		return "agrees"
+	case len(s.XLA.Differences) == 1:
+		return "1 difference"
+	}
+	return fmt.Sprintf("%d differences", len(s.XLA.Differences))
+}
+
+// WriteJSON writes the summary as a JSON object: the directory and its
+// modules.
+func WriteJSON(w io.Writer, dir string, ss []Summary) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if ss == nil {
+		ss = []Summary{}
+	}
+	return enc.Encode(struct {
+		Dir     string    `json:"dir"`
+		Modules []Summary `json:"modules"`
+	}{dir, ss})
+}
+
+//go:embed index.html.tmpl
+var indexText string
+
+var index = template.Must(template.New("index").Funcs(template.FuncMap{
+	"bytes": passes.FormatBytes,
+	"deref": func(b *bool) bool { return *b },
+}).Parse(indexText))
+
+// WriteIndex writes the HTML index of a dump directory: the summary with
+// a link to each module's page.
+func WriteIndex(w io.Writer, dir string, ss []Summary) error {
+	return index.Execute(w, struct {
+		Dir     string
+		Modules []Summary
+	}{dir, ss})
+}
+
+// Fitness is the fits column's text, for the index page.
+func (s Summary) Fitness() string { return s.fits() }
+
+// Time is the time column's text, for the index page.
+func (s Summary) Time() string { return s.time() }
+
+// Padded is the top padding column's text, for the index page.
+func (s Summary) Padded() string { return s.padding() }
+
+// VsXLA is the comparison column's text, for the index page.
+func (s Summary) VsXLA() string { return s.vsXLA() }
