@@ -1,12 +1,14 @@
 package dumpdir
 
 import (
+	"bufio"
 	_ "embed"
 	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
-	"text/tabwriter"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/hlo-opt/hlo-opt/passes"
 )
@@ -14,32 +16,52 @@ import (
 // WriteText writes the summary as a table, one module a row, then the
 // modules that failed and where hlo-opt and XLA differ, module by module.
 func WriteText(w io.Writer, dir string, ss []Summary) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "module\tpeak\tHBM peak\tfits\ttime\ttop padding\tvs XLA\t\n")
+	rows := [][]string{{"module", "peak", "HBM peak", "fits", "time", "top padding", "vs XLA"}}
 	for _, s := range ss {
 		if s.Error != "" {
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\tfailed\t\n", s.Module)
+			rows = append(rows, []string{s.Module, "-", "-", "-", "-", "-", "failed"})
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Module, passes.FormatBytes(s.PeakBytes), passes.FormatBytes(s.HBMPeakBytes),
-			s.fits(), s.time(), s.padding(), s.vsXLA())
+		rows = append(rows, []string{s.Module, passes.FormatBytes(s.PeakBytes), passes.FormatBytes(s.HBMPeakBytes),
+			s.fits(), s.time(), s.padding(), s.vsXLA()})
 	}
-	if err := tw.Flush(); err != nil {
-		return err
+	// Names and words to the left, figures to the right.
+	right := []bool{false, true, true, false, true, false, false}
+	width := make([]int, len(right))
+	for _, r := range rows {
+		for i, c := range r {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
 	}
-	fmt.Fprintf(w, "\n%s in %s; peak is XLA's peak_memory_in_bytes as hlo-opt computes it, fits the HBM verdict (--device).\n", modules(len(ss)), dir)
+	bw := bufio.NewWriter(w)
+	for _, r := range rows {
+		var line strings.Builder
+		for i, c := range r {
+			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			if i > 0 {
+				line.WriteString("  ")
+			}
+			if right[i] {
+				line.WriteString(pad + c)
+			} else {
+				line.WriteString(c + pad)
+			}
+		}
+		fmt.Fprintln(bw, strings.TrimRight(line.String(), " "))
+	}
+	fmt.Fprintf(bw, "\n%s in %s; peak is XLA's peak_memory_in_bytes as hlo-opt computes it, fits the HBM verdict (--device).\n", modules(len(ss)), dir)
 	for _, s := range ss {
 		switch {
 		case s.Error != "":
-			fmt.Fprintf(w, "%s: %s\n", s.Module, s.Error)
+			fmt.Fprintf(bw, "%s: %s\n", s.Module, s.Error)
 		case s.XLA != nil && len(s.XLA.Differences) > 0:
-			fmt.Fprintf(w, "%s differs from XLA's buffer assignment:\n", s.Module)
+			fmt.Fprintf(bw, "%s differs from XLA's buffer assignment:\n", s.Module)
 			for _, d := range s.XLA.Differences {
-				fmt.Fprintf(w, "  %s\n", d)
+				fmt.Fprintf(bw, "  %s\n", d)
 			}
 		}
 	}
-	return nil
+	return bw.Flush()
 }
 
 func modules(n int) string {
