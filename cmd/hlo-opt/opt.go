@@ -465,20 +465,7 @@ func (d *driver) render(w io.Writer, m *hlo.Module, res *passes.Results) error {
 	var err error
 	switch o.format {
 	case "dot":
-		var b []byte
-		if o.computation != "" {
-			c := m.Computation(o.computation)
-			if c == nil {
-				return fmt.Errorf("%s: no computation %q", d.filename, o.computation)
-			}
-			b, err = graph.DOT(c, graph.DOTOptions{ExpandFusions: o.expandFusions, MaxNodes: o.maxNodes})
-		} else {
-			b, err = graph.NewCallGraph(m).DOT()
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := w.Write(append(b, '\n')); err != nil {
+		if err := d.renderDOT(w, m, res); err != nil {
 			return err
 		}
 	case "html":
