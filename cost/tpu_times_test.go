@@ -102,3 +102,8 @@ func TestGroundtruthTPUTimes(t *testing.T) {
 	t.Logf("TPU module times: %d modules, Spearman %.3f, median |log2| %.3f, within 2x %.0f%%", len(est), spearman(est, xla), median(abs), 100*float64(inside[2])/n)
 	assert.GreaterOrEqual(t, spearman(est, xla), 0.9, "Spearman of the module times")
 }
+
+// within: ours is within tol (a fraction) of xla's figure.
+func within(ours, xla, tol float64) bool {
+	return ours == xla || math.Abs(ours-xla) <= tol*math.Abs(xla)
+}

@@ -40,6 +40,14 @@ type ValueRef struct {
 	Index       []int64
 }
 
+// String is "name", or "name {1,2}" for a tuple leaf.
+func (r ValueRef) String() string {
+	if r.Instruction == nil {
+		return ""
+	}
+	return r.Instruction.Name + indexSuffix(r.Index)
+}
+
 // Live reports whether the buffer holds memory at step.
 func (b *Buffer) Live(step int) bool { return b.Start <= step && step <= b.End }
 
@@ -56,13 +64,31 @@ func (sp *SpaceReport) LiveAt(step int) []Buffer {
 	return out
 }
 
+// Sorted returns all the buffers of the space in LiveAt's order, so that
+// those live at any step, taken in this order, are LiveAt's list.
+func (sp *SpaceReport) Sorted() []Buffer {
+	idx := sp.order(func(*Buffer) bool { return true })
+	out := make([]Buffer, len(idx))
+	for k, i := range idx {
+		out[k] = sp.Buffers[i]
+	}
+	return out
+}
+
 // liveAt returns the indices of the buffers live at step in LiveAt's
-// order (the indices are sorted, not the buffers, which are large).
+// order.
 func (sp *SpaceReport) liveAt(step int) []int {
+	return sp.order(func(b *Buffer) bool { return b.Live(step) })
+}
+
+// order returns the indices of the buffers keep accepts, largest first,
+// then by first step, then in the order of their definitions (the
+// indices are sorted, not the buffers, which are large).
+func (sp *SpaceReport) order(keep func(*Buffer) bool) []int {
 	bs := sp.Buffers
 	var idx []int
 	for i := range bs {
-		if bs[i].Live(step) {
+		if keep(&bs[i]) {
 			idx = append(idx, i)
 		}
 	}

@@ -166,8 +166,8 @@ type AllocationJSON struct {
 }
 
 // CapacityJSON is the verdict against the device's memories: HBM, and
-// on the TPU VMEM and SMEM when the program uses them. Fits is every
-// space's verdict; Percent is HBM's.
+// on the TPU VMEM and SMEM when the program uses them. Fits and Percent
+// are HBM's, which decides (see MemoryReport.Verdict).
 type CapacityJSON struct {
 	Device   string              `json:"device"`
 	HBMBytes int64               `json:"hbm_bytes"`

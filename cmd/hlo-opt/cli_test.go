@@ -102,7 +102,7 @@ func TestUsageAndUnknownPass(t *testing.T) {
 	var help string
 	help, errOut, code = hloOpt(t, "", "-h")
 	assert.Equal(t, 0, code)
-	assert.Contains(t, help, "usage: hlo-opt [flags] [FILE|-]", "-h prints on stdout")
+	assert.Contains(t, help, "usage: hlo-opt [flags] [FILE|-|DIR]", "-h prints on stdout")
 	assert.Empty(t, errOut)
 	_, errOut, code = hloOpt(t, "", "--help")
 	assert.Equal(t, 0, code)

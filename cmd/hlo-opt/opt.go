@@ -87,11 +87,11 @@ func newFlagSet(env *Env, o *options) *flag.FlagSet {
 	fs.StringVar(&o.coalescing, "coalescing", "indexing", "analysis of the coalescing pass: indexing or heuristic (the cost pass derates reads by the heuristic in either case, as XLA's GPU performance model does)")
 	fs.Usage = func() {
 		w := fs.Output()
-		fmt.Fprintf(w, "usage: hlo-opt [flags] [FILE|-]\n")
+		fmt.Fprintf(w, "usage: hlo-opt [flags] [FILE|-|DIR]\n")
 		for _, name := range subcommandNames() {
 			fmt.Fprintf(w, "       hlo-opt %s\n", subcommands[name].Synopsis)
 		}
-		fmt.Fprintf(w, "\nParses an HLO module, runs the passes named by --passes and prints the module\nand/or the passes' reports. Without FILE, reads standard input when it is not a\nterminal. Exit status: 0 ok, 1 failure, 2 usage.\n\nFlags:\n")
+		fmt.Fprintf(w, "\nParses an HLO module, runs the passes named by --passes and prints the module\nand/or the passes' reports. Without FILE, reads standard input when it is not a\nterminal. A DIR (XLA_FLAGS=--xla_dump_to=DIR) gets a summary of its optimized\nmodules (--passes=layout,cost by default; --format=html -o OUTDIR writes an index\nand a page per module). Exit status: 0 ok, 1 failure, 2 usage.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	return fs
@@ -144,6 +144,10 @@ func Main(ctx context.Context, args []string, env *Env) int {
 	if p := flagProblem(&o, args); p != "" {
 		return usage("%s", p)
 	}
+	dir := isDir(args[0])
+	if dir && o.passes == "" {
+		o.passes = dirPasses
+	}
 	ps, err := reg.Parse(o.passes)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "hlo-opt: %v\n", err)
@@ -158,6 +162,12 @@ func Main(ctx context.Context, args []string, env *Env) int {
 		return 2
 	}
 	o.progressTerm = o.progress && isTerminal(env.Stderr)
+	if dir {
+		if p := dirProblem(&o, ps); p != "" {
+			return usage("%s", p)
+		}
+		return runDir(ctx, env, &o, ps, cfg, args[0])
+	}
 
 	filename := args[0]
 	src, err := readInput(env, filename)
@@ -455,20 +465,7 @@ func (d *driver) render(w io.Writer, m *hlo.Module, res *passes.Results) error {
 	var err error
 	switch o.format {
 	case "dot":
-		var b []byte
-		if o.computation != "" {
-			c := m.Computation(o.computation)
-			if c == nil {
-				return fmt.Errorf("%s: no computation %q", d.filename, o.computation)
-			}
-			b, err = graph.DOT(c, graph.DOTOptions{ExpandFusions: o.expandFusions, MaxNodes: o.maxNodes})
-		} else {
-			b, err = graph.NewCallGraph(m).DOT()
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := w.Write(append(b, '\n')); err != nil {
+		if err := d.renderDOT(w, m, res); err != nil {
 			return err
 		}
 	case "html":
@@ -538,7 +535,7 @@ func newLogger(w io.Writer, level zapcore.Level, format string) *zap.Logger {
 // writePage renders the Memory Viewer page of res: the layout pass's
 // memory report and, when it ran, the cost pass's estimates.
 func (d *driver) writePage(w io.Writer, res *passes.Results) error {
-	in := memview.Input{File: d.filename}
+	in := memview.Input{File: d.filename, Module: res.Module}
 	for _, p := range res.Passes {
 		v, _ := res.Of(p)
 		switch r := v.(type) {

@@ -100,6 +100,7 @@ func newPassConfig(o *options, ps []*passes.Pass) (passConfig, error) {
 			return passConfig{}, fmt.Errorf("--target=%s: %w", o.target, err)
 		}
 		t.Device, t.HBMBytes = cfg.layout.Target.Device, cfg.layout.Target.HBMBytes
+		t.VMEMBytes, t.SMEMBytes = cfg.layout.Target.VMEMBytes, cfg.layout.Target.SMEMBytes
 		cfg.layout.Target = t
 		x, err := cost.ParseXLATarget(o.target)
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
+	"github.com/hlo-opt/hlo-opt/hlo/xladump"
 )
 
 // The file names of one compile's directory.
@@ -120,7 +121,7 @@ func (c Case) BufferAssignment(tb testing.TB) *BufferAssignment {
 	if !ok {
 		return nil
 	}
-	ba, err := ParseBufferAssignment(string(src))
+	ba, err := xladump.ParseBufferAssignment(string(src))
 	require.NoError(tb, err, c.Path(BufferAssignmentTxt))
 	return ba
 }

@@ -49,7 +49,7 @@ func newChart(sp layoutassign.SpaceReport, capacity int64, device string) chart 
 			drawCap, c.CapacityDrawn = true, true
 			top = max(top, float64(capacity)*1.05)
 		} else {
-			c.CapacityOff = fmt.Sprintf("%s HBM of %s is %.1fx the peak, above the chart", passes.FormatBytes(capacity), device,
+			c.CapacityOff = fmt.Sprintf("%s %s of %s is %.1fx the peak, above the chart", passes.FormatBytes(capacity), sp.Name, device,
 				float64(capacity)/float64(max(sp.PeakBytes, 1)))
 		}
 	}
@@ -100,6 +100,8 @@ func newChart(sp layoutassign.SpaceReport, capacity int64, device string) chart 
 	fmt.Fprintf(&b, `<text class="peak-label" x="%.1f" y="%.1f" text-anchor="%s">peak %s at step %d</text>`,
 		px, max(py-8, 12), anchor, passes.FormatBytes(sp.PeakBytes), sp.PeakStep)
 	fmt.Fprintf(&b, `<line class="cursor" x1="0" x2="0" y1="%d" y2="%d" visibility="hidden"/>`, marginT, chartH-marginB)
+	// The step the tables below show, the peak at first.
+	fmt.Fprintf(&b, `<line class="selected" x1="%.1f" x2="%.1f" y1="%d" y2="%d"/>`, px, px, marginT, chartH-marginB)
 	b.WriteString(`</svg>`)
 	c.SVG = template.HTML(b.String())
 	// The hover data: step, bytes, unpadded, instruction of every point.
