@@ -63,7 +63,7 @@ type view struct {
 	TPU                                               bool
 	CostDevice                                        string
 	CostTimeUS                                        float64
-	HasCost, CostGPU                                  bool
+	HasCost                                           bool
 	MarginL, PlotW                                    int
 	FoldBelow                                         int64
 }
@@ -90,11 +90,11 @@ type spaceView struct {
 }
 
 type fusionRow struct {
-	Name, Emitter, Kind, Bound string
-	Bytes                      int64
-	Flops                      float64
-	TimeUS                     float64
-	Coalesced, Operands        int
+	Name, Emitter, Kind, Unit, Bound string
+	Bytes                            int64
+	Flops                            float64
+	TimeUS                           float64
+	Coalesced, Operands              int
 }
 
 func build(in Input) *view {
@@ -144,8 +144,7 @@ func build(in Input) *view {
 	if in.Cost != nil {
 		v.HasCost = true
 		me := in.Cost.Estimate()
-		dev := in.Cost.Device()
-		v.CostDevice, v.CostTimeUS, v.CostGPU = me.Device, me.TimeUS, dev.IsGPU()
+		v.CostDevice, v.CostTimeUS = me.Device, me.TimeUS
 		v.Fusions = fusions(me)
 	}
 	return v
@@ -196,7 +195,8 @@ func fusions(me *cost.ModuleEstimate) []fusionRow {
 		if e.Instr.Opcode != hlo.OpFusion {
 			continue
 		}
-		r := fusionRow{Name: e.Instr.Name, Emitter: e.Kind(), Bound: e.Bound, Bytes: e.Bytes(), Flops: e.Flops,
+		kind, _ := e.Instr.Attr("kind")
+		r := fusionRow{Name: e.Instr.Name, Emitter: e.Emitter.String(), Kind: kind, Unit: e.Unit, Bound: e.Bound, Bytes: e.Bytes(), Flops: e.Flops,
 			TimeUS: e.TimeUS, Operands: len(e.Reads)}
 		for _, rd := range e.Reads {
 			if rd.Coalesced {
