@@ -640,7 +640,7 @@ func (m *Model) EstimateModule(mod *hlo.Module) *ModuleEstimate {
 	if m.Devices == 0 {
 		m.Devices = ModuleDevices(mod)
 	}
-	me := &ModuleEstimate{Device: m.Device.Name, Note: foreignNote(ModuleCompiledFor(mod), &m.Device)}
+	me := &ModuleEstimate{Device: m.Device.Name, Note: foreignNote(compiledFor(mod), &m.Device)}
 	comps, runs := executions(mod)
 	for _, c := range comps {
 		for _, in := range c.Instructions {
