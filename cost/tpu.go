@@ -29,10 +29,7 @@ const (
 // tpuEstimate is the roofline of one TPU kernel.
 func (m *Model) tpuEstimate(in *hlo.Instruction) *Estimate {
 	d := &m.Device
-	if m.base == nil {
-		m.base = NewBaseCosts()
-	}
-	costs := m.base
+	costs := m.baseCosts()
 	c := costs.Of(in)
 	mxu, vec := tpuFlops(costs, in, 0)
 	e := &Estimate{Instr: in, Unit: UnitVector, Cost: c, Flops: mxu + vec, MatrixUnit: mxu > 0,

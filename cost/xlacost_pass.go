@@ -93,14 +93,26 @@ func CompiledBackend(m *hlo.Module) (b XLABackend, why string) {
 
 // tpuLayoutMark says why in's layout looks laid out for a TPU, or "".
 func tpuLayoutMark(in *hlo.Instruction) string {
-	for _, l := range in.Shape.Leaves() {
-		if lay := l.Shape.Layout; lay != nil {
-			if len(lay.Tiles) > 0 {
-				return fmt.Sprintf("%s's layout has TPU tiles (%s)", in.Name, l.Shape.String())
+	return tpuShapeMark(in.Name, &in.Shape)
+}
+
+// tpuShapeMark is tpuLayoutMark of one (leaf of a) shape, walked without
+// listing the leaves: every instruction of a module is looked at.
+func tpuShapeMark(name string, s *hlo.Shape) string {
+	if s.IsTuple() {
+		for i := range s.Tuple {
+			if why := tpuShapeMark(name, &s.Tuple[i]); why != "" {
+				return why
 			}
-			if lay.MemorySpace != 0 {
-				return fmt.Sprintf("%s's layout names memory space S(%d)", in.Name, lay.MemorySpace)
-			}
+		}
+		return ""
+	}
+	if lay := s.Layout; lay != nil {
+		if len(lay.Tiles) > 0 {
+			return fmt.Sprintf("%s's layout has TPU tiles (%s)", name, s.String())
+		}
+		if lay.MemorySpace != 0 {
+			return fmt.Sprintf("%s's layout names memory space S(%d)", name, lay.MemorySpace)
 		}
 	}
 	return ""
