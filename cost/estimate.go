@@ -243,8 +243,9 @@ func (m *Model) Estimate(in *hlo.Instruction) *Estimate {
 // anything else from its cost analysis c and the coalescing of its reads,
 // which coal computes only when that model needs it.
 func (m *Model) estimateKernel(a *FusionAnalysis, c *InstructionCost, coal func() []OperandCoalescing) *Estimate {
+	f := m.xlaFlops(a.Fusion) // the TPU model reads m.xlaV's transcendentals
 	e := m.modelKernel(a, c, coal)
-	if f := m.xlaFlops(a.Fusion); f >= 0 {
+	if f >= 0 {
 		e.Flops = f
 	}
 	return e
