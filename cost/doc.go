@@ -60,9 +60,13 @@
 //     bandwidth, the longer of the two; no emitters, threads, coalescing
 //     or launch overhead (Estimate.Unit names MXU, vector, DMA or
 //     collective).
-//   - Backend: ModuleCompiledFor tells the backend a module was compiled
-//     for from its backend_configs, custom calls and tiles; a cost report
-//     for a device of another kind says so (ModuleEstimate.Note, JSON
+//   - Flops: an Estimate reports its kernel's flops as XLA's
+//     cost_analysis() counts them on the device's backend (XLACost's
+//     rules; a library call XLA cannot cost keeps the model's count); the
+//     compute time keeps the model's own weights.
+//   - Backend: CompiledBackend tells the backend a module was compiled for
+//     from its backend_configs, custom calls and tiles; a cost report for
+//     a device of another kind says so (ModuleEstimate.Note, JSON
 //     "compiled_for" and "note").
 //   - Passes: CoalescingPass, UtilizationPass and CostPass ("coalescing",
 //     "utilization", "cost"; text and JSON reports) require KernelsPass

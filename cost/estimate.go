@@ -44,9 +44,15 @@ type Estimate struct {
 	// Emitter is the GPU emitter; Unit, when set, what runs the kernel
 	// instead: a TPU's MXU or vector unit, a DMA, a collective (Kind
 	// gives the one to show).
-	Emitter     EmitterKind
-	Unit        string
-	Launch      LaunchDims
+	Emitter EmitterKind
+	Unit    string
+	Launch  LaunchDims
+	// Flops is the kernel's flops as XLA's cost_analysis() counts them on
+	// the device's backend (XLACost), or the model's own count where XLA
+	// cannot cost the kernel (a library call); the compute time comes
+	// from the model's own weights (the GPU performance model's 3 per
+	// elementwise element, padded tiles, the TPU's vector and matrix
+	// units).
 	Flops       float64
 	BytesRead   int64
 	BytesOutput int64
@@ -176,8 +182,13 @@ type Model struct {
 	// Devices is the number of devices the module runs on
 	// (ModuleDevices), the group of a collective that names none.
 	Devices int64
-	// base is the memo of HloCostAnalysis (NewBaseCosts) for TPU kernels.
-	base *Costs
+	// base is the memo of HloCostAnalysis (NewBaseCosts) of the TPU
+	// model's compute; xla the one of XLA's cost_analysis() (XLACost's
+	// rules), whose flops the estimates report.
+	base   *Costs
+	xla    *xlaAnalysis
+	xlaV   XLACostValues
+	xlaBuf []float64
 }
 
 // NewModel returns a model for device d with heuristic coalescing.
@@ -232,6 +243,16 @@ func (m *Model) Estimate(in *hlo.Instruction) *Estimate {
 // anything else from its cost analysis c and the coalescing of its reads,
 // which coal computes only when that model needs it.
 func (m *Model) estimateKernel(a *FusionAnalysis, c *InstructionCost, coal func() []OperandCoalescing) *Estimate {
+	f := m.xlaFlops(a.Fusion) // the TPU model reads m.xlaV's transcendentals
+	e := m.modelKernel(a, c, coal)
+	if f >= 0 {
+		e.Flops = f
+	}
+	return e
+}
+
+// modelKernel picks the model of a kernel (see estimateKernel).
+func (m *Model) modelKernel(a *FusionAnalysis, c *InstructionCost, coal func() []OperandCoalescing) *Estimate {
 	switch in := a.Fusion; {
 	case isCollective(in):
 		return m.collectiveEstimate(in, c)
@@ -439,6 +460,34 @@ func satMul(a, b int64) int64 {
 	return a * b
 }
 
+// xlaTarget is the backend (and chip) whose cost_analysis() a device's
+// reports give the flops of.
+func xlaTarget(d *Device) XLATarget {
+	if d.IsGPU() {
+		return XLATarget{Backend: XLAGPU, Device: d.Name}
+	}
+	return XLATarget{Backend: XLATPU, Device: d.Name}
+}
+
+// xlaFlops is what XLA's cost_analysis() counts for kernel in on the
+// device's backend (XLACost's rules: 1 per element of an elementwise op,
+// none for a transcendental one, as HloCostAnalysis counts), or -1 when
+// XLA cannot cost it (a library call). The model memoizes the analysis.
+func (m *Model) xlaFlops(in *hlo.Instruction) float64 {
+	if m.xla == nil {
+		m.xla = newXLAAnalysis(xlaTarget(&m.Device))
+		m.xla.unrecorded = true
+	}
+	// The kernel's own figures are scratch: its operand slices come from a
+	// buffer kept for the next kernel.
+	if n := 2 * len(in.Operands); cap(m.xlaBuf) < n {
+		m.xlaBuf = make([]float64, n)
+	}
+	m.xla.spare = m.xlaBuf[:cap(m.xlaBuf)]
+	m.xla.fill(&m.xlaV, in)
+	return m.xlaV.Flops
+}
+
 // writtenBytes is what a kernel writes to memory: the cost analysis's output
 // bytes, except for a library call with a tuple result (a cuBLAS gemm's
 // result and workspace): XLA's cost analysis charges such a tuple as its
@@ -640,8 +689,9 @@ func (m *Model) EstimateModule(mod *hlo.Module) *ModuleEstimate {
 	if m.Devices == 0 {
 		m.Devices = ModuleDevices(mod)
 	}
-	me := &ModuleEstimate{Device: m.Device.Name, Note: foreignNote(ModuleCompiledFor(mod), &m.Device)}
+	me := &ModuleEstimate{Device: m.Device.Name, Note: foreignNote(compiledFor(mod), &m.Device)}
 	comps, runs := executions(mod)
+	var ests []*Estimate
 	for _, c := range comps {
 		for _, in := range c.Instructions {
 			if !isKernel(in) {
@@ -649,8 +699,11 @@ func (m *Model) EstimateModule(mod *hlo.Module) *ModuleEstimate {
 			}
 			e := m.Estimate(in)
 			e.Executions = runs[c]
-			me.add(e)
+			ests = append(ests, e)
 		}
+	}
+	for _, e := range ests {
+		me.add(e)
 	}
 	return me
 }

@@ -185,7 +185,7 @@ func costResult(u *passes.Unit) (any, error) {
 		ests = append(ests, part...)
 	}
 	r := newCostResult(kernelsIn(u), ests, configOf(u))
-	r.compiled = ModuleCompiledFor(u.Module)
+	r.compiled = compiledFor(u.Module)
 	r.me.Note = foreignNote(r.compiled, &r.cfg.Device)
 	return r, nil
 }

@@ -71,6 +71,26 @@ func plausibilityViolations(me *ModuleEstimate, d *Device) []string {
 	return out
 }
 
+// flopsAgainstXLA sums, over the kernels whose flops XLA's cost_analysis()
+// knows (xla-cost's figure is not its -1 for a custom call), the model's
+// flops and xla-cost's for the device's backend; each kernel once.
+func flopsAgainstXLA(me *ModuleEstimate, m *hlo.Module, d *Device) (ours, xla float64) {
+	be := XLAGPU
+	if !d.IsGPU() {
+		be = XLATPU
+	}
+	xc := XLACost(m, XLATarget{Backend: be, Device: d.Name})
+	for _, e := range me.Kernels {
+		v := xc.Of(e.Instr)
+		if v == nil || v.Flops < 0 {
+			continue
+		}
+		ours += e.Flops
+		xla += v.Flops
+	}
+	return ours, xla
+}
+
 func TestPlausibility(t *testing.T) {
 	files := hlotest.ModuleFiles(t, "verify") // testdata/verify holds modules made to fail
 	var bad []string
@@ -88,6 +108,10 @@ func TestPlausibility(t *testing.T) {
 				rel, _ := filepath.Rel(hlotest.RepoRoot(t), cm.Path)
 				for _, v := range plausibilityViolations(cr.Estimate(), &d) {
 					bad = append(bad, fmt.Sprintf("%s %s#%d: %s", dev, rel, cm.Chunk, v))
+				}
+				ours, xla := flopsAgainstXLA(cr.Estimate(), cm.Module, &d)
+				if ours > 2*xla+1e3 || xla > 2*ours+1e3 {
+					bad = append(bad, fmt.Sprintf("%s %s#%d: flops %.4g, xla-cost's %.4g", dev, rel, cm.Chunk, ours, xla))
 				}
 				modules++
 			}

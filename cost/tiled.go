@@ -320,7 +320,8 @@ const tileRegisterShare = 0.4
 
 // propagate tiles the kernel with t; ok is false when the roots' tiles
 // give different block counts or do not match their shapes.
-func (bl *blockLevel) propagate(c *Costs, t tiling, d *Device) (tf *tiledFusion, ok bool) {
+func (bl *blockLevel) propagate(m *Model, t tiling) (tf *tiledFusion, ok bool) {
+	c, d := m.costs(), &m.Device
 	var err error
 	defer indexing.Recover(&err)
 	defer func() {
@@ -539,7 +540,7 @@ func (m *Model) tiledEstimate(a *FusionAnalysis) *Estimate {
 		return nil
 	}
 	if t, ok := readBlockLevelConfig(a.Fusion); ok {
-		if tf, ok := bl.propagate(m.costs(), t, &m.Device); ok {
+		if tf, ok := bl.propagate(m, t); ok {
 			return m.tiledRoofline(a, tf, t)
 		}
 	}
@@ -556,6 +557,15 @@ func (m *Model) costs() *Costs {
 		m.Costs = NewCosts()
 	}
 	return m.Costs
+}
+
+// baseCosts is the model's memo of HloCostAnalysis (NewBaseCosts), the
+// flops the reports give, made on first use.
+func (m *Model) baseCosts() *Costs {
+	if m.base == nil {
+		m.base = NewBaseCosts()
+	}
+	return m.base
 }
 
 // warpsFor is XLA's GetNumWarps: the warps of a block-level kernel whose
@@ -596,7 +606,6 @@ func (m *Model) searchTiling(a *FusionAnalysis, bl *blockLevel) *Estimate {
 	for i := range tile {
 		tile[i] = 1
 	}
-	costs := m.costs()
 	var best *Estimate
 	var bestTiling tiling
 	tried := 0
@@ -611,7 +620,7 @@ func (m *Model) searchTiling(a *FusionAnalysis, bl *blockLevel) *Estimate {
 			for i := range t.tiles {
 				t.tiles[i] = tile
 			}
-			tf, ok := bl.propagate(costs, t, d)
+			tf, ok := bl.propagate(m, t)
 			if !ok || !tf.fits {
 				return
 			}

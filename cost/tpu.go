@@ -11,7 +11,8 @@ import (
 // coalescing. The model: flops as XLA's HloCostAnalysis counts them (what
 // the TPU's cost_analysis() reports), split between the MXU at the
 // device's matrix peak for the operand class and the vector unit at its
-// peak; memory bytes as the cost analysis's bytes accessed, but each
+// peak, transcendentals at the rate the TPU's cost model takes (known for
+// the chips xla-cost probed); memory bytes as the cost analysis's bytes accessed, but each
 // operand read at most once (the kernel keeps what it reads in VMEM) and
 // each array at its tiled (padded) size, at the HBM bandwidth; the kernel
 // takes the longer of compute and memory time, without a launch overhead.
@@ -29,10 +30,7 @@ const (
 // tpuEstimate is the roofline of one TPU kernel.
 func (m *Model) tpuEstimate(in *hlo.Instruction) *Estimate {
 	d := &m.Device
-	if m.base == nil {
-		m.base = NewBaseCosts()
-	}
-	costs := m.base
+	costs := m.baseCosts()
 	c := costs.Of(in)
 	mxu, vec := tpuFlops(costs, in, 0)
 	e := &Estimate{Instr: in, Unit: UnitVector, Cost: c, Flops: mxu + vec, MatrixUnit: mxu > 0,
@@ -43,6 +41,11 @@ func (m *Model) tpuEstimate(in *hlo.Instruction) *Estimate {
 	}
 	if vec > 0 && d.VectorPeakFlops > 0 {
 		e.ComputeUS += vec / d.VectorPeakFlops * 1e6
+	}
+	// Transcendentals (exp, tanh, ...) at the rate the TPU compiler's cost
+	// model divides them by (xla-cost's probes), where it is known.
+	if r := tpuRatesByDevice[d.Name].transcendentals; r > 0 && m.xlaV.Transcendentals > 0 {
+		e.ComputeUS += m.xlaV.Transcendentals / r * 1e6
 	}
 	outElems := computedElements(in)
 	hbm := 0.0

@@ -43,18 +43,31 @@ func runXLACost(u *passes.Unit) (any, error) {
 }
 
 // InferXLABackend guesses the backend a module was compiled for from what
-// each backend's compiler leaves in it: TPU tiles ("T(8,128)") or memory
-// spaces ("S(1)") in layouts and the TPU's custom calls and backend
-// configs; the GPU's backend configs (operation queues, Triton and cuBLAS
-// fusions and calls); the CPU's (outer dimension partitions, small calls).
-// reason says what decided, for the report. A module with none of these
-// is costed with the CPU rules, which give the GPU's figures as well.
+// each backend's compiler leaves in it (CompiledBackend). reason says what
+// decided, for the report. A module with none of these marks is costed
+// with the CPU rules, which give the GPU's figures as well.
 func InferXLABackend(m *hlo.Module) (t XLATarget, reason string) {
-	var gpu, cpu string
+	if b, why := CompiledBackend(m); b != "" {
+		return XLATarget{Backend: b}, "assumed " + string(b) + ": " + why
+	}
+	return XLATarget{Backend: XLACPU}, "assumed cpu: no backend's marks in the module (the CPU and GPU rules give the same figures)"
+}
+
+// CompiledBackend is the backend whose compiler left its marks in a
+// module, with what tells: first the backend configs and custom calls of
+// one compiler (the TPU's window, scoped-memory and flag configs and its
+// own calls; the GPU's operation queues, Triton and cuBLAS fusions and
+// calls; the CPU's outer dimension partitions, YNNPACK fusions and small
+// calls), else TPU tiles ("T(8,128)") or memory spaces ("S(1)") in
+// layouts, which a module laid out for a TPU by the layout assignment has
+// whatever it was compiled for. It is "" for a module with none (one
+// before XLA's optimizations).
+func CompiledBackend(m *hlo.Module) (b XLABackend, why string) {
+	var gpu, cpu, layout string
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
-			if why := tpuMark(in); why != "" {
-				return XLATarget{Backend: XLATPU}, "assumed tpu: " + why
+			if why := tpuConfigMark(in); why != "" {
+				return XLATPU, why
 			}
 			if gpu == "" {
 				gpu = gpuMark(in)
@@ -62,38 +75,68 @@ func InferXLABackend(m *hlo.Module) (t XLATarget, reason string) {
 			if cpu == "" {
 				cpu = cpuMark(in)
 			}
+			if layout == "" {
+				layout = tpuLayoutMark(in)
+			}
 		}
 	}
 	switch {
 	case gpu != "":
-		return XLATarget{Backend: XLAGPU}, "assumed gpu: " + gpu
+		return XLAGPU, gpu
 	case cpu != "":
-		return XLATarget{Backend: XLACPU}, "assumed cpu: " + cpu
+		return XLACPU, cpu
+	case layout != "":
+		return XLATPU, layout
 	}
-	return XLATarget{Backend: XLACPU}, "assumed cpu: no backend's marks in the module (the CPU and GPU rules give the same figures)"
+	return "", ""
 }
 
-// tpuMark says why in looks compiled for a TPU, or "".
-func tpuMark(in *hlo.Instruction) string {
-	for _, l := range in.Shape.Leaves() {
-		if lay := l.Shape.Layout; lay != nil {
-			if len(lay.Tiles) > 0 {
-				return fmt.Sprintf("%s's layout has TPU tiles (%s)", in.Name, l.Shape.String())
-			}
-			if lay.MemorySpace != 0 {
-				return fmt.Sprintf("%s's layout names memory space S(%d)", in.Name, lay.MemorySpace)
+// tpuLayoutMark says why in's layout looks laid out for a TPU, or "".
+func tpuLayoutMark(in *hlo.Instruction) string {
+	return tpuShapeMark(in.Name, &in.Shape)
+}
+
+// tpuShapeMark is tpuLayoutMark of one (leaf of a) shape, walked without
+// listing the leaves: every instruction of a module is looked at.
+func tpuShapeMark(name string, s *hlo.Shape) string {
+	if s.IsTuple() {
+		for i := range s.Tuple {
+			if why := tpuShapeMark(name, &s.Tuple[i]); why != "" {
+				return why
 			}
 		}
+		return ""
 	}
-	if cfg, ok := in.Attr("backend_config"); ok && strings.Contains(cfg, `"window_config"`) {
-		return fmt.Sprintf("%s has a TPU window_config", in.Name)
+	if lay := s.Layout; lay != nil {
+		if len(lay.Tiles) > 0 {
+			return fmt.Sprintf("%s's layout has TPU tiles (%s)", name, s.String())
+		}
+		if lay.MemorySpace != 0 {
+			return fmt.Sprintf("%s's layout names memory space S(%d)", name, lay.MemorySpace)
+		}
+	}
+	return ""
+}
+
+// tpuConfigMark says why in's backend config or custom call looks the TPU
+// compiler's, or "".
+func tpuConfigMark(in *hlo.Instruction) string {
+	cfg, _ := in.Attr("backend_config")
+	for _, k := range []string{`"window_config"`, `"scoped_memory_configs"`, `"flag_configs"`} {
+		if strings.Contains(cfg, k) {
+			return fmt.Sprintf("%s has a TPU backend_config (%s)", in.Name, strings.Trim(k, `"`))
+		}
+	}
+	switch t := customTarget(in); t {
+	case "AllocateBuffer", "AssumeGatherIndicesInBound", "ConcatBitcast", "tpu_custom_call":
+		return fmt.Sprintf("%s calls %s", in.Name, t)
 	}
 	return ""
 }
 
 // gpuMark says why in looks compiled for a GPU, or "".
 func gpuMark(in *hlo.Instruction) string {
-	if t := customTarget(in); strings.HasPrefix(t, "__cublas") || strings.HasPrefix(t, "__cudnn") || strings.HasPrefix(t, "__triton") {
+	if t := customTarget(in); strings.HasPrefix(t, "__cublas") || strings.HasPrefix(t, "__cudnn") || strings.HasPrefix(t, "__triton") || strings.HasPrefix(t, "__gpu$") {
 		return fmt.Sprintf("%s calls %s", in.Name, t)
 	}
 	cfg, _ := in.Attr("backend_config")
@@ -107,8 +150,11 @@ func gpuMark(in *hlo.Instruction) string {
 
 // cpuMark says why in looks compiled for the CPU, or "".
 func cpuMark(in *hlo.Instruction) string {
-	if cfg, _ := in.Attr("backend_config"); strings.Contains(cfg, `"outer_dimension_partitions"`) {
-		return fmt.Sprintf("%s has a CPU backend_config (outer_dimension_partitions)", in.Name)
+	cfg, _ := in.Attr("backend_config")
+	for _, k := range []string{`"outer_dimension_partitions"`, `"__ynn_fusion"`} {
+		if strings.Contains(cfg, k) {
+			return fmt.Sprintf("%s has a CPU backend_config (%s)", in.Name, strings.Trim(k, `"`))
+		}
 	}
 	if fa, _ := in.Attr("frontend_attributes"); strings.Contains(fa, "xla_cpu_") {
 		return fmt.Sprintf("%s has a CPU frontend attribute", in.Name)

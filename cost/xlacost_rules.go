@@ -33,6 +33,10 @@ func XLACost(m *hlo.Module, t XLATarget) *XLAModuleCost {
 type xlaAnalysis struct {
 	target XLATarget
 	out    map[*hlo.Instruction]*XLACostValues
+	// spare is what is left of the current computation's operand slices.
+	spare []float64
+	// unrecorded keeps out empty: the analysis is asked for totals only.
+	unrecorded bool
 	// active guards against a computation that (through a malformed
 	// module) calls itself.
 	active map[*hlo.Computation]bool
@@ -56,9 +60,20 @@ func (a *xlaAnalysis) computation(c *hlo.Computation) *XLACostValues {
 	}
 	a.active[c] = true
 	defer delete(a.active, c)
+	// One allocation for the figures of c's instructions and one for their
+	// operand slices.
+	vals := make([]XLACostValues, len(c.Instructions))
+	n := 0
 	for _, in := range c.Instructions {
-		v := a.instruction(in)
-		a.out[in] = v
+		n += len(in.Operands)
+	}
+	a.spare = make([]float64, 2*n)
+	for i, in := range c.Instructions {
+		v := &vals[i]
+		a.fill(v, in)
+		if !a.unrecorded {
+			a.out[in] = v
+		}
 		total.add(v)
 	}
 	return total
@@ -116,30 +131,43 @@ func byteSizeOf(s *hlo.Shape) int64 {
 	return (s.ElementCount()*bitsOf(s) + 7) / 8
 }
 
-// instruction is Preprocess, the opcode's handler and Postprocess.
-func (a *xlaAnalysis) instruction(in *hlo.Instruction) *XLACostValues {
-	v := a.defaults(in)
+// fill sets v to in's figures: Preprocess, the opcode's handler and
+// Postprocess.
+func (a *xlaAnalysis) fill(v *XLACostValues, in *hlo.Instruction) {
+	a.setDefaults(v, in)
 	seconds := a.handle(in, v)
 	if seconds {
 		v.OptimalSeconds = a.seconds(in, v)
 	}
-	return v
 }
 
 // defaults are Preprocess's figures: every operand and the output read or
 // written whole, each operand fully used.
 func (a *xlaAnalysis) defaults(in *hlo.Instruction) *XLACostValues {
-	v := &XLACostValues{OutputBytes: a.leafBytes(&in.Shape)}
+	v := &XLACostValues{}
+	a.setDefaults(v, in)
+	return v
+}
+
+// setDefaults sets v to defaults' figures, its operand slices cut from
+// a.spare while it lasts.
+func (a *xlaAnalysis) setDefaults(v *XLACostValues, in *hlo.Instruction) {
+	*v = XLACostValues{OutputBytes: a.leafBytes(&in.Shape)}
 	v.BytesAccessed = v.OutputBytes
-	v.OperandBytes = make([]float64, len(in.Operands))
-	v.OperandUtilization = make([]float64, len(in.Operands))
+	n := len(in.Operands)
+	if len(a.spare) >= 2*n {
+		v.OperandBytes, v.OperandUtilization = a.spare[:n:n], a.spare[n:2*n:2*n]
+		a.spare = a.spare[2*n:]
+	} else {
+		v.OperandBytes = make([]float64, n)
+		v.OperandUtilization = make([]float64, n)
+	}
 	for i, op := range in.Operands {
 		b := a.size(&op.Shape)
 		v.OperandBytes[i] = b
 		v.OperandUtilization[i] = 1
 		v.BytesAccessed += b
 	}
-	return v
 }
 
 // seconds is the time at the backend's rates: the slowest of the figures
