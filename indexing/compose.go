@@ -20,6 +20,27 @@ func Compose(consumer, producer *IndexingMap) (*IndexingMap, error) {
 	if consumer.IsUndefined() || producer.IsUndefined() {
 		return Undefined(), nil
 	}
+	if consumer.replica != nil && producer.replica != nil {
+		return Undefined(), nil // a collective reading a collective: XLA does not chain them
+	}
+	out, err := composeMaps(consumer, producer)
+	if err != nil || out.state == stateUndefined {
+		return out, err
+	}
+	switch {
+	case consumer.replica != nil:
+		out.replica = consumer.replica
+	case producer.replica != nil:
+		if out.replica, err = composeMaps(consumer, producer.replica); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// composeMaps is Compose of the maps themselves, their replica id maps
+// aside.
+func composeMaps(consumer, producer *IndexingMap) (*IndexingMap, error) {
 	if len(consumer.results) != len(producer.dims) {
 		return nil, fmt.Errorf("compose: consumer has %d results, producer has %d dimensions",
 			len(consumer.results), len(producer.dims))
@@ -126,7 +147,7 @@ func (m *IndexingMap) RemoveUnusedSymbols() (*IndexingMap, []bool) {
 	}
 	syms := make([]*Expr, nr)
 	rts := make([]*Expr, len(m.rts))
-	out := &IndexingMap{dims: m.dims, state: m.state, owned: ownRanges | ownRTs | ownResults | ownConstraints}
+	out := &IndexingMap{dims: m.dims, state: m.state, owned: ownRanges | ownRTs | ownResults | ownConstraints, replica: m.replica}
 	removed := make([]bool, len(used))
 	for i := range used {
 		removed[i] = !used[i]

@@ -110,7 +110,24 @@ func (p *parser) parseMap() (*IndexingMap, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewIndexingMap(dims, ranges, rts, results, cons...)
+	m, err := NewIndexingMap(dims, ranges, rts, results, cons...)
+	if err != nil || !p.is("replica") {
+		return m, err
+	}
+	p.next()
+	for _, kw := range []string{"id", ":"} {
+		if err := p.expect(kw); err != nil {
+			return nil, err
+		}
+	}
+	r, err := p.parseMap()
+	if err != nil {
+		return nil, err
+	}
+	if r.NumDims() != m.NumDims() {
+		return nil, p.errorf("expected a replica id map of %d dimensions, found %d", m.NumDims(), r.NumDims())
+	}
+	return m.WithReplicaID(r), nil
 }
 
 func (p *parser) expectEOF() error {
@@ -122,7 +139,7 @@ func (p *parser) expectEOF() error {
 
 var keywords = map[string]bool{
 	"floordiv": true, "floorDiv": true, "ceildiv": true, "mod": true,
-	"in": true, "domain": true, "UNDEFINED": true, "KNOWN": true, "EMPTY": true,
+	"in": true, "domain": true, "UNDEFINED": true, "KNOWN": true, "EMPTY": true, "replica": true,
 }
 
 // parseVarList parses "(d0, d1)" and declares the names. Variables get an
@@ -185,7 +202,7 @@ func (p *parser) parseDomain(dims, ranges, rts []Variable) ([]Constraint, error)
 	var cons []Constraint
 	seen := map[varKey]bool{}
 	vars := [][]Variable{dims, ranges, rts}
-	for p.tok.kind != tokEOF {
+	for p.tok.kind != tokEOF && !p.is("replica") {
 		e, err := p.parseExpr()
 		if err != nil {
 			return nil, err
@@ -203,11 +220,14 @@ func (p *parser) parseDomain(dims, ranges, rts []Variable) ([]Constraint, error)
 		} else {
 			cons = append(cons, Constraint{e, bounds})
 		}
-		if p.tok.kind == tokEOF {
+		if p.tok.kind == tokEOF || p.is("replica") {
 			break
 		}
 		if err := p.expect(","); err != nil {
 			return nil, err
+		}
+		if p.is("replica") {
+			break
 		}
 	}
 	for kind := KindDim; kind <= KindRuntime; kind++ {

@@ -43,6 +43,9 @@ func (m *IndexingMap) Simplify() *IndexingMap {
 			out.mutResults()[i] = n
 		}
 	}
+	if out.replica != nil {
+		out.replica = out.replica.Simplify()
+	}
 	return out
 }
 

@@ -614,6 +614,7 @@ def main():
         ["git", "--git-dir", args.xla, "rev-parse", args.commit], check=True, capture_output=True, text=True
     ).stdout.strip()
     parser = write_parser(git_show(args.xla, commit, PARSER_TEST), commit)
+    write_indexing(git_show(args.xla, commit, INDEXING_TEST), commit)
     if args.check_xla:
         check_with_xla(args.check_xla, parser)
 
@@ -653,6 +654,156 @@ def check_with_xla(python: str, cases):
                 for ph in d.splitlines() if k == "rejected" else []:
                     if ph and not ph.startswith("at ") and ph not in err:
                         print(f"{c.name}: XLA's error lacks {ph!r}: {err.splitlines()[1][:160]}", file=sys.stderr)
+
+
+# ---------------------------------------------------------------------------
+# indexing_analysis_test.cc
+
+INDEXING_TEST = "xla/hlo/analysis/indexing_analysis_test.cc"
+
+GET_INDEXING = re.compile(r"\b(GetOutputToInputIndexing|GetInputToOutputIndexing)\(")
+
+
+def indexing_call(args_text: str):
+    """(instruction argument, id, physical) of a Get...Indexing call."""
+    args = split_args(args_text)
+    instr = args[0] if args else ""
+    ident = 0
+    physical = False
+    for a in args[1:]:
+        a = re.sub(r"/\*.*?\*/", "", a).strip()
+        if a in ("true", "false"):
+            physical = a == "true"
+        else:
+            ident = int(a)
+    return instr, ident, physical
+
+
+def indexing_cases(src: str):
+    cases, not_ported = [], []
+    for t in cpp_tests(src):
+        b = t.body
+        modules = []
+        for m in re.finditer(r"ParseAndGetRoot\(", b):
+            modules.append(cpp_strings_at(b, m.end())[0])
+        vars_ = {}
+        for m in re.finditer(r"auto\s+(\w+)\s*=\s*(GetOutputToInputIndexing|GetInputToOutputIndexing)\(", b):
+            start = m.end() - 1
+            instr, ident, phys = indexing_call(b[start + 1 : matching(b, start) - 1])
+            vars_[m.group(1)] = (m.group(2), instr, ident, phys)
+        checks, bad = [], None
+        for m in re.finditer(r"EXPECT_THAT\(", b):
+            start = m.end() - 1
+            args = split_args(b[start + 1 : matching(b, start) - 1])
+            if len(args) != 2:
+                continue
+            target = args[0].removesuffix(".ToString()").removesuffix(".indexing_maps")
+            want = expected_indexing(args[1], string_vars(b))
+            if want is None:
+                bad = "expects " + args[1]
+                continue
+            if target in vars_:
+                kind, instr, ident, phys = vars_[target]
+            else:
+                g = GET_INDEXING.match(target)
+                if not g:
+                    bad = "checks " + target
+                    continue
+                kind = g.group(1)
+                instr, ident, phys = indexing_call(target[g.end() : -1])
+            if instr != "root" and not instr.startswith("ParseAndGetRoot("):
+                bad = "checks the indexing of " + instr + ", not of the entry's root"
+                continue
+            spec = f"output {ident} to inputs" if kind == "GetOutputToInputIndexing" else f"input {ident} to output"
+            if phys:
+                spec += ", physical"
+            checks.append((spec, dedent_block(want)))
+        if not checks or len(modules) != 1:
+            apis = sorted(set(re.findall(
+                r"\b(GroupIndexingMapsByProducers|ComputeGroupedOutputToInputIndexing|ComputeEpilogueInputToOutputIndexing)\b", b)))
+            reason = bad or ("tests " + ", ".join(apis) if apis else "an API other than the indexing of one instruction")
+            not_ported.append((t.name, reason))
+            continue
+        if bad:
+            not_ported.append((t.name, bad))
+            continue
+        cases.append(Case(t.name, dedent_block(modules[0]), checks))
+    return cases, not_ported
+
+
+def expected_indexing(matcher: str, vars_=None):
+    """The HloInstructionIndexing text an EXPECT_THAT matcher of
+    indexing_analysis_test.cc stands for: MatchIndexingString(text),
+    IsEmpty() (no operand), or ElementsAre(per operand,
+    (Unordered)ElementsAre(MatchOperandIndexing(map), ...)); None for
+    another one. StrFormat's %s, the name of a runtime variable's HLO, is
+    the one the test gives for HLO (not StableHLO)."""
+    matcher = matcher.strip()
+    if matcher == "IsEmpty()":
+        return ""
+    if matcher.startswith("MatchIndexingString("):
+        inner = matcher[len("MatchIndexingString(") : -1].strip()
+        if inner.startswith("absl::StrFormat("):
+            fargs = split_args(inner[len("absl::StrFormat(") : -1])
+            fmt = cpp_strings_at(fargs[0], 0)[0]
+            vals = [re.search(r':\s*"([^"]*)"', a).group(1) for a in fargs[1:]]
+            return fmt % tuple(vals)
+        lit = cpp_strings_at(inner, 0)
+        return lit[0] if lit else None
+    if matcher.startswith("ElementsAre("):
+        out = []
+        for k, op in enumerate(split_args(matcher[len("ElementsAre(") : -1])):
+            m = re.match(r"(Unordered)?ElementsAre\(", op)
+            if not m:
+                return None
+            out.append(f"operand id = {k}\n")
+            for mm in split_args(op[m.end() : -1]):
+                if not mm.startswith("MatchOperandIndexing("):
+                    return None
+                arg = mm[len("MatchOperandIndexing(") : -1].strip()
+                lit = cpp_strings_at(arg, 0)
+                text = lit[0] if lit else (vars_ or {}).get(arg)
+                if text is None:
+                    return None
+                out.append(dedent_block(text))
+        return "".join(out)
+    return None
+
+
+def dedent_block(text: str) -> str:
+    """The text without its common indentation and blank edges."""
+    lines = text.strip("\n").split("\n")
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    ind = min((len(l) - len(l.lstrip()) for l in lines if l.strip()), default=0)
+    return "\n".join(l[ind:] for l in lines) + "\n"
+
+
+INDEXING_COMMENT = """The tests of XLA's {path} (openxla/xla at
+{commit}) that check the maps of an instruction, read by
+indexing/xla_conformance_test.go: the HLO and the expected maps, copied from
+the test. Written by testdata/gen/xla_tests.py; regenerate, do not edit,
+except the files named "..., ours" and "..., why ours differs".
+
+"-- NAME --" is the HLO of XLA's TEST_P NAME. Each check of its entry root
+follows as "-- NAME: output ID to inputs --" (GetOutputToInputIndexing) or
+"-- NAME: input ID to output --" (GetInputToOutputIndexing), holding the
+HloInstructionIndexing text XLA expects; ", physical" composes the maps with
+the layouts. A check we answer differently on purpose is followed by
+"..., ours --" (what we print, asserted exactly) and "..., why ours
+differs --".
+
+Not ported (an API other than the indexing of one instruction):
+"""
+
+
+def write_indexing(src: str, commit: str):
+    cases, not_ported = indexing_cases(src)
+    comment = INDEXING_COMMENT.format(path=INDEXING_TEST, commit=commit)
+    comment += "".join(f"  {n}: {why}\n" for n, why in not_ported)
+    write_archive(os.path.join(ROOT, "testdata/indexing/xla-conformance.txtar"), comment, cases)
 
 
 if __name__ == "__main__":
