@@ -292,7 +292,7 @@ func (p *parser) parseSignedInt() (int64, error) {
 	return v, nil
 }
 
-// parseExpr parses an affine expression with MLIR's precedence: unary minus
+// parseExpr parses an expression with MLIR's precedence: unary minus
 // binds tightest, then *, floordiv, ceildiv and mod, then + and -; binary
 // operators associate to the left.
 func (p *parser) parseExpr() (e *Expr, err error) {
@@ -347,30 +347,19 @@ func (p *parser) parseProduct() (*Expr, error) {
 			return nil, err
 		}
 		c, rhsConst := rhs.IsConst()
-		switch op.text {
-		case "*":
-			if l, ok := lhs.IsConst(); ok {
-				lhs = Mul(rhs, l)
-			} else if rhsConst {
-				lhs = Mul(lhs, c)
-			} else {
-				return nil, p.errorAt(op.pos, "non-affine multiplication: one operand must be a constant")
-			}
-			continue
-		case "mod":
-			if !rhsConst || c <= 0 {
-				return nil, p.errorAt(op.pos, "mod needs a positive constant right operand")
-			}
-			lhs = Mod(lhs, c)
-			continue
-		}
-		if !rhsConst || c == 0 {
-			return nil, p.errorAt(op.pos, "%s needs a non-zero constant right operand", op.text)
-		}
-		if op.text == "ceildiv" {
-			lhs = CeilDiv(lhs, c)
-		} else {
-			lhs = FloorDiv(lhs, c)
+		switch {
+		case op.text == "*":
+			lhs = MulExpr(lhs, rhs)
+		case op.text == "mod" && rhsConst && c <= 0:
+			return nil, p.errorAt(op.pos, "mod needs a positive right operand, found %d", c)
+		case op.text == "mod":
+			lhs = ModExpr(lhs, rhs)
+		case rhsConst && c == 0:
+			return nil, p.errorAt(op.pos, "%s needs a non-zero right operand", op.text)
+		case op.text == "ceildiv":
+			lhs = CeilDivExpr(lhs, rhs)
+		default:
+			lhs = FloorDivExpr(lhs, rhs)
 		}
 	}
 }

@@ -615,6 +615,7 @@ def main():
     ).stdout.strip()
     parser = write_parser(git_show(args.xla, commit, PARSER_TEST), commit)
     write_indexing(git_show(args.xla, commit, INDEXING_TEST), commit)
+    write_simplifier(git_show(args.xla, commit, SIMPLIFIER_TEST), commit)
     if args.check_xla:
         check_with_xla(args.check_xla, parser)
 
@@ -804,6 +805,204 @@ def write_indexing(src: str, commit: str):
     comment = INDEXING_COMMENT.format(path=INDEXING_TEST, commit=commit)
     comment += "".join(f"  {n}: {why}\n" for n, why in not_ported)
     write_archive(os.path.join(ROOT, "testdata/indexing/xla-conformance.txtar"), comment, cases)
+
+
+# ---------------------------------------------------------------------------
+# indexing_map_test.cc
+
+SIMPLIFIER_TEST = "xla/hlo/analysis/indexing_map_test.cc"
+
+
+def cpp_statements(body: str):
+    """The statements of a test body, split at top-level ';', comments
+    dropped."""
+    out, depth, cur, j = [], 0, [], 0
+    while j < len(body):
+        c = body[j]
+        if c == '"' or body.startswith('R"', j):
+            _, e = cpp_string_at(body, j)
+            cur.append(body[j:e])
+            j = e
+            continue
+        if body.startswith("//", j):
+            j = body.index("\n", j)
+            continue
+        if c in "({[":
+            depth += 1
+        elif c in ")}]":
+            depth -= 1
+        if c == ";" and depth == 0:
+            s = "".join(cur).strip()
+            if s:
+                out.append(s)
+            cur = []
+        else:
+            cur.append(c)
+        j += 1
+    return out
+
+
+def variables(text: str):
+    """The IndexingMap::Variable list of a C++ initializer: (lo, hi, name)."""
+    out = []
+    for m in re.finditer(r"Variable[\s{(]*(?:Interval[\s{]*)?(-?\d+)\s*,\s*(-?\d+)[\s}]*(?:,\s*\"(\w+)\")?", text):
+        out.append((int(m.group(1)), int(m.group(2)), m.group(3)))
+    return out
+
+
+def symbolic_map_text(sym: str, dims, ranges, rts) -> str:
+    """The text of an IndexingMap built from ParseSymbolicMap(sym) and its
+    variables: the symbols beyond the range variables are runtime ones."""
+    m = re.match(r"\s*\(([^)]*)\)\s*(?:\[([^\]]*)\])?\s*->\s*(.*)$", sym, re.S)
+    dnames = [d.strip() for d in m.group(1).split(",") if d.strip()]
+    snames = [s.strip() for s in (m.group(2) or "").split(",") if s.strip()]
+    body = m.group(3).strip()
+    nr = len(ranges)
+    names = {}
+    for k, n in enumerate(snames):
+        v = ranges[k] if k < nr else rts[k - nr]
+        names[n] = v[2] or (f"s{k}" if k < nr else f"rt{k - nr}")
+    for k, n in enumerate(dnames):
+        names[n] = dims[k][2] or f"d{k}"
+    body = re.sub(r"\b(\w+)\b", lambda mm: names.get(mm.group(1), mm.group(1)), body)
+    head = "(" + ", ".join(names[n] for n in dnames) + ")"
+    if nr:
+        head += "[" + ", ".join(names[n] for n in snames[:nr]) + "]"
+    if len(snames) > nr:
+        head += "{" + ", ".join(names[n] for n in snames[nr:]) + "}"
+    dom = [f"{names[n]} in [{v[0]}, {v[1]}]" for n, v in zip(dnames + snames, list(dims) + list(ranges) + list(rts))]
+    return head + " -> " + body + ",\ndomain:\n" + ",\n".join(dom) + "\n"
+
+
+def simplifier_case(t: CppTest):
+    """The op files of a TEST_F of indexing_map_test.cc, or a reason it is
+    not ported."""
+    ops = []
+    b = t.body
+    vars_ = string_vars(b)
+    nrange = {}  # map name -> number of range variables, where rt vars follow
+    for st in cpp_statements(b):
+        st = re.sub(r"\s+", " ", st) if "R\"" not in st else st
+        m = re.match(r"(?:auto|IndexingMap) (\w+) = Parse\((.*)\)$", st, re.S)
+        if m:
+            lit = cpp_strings_at(m.group(2), 0)
+            ops.append((f"{m.group(1)} = parse", dedent_block(lit[0])))
+            continue
+        m = re.match(r"IndexingMap (\w+)\(\s*ParseSymbolicMap\(\s*(\"(?:[^\"\\]|\\.)*\"(?:\s*\"(?:[^\"\\]|\\.)*\")*)\s*,\s*&mlir_context_\)\s*,(.*)\)$", st, re.S)
+        if m:
+            sym = cpp_strings_at(m.group(2), 0)[0]
+            groups = split_args(m.group(3))
+            lists = [variables(g) for g in groups] + [[], [], []]
+            nrange[m.group(1)] = len(lists[1])
+            ops.append((f"{m.group(1)} = parse", symbolic_map_text(sym, *lists[:3])))
+            continue
+        m = re.match(r"auto (\w+) = IndexingMap::FromTensorSizes\(\s*ParseSymbolicMap\((\"[^\"]*\"),\s*&mlir_context_\),\s*\{([^}]*)\},\s*\{([^}]*)\}\)$", st, re.S)
+        if m:
+            sym = cpp_strings_at(m.group(2), 0)[0]
+            dims = [(0, int(x) - 1, None) for x in re.findall(r"\d+", m.group(3))]
+            rngs = [(0, int(x) - 1, None) for x in re.findall(r"\d+", m.group(4))]
+            ops.append((f"{m.group(1)} = parse", symbolic_map_text(sym, dims, rngs, [])))
+            continue
+        m = re.match(r"(\w+)\.AddConstraint\(\s*ParseSymbolicExpr\((\"[^\"]*\"),.*?\),\s*Interval\s*\{(-?\d+),\s*(-?\d+)\}\)$", st, re.S)
+        if m:
+            expr = cpp_strings_at(m.group(2), 0)[0]
+            if m.group(1) in nrange:
+                nr = nrange[m.group(1)]
+                expr = re.sub(r"\bs(\d+)\b", lambda mm: f"s{mm.group(1)}" if int(mm.group(1)) < nr else f"rt{int(mm.group(1)) - nr}", expr)
+            ops.append((f"{m.group(1)} = constrain {m.group(1)}", f"{expr} in [{m.group(3)}, {m.group(4)}]\n"))
+            continue
+        m = re.match(r"(EXPECT_TRUE|EXPECT_FALSE)?\(?\s*(\w+)\.(Simplify|RescaleSymbols)\((IndexingMap::SimplifyPointDimensions::kPreserve)?\)\)?$", st)
+        if m:
+            what = {"Simplify": "simplify", "RescaleSymbols": "rescale symbols"}[m.group(3)]
+            name = f"{m.group(2)} = {what} {m.group(2)}"
+            if m.group(4):
+                name += " preserving points"
+            if m.group(1):
+                name += ", changed" if m.group(1) == "EXPECT_TRUE" else ", unchanged"
+            ops.append((name, ""))
+            continue
+        m = re.match(r"(?:auto \w+ = )?(\w+)\.(RemoveUnusedSymbols|RemoveUnusedVars)\(\)$", st)
+        if m:
+            what = {"RemoveUnusedSymbols": "remove unused symbols", "RemoveUnusedVars": "remove unused vars"}[m.group(2)]
+            ops.append((f"{m.group(1)} = {what} {m.group(1)}", ""))
+            continue
+        m = re.match(r"auto (\w+) = ComposeIndexingMaps\((\w+), (\w+)\)$", st)
+        if m:
+            ops.append((f"{m.group(1)} = compose {m.group(2)} {m.group(3)}", ""))
+            continue
+        m = re.match(r"EXPECT_THAT\((.*), (MatchIndexingMap|MatchIndexingString)\((.*)\)\)$", st, re.S)
+        if m:
+            target = m.group(1).strip()
+            target = re.sub(r"^ToString\((.*)\)$", r"\1", target)
+            lit = cpp_strings_at(m.group(3), 0)
+            if lit is None:
+                return None, "expects " + m.group(3)
+            want = dedent_block(lit[0]) if "\n" in lit[0] else lit[0].strip() + "\n"
+            mm = re.match(r"^(\w+)$", target)
+            if mm:
+                ops.append((f"expect {target}", want))
+                continue
+            mm = re.match(r"^(\w+) \* (\w+)$", target)
+            if mm:
+                ops.append((f"_ = compose {mm.group(1)} {mm.group(2)}", ""))
+                ops.append(("expect _", want))
+                continue
+            mm = re.match(r"^(\w+)\.ConvertSymbolsToDimensions\(\)$", target)
+            if mm:
+                ops.append((f"_ = symbols to dims {mm.group(1)}", ""))
+                ops.append(("expect _", want))
+                continue
+            return None, "expects " + target
+        m = re.match(r"EXPECT_(EQ|NE)\((\w+), (\w+)\)$", st)
+        if m:
+            ops.append((f"expect {m.group(2)} {'==' if m.group(1) == 'EQ' else '!='} {m.group(3)}", ""))
+            continue
+        if re.match(r"(std::vector|auto|IndexingMap|SymbolicExpr|mlir::)", st) and "Parse(" not in st and "ParseSymbolic" not in st:
+            pass
+        short = re.sub(r"\s+", " ", st)[:100]
+        return None, "uses " + short
+    if not any(n.startswith("expect") or n.endswith("changed") for n, _ in ops):
+        return None, "checks no map"
+    return Case(t.full, "", ops), None
+
+
+SIMPLIFIER_COMMENT = """The tests of XLA's {path} (openxla/xla at
+{commit}) that build, simplify and compose indexing maps, read by
+indexing/xla_simplifier_test.go. Written by testdata/gen/xla_tests.py;
+regenerate, do not edit, except the files named "..., why ours differs".
+
+A case is XLA's test, "-- SUITE.TEST --" (empty), then its steps in order,
+each "-- SUITE.TEST: STEP --" holding a map's text where the step needs one:
+
+  x = parse                the map in the file
+  x = constrain x          x with the constraint in the file ("expr in [a, b]")
+  x = simplify x[, changed|, unchanged]   IndexingMap::Simplify (and what it
+                           returns); "preserving points" is its kPreserve
+  x = rescale symbols x[, changed]        IndexingMap::RescaleSymbols
+  x = remove unused symbols x, x = remove unused vars x
+  x = symbols to dims x    IndexingMap::ConvertSymbolsToDimensions
+  c = compose a b          ComposeIndexingMaps(a, b): a's results feed b
+  expect x                 x is the map in the file (XLA's MatchIndexingMap)
+  expect a == b, a != b    the maps are (not) equal
+
+A step hlo-opt answers otherwise on purpose is followed by "..., why ours
+differs" (the reason).
+
+Not ported (an API other than building, simplifying and composing maps):
+"""
+
+
+def write_simplifier(src: str, commit: str):
+    cases, not_ported = [], []
+    for t in cpp_tests(src):
+        c, why = simplifier_case(t)
+        if c is None:
+            not_ported.append((t.full, why))
+        else:
+            cases.append(c)
+    comment = SIMPLIFIER_COMMENT.format(path=SIMPLIFIER_TEST, commit=commit)
+    comment += "".join(f"  {n}: {why}\n" for n, why in not_ported)
+    write_archive(os.path.join(ROOT, "testdata/indexing/xla-simplifier.txtar"), comment, cases)
 
 
 if __name__ == "__main__":
