@@ -14,7 +14,6 @@ package hlo_test
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
@@ -66,63 +65,6 @@ func readXLACases(t *testing.T, path string) []xlaCase {
 		c.checks = append(c.checks, xlaCheck{kind: check, want: f.Data})
 	}
 	return cases
-}
-
-// xlaVerdict is the outcome of one check.
-type xlaVerdict struct {
-	suite, name, kind string
-	pass              bool
-	differs           string // set for a documented difference
-	detail            string // why it fails
-}
-
-// xlaTally counts the verdicts of one suite.
-type xlaTally struct {
-	pass, documented, fail int
-}
-
-// xlaSummary is the golden text of a conformance run: per suite the
-// checks, passes, documented differences and failures, then each
-// difference and failure.
-func xlaSummary(title string, suites []string, verdicts []xlaVerdict) (string, map[string]xlaTally) {
-	tally := map[string]xlaTally{}
-	for _, v := range verdicts {
-		t := tally[v.suite]
-		switch {
-		case v.pass:
-			t.pass++
-		case v.differs != "":
-			t.documented++
-		default:
-			t.fail++
-		}
-		tally[v.suite] = t
-	}
-	var b strings.Builder
-	b.WriteString("# " + title + "\n\n")
-	fmt.Fprintf(&b, "%-22s %6s %6s %6s %10s %6s\n", "suite", "checks", "pass", "rate", "documented", "fail")
-	for _, s := range suites {
-		t := tally[s]
-		n := t.pass + t.documented + t.fail
-		rate := 100.0
-		if n > 0 {
-			rate = 100 * float64(t.pass) / float64(n)
-		}
-		fmt.Fprintf(&b, "%-22s %6d %6d %5.1f%% %10d %6d\n", s, n, t.pass, rate, t.documented, t.fail)
-	}
-	b.WriteString("\n## Documented differences\n\n")
-	for _, v := range verdicts {
-		if !v.pass && v.differs != "" {
-			fmt.Fprintf(&b, "- %s: %s: %s\n", v.name, v.kind, v.differs)
-		}
-	}
-	b.WriteString("\n## Failures\n\n")
-	for _, v := range verdicts {
-		if !v.pass && v.differs == "" {
-			fmt.Fprintf(&b, "- %s: %s: %s\n", v.name, v.kind, v.detail)
-		}
-	}
-	return b.String(), tally
 }
 
 // parserSuite is the suite of a parser check: what XLA accepts, or what it
@@ -224,33 +166,28 @@ func checkRejected(err error, want string) string {
 }
 
 func TestXLAParserConformance(t *testing.T) {
+	archive := hlotest.ReadArchive(t, "testdata/xla-parser.txtar")
 	cases := readXLACases(t, "testdata/xla-parser.txtar")
-	var verdicts []xlaVerdict
+	var verdicts []hlotest.Verdict
 	for _, c := range cases {
 		for _, k := range c.checks {
 			got := runParserCheck(c, k)
-			v := xlaVerdict{suite: parserSuite(k.kind), name: c.name, kind: k.kind, pass: got == ""}
+			v := hlotest.Verdict{Suite: parserSuite(k.kind), Name: c.name, Check: k.kind, Pass: got == ""}
 			switch {
 			case k.differs != "":
-				v.differs = k.differs
-				assert.False(t, v.pass, "%s: %s passes; drop its documented difference", c.name, k.kind)
+				v.Differs = k.differs
+				assert.False(t, v.Pass, "%s: %s passes; drop its documented difference", c.name, k.kind)
 				assert.Equal(t, strings.TrimSpace(k.ours), strings.TrimSpace(got), "%s: %s: %s", c.name, k.kind, k.differs)
-			case !v.pass:
-				v.detail = strings.ReplaceAll(got, "\n", "\n    ")
+			case !v.Pass:
+				v.Detail = got
 			}
 			verdicts = append(verdicts, v)
 		}
 	}
 	suites := []string{"parser round trips", "parser errors"}
-	summary, tally := xlaSummary("XLA's hlo_parser_test.cc against hlo.Parse and the printer", suites, verdicts)
+	summary, tally := hlotest.ConformanceSummary("XLA's hlo_parser_test.cc against hlo.Parse and the printer", suites, verdicts, hlotest.NotPortedList(archive.Comment))
 	hlotest.Golden(t, "testdata/xla-parser.golden", summary)
-	for _, s := range suites {
-		n := tally[s]
-		total := n.pass + n.documented + n.fail
-		assert.GreaterOrEqual(t, 100*n.pass, 98*total, "%s: %d of %d pass", s, n.pass, total)
-		assert.Zero(t, n.fail, "%s: a difference from XLA is fixed or documented", s)
-	}
-	assert.True(t, slices.ContainsFunc(verdicts, func(v xlaVerdict) bool { return v.suite == "parser errors" }))
+	hlotest.RequireConformance(t, suites, tally)
 }
 
 // firstLineDiff describes the first line where got differs from want.

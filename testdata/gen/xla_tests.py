@@ -614,6 +614,8 @@ def main():
         ["git", "--git-dir", args.xla, "rev-parse", args.commit], check=True, capture_output=True, text=True
     ).stdout.strip()
     parser = write_parser(git_show(args.xla, commit, PARSER_TEST), commit)
+    write_indexing(git_show(args.xla, commit, INDEXING_TEST), commit)
+    write_simplifier(git_show(args.xla, commit, SIMPLIFIER_TEST), commit)
     if args.check_xla:
         check_with_xla(args.check_xla, parser)
 
@@ -653,6 +655,354 @@ def check_with_xla(python: str, cases):
                 for ph in d.splitlines() if k == "rejected" else []:
                     if ph and not ph.startswith("at ") and ph not in err:
                         print(f"{c.name}: XLA's error lacks {ph!r}: {err.splitlines()[1][:160]}", file=sys.stderr)
+
+
+# ---------------------------------------------------------------------------
+# indexing_analysis_test.cc
+
+INDEXING_TEST = "xla/hlo/analysis/indexing_analysis_test.cc"
+
+GET_INDEXING = re.compile(r"\b(GetOutputToInputIndexing|GetInputToOutputIndexing)\(")
+
+
+def indexing_call(args_text: str):
+    """(instruction argument, id, physical) of a Get...Indexing call."""
+    args = split_args(args_text)
+    instr = args[0] if args else ""
+    ident = 0
+    physical = False
+    for a in args[1:]:
+        a = re.sub(r"/\*.*?\*/", "", a).strip()
+        if a in ("true", "false"):
+            physical = a == "true"
+        else:
+            ident = int(a)
+    return instr, ident, physical
+
+
+def indexing_cases(src: str):
+    cases, not_ported = [], []
+    for t in cpp_tests(src):
+        b = t.body
+        modules = []
+        for m in re.finditer(r"ParseAndGetRoot\(", b):
+            modules.append(cpp_strings_at(b, m.end())[0])
+        vars_ = {}
+        for m in re.finditer(r"auto\s+(\w+)\s*=\s*(GetOutputToInputIndexing|GetInputToOutputIndexing)\(", b):
+            start = m.end() - 1
+            instr, ident, phys = indexing_call(b[start + 1 : matching(b, start) - 1])
+            vars_[m.group(1)] = (m.group(2), instr, ident, phys)
+        checks, bad = [], None
+        for m in re.finditer(r"EXPECT_THAT\(", b):
+            start = m.end() - 1
+            args = split_args(b[start + 1 : matching(b, start) - 1])
+            if len(args) != 2:
+                continue
+            target = args[0].removesuffix(".ToString()").removesuffix(".indexing_maps")
+            want = expected_indexing(args[1], string_vars(b))
+            if want is None:
+                bad = "expects " + args[1]
+                continue
+            if target in vars_:
+                kind, instr, ident, phys = vars_[target]
+            else:
+                g = GET_INDEXING.match(target)
+                if not g:
+                    bad = "checks " + target
+                    continue
+                kind = g.group(1)
+                instr, ident, phys = indexing_call(target[g.end() : -1])
+            if instr != "root" and not instr.startswith("ParseAndGetRoot("):
+                bad = "checks the indexing of " + instr + ", not of the entry's root"
+                continue
+            spec = f"output {ident} to inputs" if kind == "GetOutputToInputIndexing" else f"input {ident} to output"
+            if phys:
+                spec += ", physical"
+            checks.append((spec, dedent_block(want)))
+        if not checks or len(modules) != 1:
+            apis = sorted(set(re.findall(
+                r"\b(GroupIndexingMapsByProducers|ComputeGroupedOutputToInputIndexing|ComputeEpilogueInputToOutputIndexing)\b", b)))
+            reason = bad or ("tests " + ", ".join(apis) if apis else "an API other than the indexing of one instruction")
+            not_ported.append((t.name, reason))
+            continue
+        if bad:
+            not_ported.append((t.name, bad))
+            continue
+        cases.append(Case(t.name, dedent_block(modules[0]), checks))
+    return cases, not_ported
+
+
+def expected_indexing(matcher: str, vars_=None):
+    """The HloInstructionIndexing text an EXPECT_THAT matcher of
+    indexing_analysis_test.cc stands for: MatchIndexingString(text),
+    IsEmpty() (no operand), or ElementsAre(per operand,
+    (Unordered)ElementsAre(MatchOperandIndexing(map), ...)); None for
+    another one. StrFormat's %s, the name of a runtime variable's HLO, is
+    the one the test gives for HLO (not StableHLO)."""
+    matcher = matcher.strip()
+    if matcher == "IsEmpty()":
+        return ""
+    if matcher.startswith("MatchIndexingString("):
+        inner = matcher[len("MatchIndexingString(") : -1].strip()
+        if inner.startswith("absl::StrFormat("):
+            fargs = split_args(inner[len("absl::StrFormat(") : -1])
+            fmt = cpp_strings_at(fargs[0], 0)[0]
+            vals = [re.search(r':\s*"([^"]*)"', a).group(1) for a in fargs[1:]]
+            return fmt % tuple(vals)
+        lit = cpp_strings_at(inner, 0)
+        return lit[0] if lit else None
+    if matcher.startswith("ElementsAre("):
+        out = []
+        for k, op in enumerate(split_args(matcher[len("ElementsAre(") : -1])):
+            m = re.match(r"(Unordered)?ElementsAre\(", op)
+            if not m:
+                return None
+            out.append(f"operand id = {k}\n")
+            for mm in split_args(op[m.end() : -1]):
+                if not mm.startswith("MatchOperandIndexing("):
+                    return None
+                arg = mm[len("MatchOperandIndexing(") : -1].strip()
+                lit = cpp_strings_at(arg, 0)
+                text = lit[0] if lit else (vars_ or {}).get(arg)
+                if text is None:
+                    return None
+                out.append(dedent_block(text))
+        return "".join(out)
+    return None
+
+
+def dedent_block(text: str) -> str:
+    """The text without its common indentation and blank edges."""
+    lines = text.strip("\n").split("\n")
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    ind = min((len(l) - len(l.lstrip()) for l in lines if l.strip()), default=0)
+    return "\n".join(l[ind:] for l in lines) + "\n"
+
+
+INDEXING_COMMENT = """The tests of XLA's {path} (openxla/xla at
+{commit}) that check the maps of an instruction, read by
+indexing/xla_conformance_test.go: the HLO and the expected maps, copied from
+the test. Written by testdata/gen/xla_tests.py; regenerate, do not edit,
+except the files named "..., ours" and "..., why ours differs".
+
+"-- NAME --" is the HLO of XLA's TEST_P NAME. Each check of its entry root
+follows as "-- NAME: output ID to inputs --" (GetOutputToInputIndexing) or
+"-- NAME: input ID to output --" (GetInputToOutputIndexing), holding the
+HloInstructionIndexing text XLA expects; ", physical" composes the maps with
+the layouts. A check we answer differently on purpose is followed by
+"..., ours --" (what we print, asserted exactly) and "..., why ours
+differs --".
+
+Not ported (an API other than the indexing of one instruction):
+"""
+
+
+def write_indexing(src: str, commit: str):
+    cases, not_ported = indexing_cases(src)
+    comment = INDEXING_COMMENT.format(path=INDEXING_TEST, commit=commit)
+    comment += "".join(f"  {n}: {why}\n" for n, why in not_ported)
+    write_archive(os.path.join(ROOT, "testdata/indexing/xla-conformance.txtar"), comment, cases)
+
+
+# ---------------------------------------------------------------------------
+# indexing_map_test.cc
+
+SIMPLIFIER_TEST = "xla/hlo/analysis/indexing_map_test.cc"
+
+
+def cpp_statements(body: str):
+    """The statements of a test body, split at top-level ';', comments
+    dropped."""
+    out, depth, cur, j = [], 0, [], 0
+    while j < len(body):
+        c = body[j]
+        if c == '"' or body.startswith('R"', j):
+            _, e = cpp_string_at(body, j)
+            cur.append(body[j:e])
+            j = e
+            continue
+        if body.startswith("//", j):
+            j = body.index("\n", j)
+            continue
+        if c in "({[":
+            depth += 1
+        elif c in ")}]":
+            depth -= 1
+        if c == ";" and depth == 0:
+            s = "".join(cur).strip()
+            if s:
+                out.append(s)
+            cur = []
+        else:
+            cur.append(c)
+        j += 1
+    return out
+
+
+def variables(text: str):
+    """The IndexingMap::Variable list of a C++ initializer: (lo, hi, name)."""
+    out = []
+    for m in re.finditer(r"Variable[\s{(]*(?:Interval[\s{]*)?(-?\d+)\s*,\s*(-?\d+)[\s}]*(?:,\s*\"(\w+)\")?", text):
+        out.append((int(m.group(1)), int(m.group(2)), m.group(3)))
+    return out
+
+
+def symbolic_map_text(sym: str, dims, ranges, rts) -> str:
+    """The text of an IndexingMap built from ParseSymbolicMap(sym) and its
+    variables: the symbols beyond the range variables are runtime ones."""
+    m = re.match(r"\s*\(([^)]*)\)\s*(?:\[([^\]]*)\])?\s*->\s*(.*)$", sym, re.S)
+    dnames = [d.strip() for d in m.group(1).split(",") if d.strip()]
+    snames = [s.strip() for s in (m.group(2) or "").split(",") if s.strip()]
+    body = m.group(3).strip()
+    nr = len(ranges)
+    names = {}
+    for k, n in enumerate(snames):
+        v = ranges[k] if k < nr else rts[k - nr]
+        names[n] = v[2] or (f"s{k}" if k < nr else f"rt{k - nr}")
+    for k, n in enumerate(dnames):
+        names[n] = dims[k][2] or f"d{k}"
+    body = re.sub(r"\b(\w+)\b", lambda mm: names.get(mm.group(1), mm.group(1)), body)
+    head = "(" + ", ".join(names[n] for n in dnames) + ")"
+    if nr:
+        head += "[" + ", ".join(names[n] for n in snames[:nr]) + "]"
+    if len(snames) > nr:
+        head += "{" + ", ".join(names[n] for n in snames[nr:]) + "}"
+    dom = [f"{names[n]} in [{v[0]}, {v[1]}]" for n, v in zip(dnames + snames, list(dims) + list(ranges) + list(rts))]
+    return head + " -> " + body + ",\ndomain:\n" + ",\n".join(dom) + "\n"
+
+
+def simplifier_case(t: CppTest):
+    """The op files of a TEST_F of indexing_map_test.cc, or a reason it is
+    not ported."""
+    ops = []
+    b = t.body
+    vars_ = string_vars(b)
+    nrange = {}  # map name -> number of range variables, where rt vars follow
+    for st in cpp_statements(b):
+        st = re.sub(r"\s+", " ", st) if "R\"" not in st else st
+        m = re.match(r"(?:auto|IndexingMap) (\w+) = Parse\((.*)\)$", st, re.S)
+        if m:
+            lit = cpp_strings_at(m.group(2), 0)
+            ops.append((f"{m.group(1)} = parse", dedent_block(lit[0])))
+            continue
+        m = re.match(r"IndexingMap (\w+)\(\s*ParseSymbolicMap\(\s*(\"(?:[^\"\\]|\\.)*\"(?:\s*\"(?:[^\"\\]|\\.)*\")*)\s*,\s*&mlir_context_\)\s*,(.*)\)$", st, re.S)
+        if m:
+            sym = cpp_strings_at(m.group(2), 0)[0]
+            groups = split_args(m.group(3))
+            lists = [variables(g) for g in groups] + [[], [], []]
+            nrange[m.group(1)] = len(lists[1])
+            ops.append((f"{m.group(1)} = parse", symbolic_map_text(sym, *lists[:3])))
+            continue
+        m = re.match(r"auto (\w+) = IndexingMap::FromTensorSizes\(\s*ParseSymbolicMap\((\"[^\"]*\"),\s*&mlir_context_\),\s*\{([^}]*)\},\s*\{([^}]*)\}\)$", st, re.S)
+        if m:
+            sym = cpp_strings_at(m.group(2), 0)[0]
+            dims = [(0, int(x) - 1, None) for x in re.findall(r"\d+", m.group(3))]
+            rngs = [(0, int(x) - 1, None) for x in re.findall(r"\d+", m.group(4))]
+            ops.append((f"{m.group(1)} = parse", symbolic_map_text(sym, dims, rngs, [])))
+            continue
+        m = re.match(r"(\w+)\.AddConstraint\(\s*ParseSymbolicExpr\((\"[^\"]*\"),.*?\),\s*Interval\s*\{(-?\d+),\s*(-?\d+)\}\)$", st, re.S)
+        if m:
+            expr = cpp_strings_at(m.group(2), 0)[0]
+            if m.group(1) in nrange:
+                nr = nrange[m.group(1)]
+                expr = re.sub(r"\bs(\d+)\b", lambda mm: f"s{mm.group(1)}" if int(mm.group(1)) < nr else f"rt{int(mm.group(1)) - nr}", expr)
+            ops.append((f"{m.group(1)} = constrain {m.group(1)}", f"{expr} in [{m.group(3)}, {m.group(4)}]\n"))
+            continue
+        m = re.match(r"(EXPECT_TRUE|EXPECT_FALSE)?\(?\s*(\w+)\.(Simplify|RescaleSymbols)\((IndexingMap::SimplifyPointDimensions::kPreserve)?\)\)?$", st)
+        if m:
+            what = {"Simplify": "simplify", "RescaleSymbols": "rescale symbols"}[m.group(3)]
+            name = f"{m.group(2)} = {what} {m.group(2)}"
+            if m.group(4):
+                name += " preserving points"
+            if m.group(1):
+                name += ", changed" if m.group(1) == "EXPECT_TRUE" else ", unchanged"
+            ops.append((name, ""))
+            continue
+        m = re.match(r"(?:auto \w+ = )?(\w+)\.(RemoveUnusedSymbols|RemoveUnusedVars)\(\)$", st)
+        if m:
+            what = {"RemoveUnusedSymbols": "remove unused symbols", "RemoveUnusedVars": "remove unused vars"}[m.group(2)]
+            ops.append((f"{m.group(1)} = {what} {m.group(1)}", ""))
+            continue
+        m = re.match(r"auto (\w+) = ComposeIndexingMaps\((\w+), (\w+)\)$", st)
+        if m:
+            ops.append((f"{m.group(1)} = compose {m.group(2)} {m.group(3)}", ""))
+            continue
+        m = re.match(r"EXPECT_THAT\((.*), (MatchIndexingMap|MatchIndexingString)\((.*)\)\)$", st, re.S)
+        if m:
+            target = m.group(1).strip()
+            target = re.sub(r"^ToString\((.*)\)$", r"\1", target)
+            lit = cpp_strings_at(m.group(3), 0)
+            if lit is None:
+                return None, "expects " + m.group(3)
+            want = dedent_block(lit[0]) if "\n" in lit[0] else lit[0].strip() + "\n"
+            mm = re.match(r"^(\w+)$", target)
+            if mm:
+                ops.append((f"expect {target}", want))
+                continue
+            mm = re.match(r"^(\w+) \* (\w+)$", target)
+            if mm:
+                ops.append((f"_ = compose {mm.group(1)} {mm.group(2)}", ""))
+                ops.append(("expect _", want))
+                continue
+            mm = re.match(r"^(\w+)\.ConvertSymbolsToDimensions\(\)$", target)
+            if mm:
+                ops.append((f"_ = symbols to dims {mm.group(1)}", ""))
+                ops.append(("expect _", want))
+                continue
+            return None, "expects " + target
+        m = re.match(r"EXPECT_(EQ|NE)\((\w+), (\w+)\)$", st)
+        if m:
+            ops.append((f"expect {m.group(2)} {'==' if m.group(1) == 'EQ' else '!='} {m.group(3)}", ""))
+            continue
+        if re.match(r"(std::vector|auto|IndexingMap|SymbolicExpr|mlir::)", st) and "Parse(" not in st and "ParseSymbolic" not in st:
+            pass
+        short = re.sub(r"\s+", " ", st)[:100]
+        return None, "uses " + short
+    if not any(n.startswith("expect") or n.endswith("changed") for n, _ in ops):
+        return None, "checks no map"
+    return Case(t.full, "", ops), None
+
+
+SIMPLIFIER_COMMENT = """The tests of XLA's {path} (openxla/xla at
+{commit}) that build, simplify and compose indexing maps, read by
+indexing/xla_simplifier_test.go. Written by testdata/gen/xla_tests.py;
+regenerate, do not edit, except the files named "..., why ours differs".
+
+A case is XLA's test, "-- SUITE.TEST --" (empty), then its steps in order,
+each "-- SUITE.TEST: STEP --" holding a map's text where the step needs one:
+
+  x = parse                the map in the file
+  x = constrain x          x with the constraint in the file ("expr in [a, b]")
+  x = simplify x[, changed|, unchanged]   IndexingMap::Simplify (and what it
+                           returns); "preserving points" is its kPreserve
+  x = rescale symbols x[, changed]        IndexingMap::RescaleSymbols
+  x = remove unused symbols x, x = remove unused vars x
+  x = symbols to dims x    IndexingMap::ConvertSymbolsToDimensions
+  c = compose a b          ComposeIndexingMaps(a, b): a's results feed b
+  expect x                 x is the map in the file (XLA's MatchIndexingMap)
+  expect a == b, a != b    the maps are (not) equal
+
+A step hlo-opt answers otherwise on purpose is followed by "..., why ours
+differs" (the reason).
+
+Not ported (an API other than building, simplifying and composing maps):
+"""
+
+
+def write_simplifier(src: str, commit: str):
+    cases, not_ported = [], []
+    for t in cpp_tests(src):
+        c, why = simplifier_case(t)
+        if c is None:
+            not_ported.append((t.full, why))
+        else:
+            cases.append(c)
+    comment = SIMPLIFIER_COMMENT.format(path=SIMPLIFIER_TEST, commit=commit)
+    comment += "".join(f"  {n}: {why}\n" for n, why in not_ported)
+    write_archive(os.path.join(ROOT, "testdata/indexing/xla-simplifier.txtar"), comment, cases)
 
 
 if __name__ == "__main__":
