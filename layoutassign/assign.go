@@ -172,16 +172,22 @@ func Assign(m *hlo.Module, opts Options) (*Assignment, error) {
 // findVregComputations fills inVregs (keeping layouts, on the TPU, in a
 // laid-out module): the computations that a non-fusion, non-control-flow
 // instruction calls and none of whose arrays states a layout, when every
-// array of the other computations states one (a dump after XLA's layout
-// assignment; a module with other layouts missing has them all assigned).
+// array of the other computations states one, fused computations aside (a
+// dump after XLA's layout assignment, whose fused constants may state none;
+// a module with other layouts missing has them all assigned).
 func (a *assigner) findVregComputations() {
 	if !a.tiledModule || a.opts.Relayout || a.opts.Target.Backend != BackendTPU {
 		return
 	}
-	perElement := map[*hlo.Computation]bool{}
+	perElement, fused := map[*hlo.Computation]bool{}, map[*hlo.Computation]bool{}
 	for _, c := range a.m.Computations {
 		for _, in := range c.Instructions {
-			if in.Opcode != hlo.OpFusion && !controlFlow(in) {
+			switch {
+			case in.Opcode == hlo.OpFusion:
+				for _, callee := range in.Called {
+					fused[callee] = true
+				}
+			case !controlFlow(in):
 				for _, callee := range in.Called {
 					perElement[callee] = true
 				}
@@ -193,8 +199,8 @@ func (a *assigner) findVregComputations() {
 		switch stated := statedLayouts(c); {
 		case stated == 0 && perElement[c]:
 			vregs[c] = true
-		case stated < 0:
-			return // some layouts missing elsewhere
+		case stated < 0 && !fused[c]:
+			return // some layouts missing elsewhere (a fusion's are not materialised)
 		}
 	}
 	a.inVregs = vregs
