@@ -13,7 +13,9 @@ import (
 // compile. XLA renames what it fuses, so an array of the after-optimizations
 // module is matched to the one of the laid-out module with the same opcode,
 // op_name metadata, element type and dims; arrays XLA made (fusions,
-// copies, bitcasts, fusion parameters) have no match and are not compared,
+// copies, bitcasts, fusion parameters: those are never matched, even when
+// XLA copied an operand's metadata onto them) have no match and are not
+// compared,
 // nor are those whose matches got different layouts from us (ambiguous).
 
 var opNameAttr = regexp.MustCompile(`op_name="([^"]*)"`)
@@ -114,12 +116,25 @@ func (n *LayoutTally) Compare(name string, ours, after *hlo.Module) {
 		}
 		return l.MemorySpace
 	}
+	fusionParams := map[*hlo.Computation]bool{}
+	for _, comp := range after.Computations {
+		for _, in := range comp.Instructions {
+			if in.Opcode == hlo.OpFusion {
+				for _, f := range in.Called {
+					fusionParams[f] = true
+				}
+			}
+		}
+	}
 	for _, comp := range after.Computations {
 		for _, in := range comp.Instructions {
 			if !in.Shape.IsArray() {
 				continue
 			}
 			cands := byKey[layoutKey(in)]
+			if in.Opcode == hlo.OpParameter && fusionParams[comp] {
+				cands = nil // made by XLA's fusion, whatever its metadata says
+			}
 			if len(cands) == 0 {
 				n.Unmatched++
 				continue
