@@ -1,6 +1,7 @@
 package cost
 
 import (
+	"github.com/hlo-opt/hlo-opt/passes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -165,22 +166,43 @@ func TestEstimateCorpusRowReductionByHand(t *testing.T) {
 // not worth a line; a broadcast row read by every element of a loop
 // fusion is.
 func TestEstimateReasonsNameOnlySignificantRereads(t *testing.T) {
-	e := &Estimate{Bound: "memory", Cost: &InstructionCost{
-		BytesAccessed: 4160,
-		Operands: []OperandCost{
-			{Operand: 0, Utilization: 1, BytesAccessed: 4096},
-			{Operand: 1, Utilization: 8, BytesAccessed: 32},
-		},
+	e := &Estimate{Bound: "memory", BytesRead: 4128, BytesOutput: 32, Reads: []OperandRead{
+		{Operand: 0, Utilization: 1, Bytes: 4096},
+		{Operand: 1, Utilization: 8, Bytes: 32},
 	}}
 	assert.NotContains(t, strings.Join(e.Reasons(), "\n"), "read 8x")
 
-	e.Cost = &InstructionCost{
-		BytesAccessed: 12288,
-		Operands: []OperandCost{
-			{Operand: 0, Utilization: 1, BytesAccessed: 4096},
-			{Operand: 1, Utilization: 128, BytesAccessed: 4096},
-		},
-	}
+	e = &Estimate{Bound: "memory", BytesRead: 8192, BytesOutput: 4096, Reads: []OperandRead{
+		{Operand: 0, Utilization: 1, Bytes: 4096},
+		{Operand: 1, Utilization: 128, Bytes: 4096},
+	}}
 	// 4096 * (1 - 1/128) = 4064 re-read bytes of 12288: 33%.
 	assert.Contains(t, strings.Join(e.Reasons(), "\n"), "operand 1 read 128x (utilization 128): 33% of the kernel's bytes are re-reads")
+}
+
+// The cost pass estimates a block-level (Triton) fusion from its tiles, as
+// Model.Estimate does (it used the per-element walk, which re-reads the
+// row once per output element: 672,507,342 us here). A softmax over
+// f32[8192,4096] with output tiles [1,4096] and 4 warps, worked by hand:
+// 8192 blocks each read and write one row: 134,217,728 bytes each way at
+// 3.35e12 B/s, 40.065 us each. Flops per block: the two reduces
+// (4096-1)*3 each, subtract, exponential and divide 3*4096 each:
+// 8192*(2*12285 + 3*12288) = 503,267,328, over 1.98e9*2*128 lanes*132 SMs
+// = 7.52 us, hidden by the memory time. 80.13 + 1 us launch.
+func TestCostPassTritonSoftmaxByHand(t *testing.T) {
+	m, err := hlo.ParseFile("softmax", hlotest.ReadTestdata(t, "groundtruth", "softmax", "h100", "large", "after_optimizations.txt"))
+	require.NoError(t, err)
+	res := runCostPasses(t, m, DefaultConfig())
+	cr, ok := passes.ResultOf[*CostResult](res, CostPass)
+	require.True(t, ok)
+	e := cr.Of(m.Entry.Root)
+	require.NotNil(t, e)
+	assert.Equal(t, int64(8192), e.Launch.Blocks)
+	assert.Equal(t, int64(128), e.Launch.ThreadsPerBlock)
+	assert.InDelta(t, 503267328, e.Flops, 0.5)
+	assert.InDelta(t, 2*134217728/3.35e12*1e6, e.MemoryUS, 1e-6)
+	assert.InDelta(t, 503267328/(1.98e9*2*128*132)*1e6, e.ComputeUS, 1e-6)
+	assert.InDelta(t, 2*134217728/3.35e12*1e6+1, e.TimeUS, 1e-6)
+	require.Len(t, e.Reads, 1)
+	assert.InDelta(t, 1, e.Reads[0].Utilization, 1e-12)
 }

@@ -155,16 +155,22 @@ func coalescingResult(u *passes.Unit) (any, error) {
 // estimatesOf estimates u's kernels, in chunks (eachKernel).
 func estimatesOf(u *passes.Unit) (any, error) {
 	cfg := configOf(u)
-	m := &Model{Device: cfg.Device, Mode: cfg.CostMode}
+	m := &Model{Device: cfg.Device, Mode: cfg.CostMode, Devices: ModuleDevices(u.Module)}
 	return eachKernel(u, func(k *kernel, cache *VerdictCache) *Estimate {
-		return m.estimate(k.analysis, k.cost, k.analysis.CoalescingCached(cfg.CostMode, &cfg.Device, cache))
+		return m.estimateKernel(k.analysis, k.cost, func() []OperandCoalescing {
+			return k.analysis.CoalescingCached(cfg.CostMode, &cfg.Device, cache)
+		})
 	})
 }
 
 func costResult(u *passes.Unit) (any, error) {
 	var ests []*Estimate
+	_, runs := executions(u.Module)
 	for _, c := range u.Module.Computations {
 		part, _ := u.Part(c).([]*Estimate)
+		for _, e := range part {
+			e.Executions = runs[c]
+		}
 		ests = append(ests, part...)
 	}
 	return newCostResult(kernelsIn(u), ests, configOf(u)), nil
@@ -465,10 +471,7 @@ func newCostResult(ks *kernelSet, ests []*Estimate, cfg Config) *CostResult {
 	}
 	r := &CostResult{cfg: cfg, me: me, by: make(map[*hlo.Instruction]*Estimate, len(ests))}
 	for _, e := range ests {
-		me.Kernels = append(me.Kernels, e)
-		me.TimeUS += e.TimeUS
-		me.Flops += e.Flops
-		me.Bytes += e.Bytes()
+		me.add(e)
 		r.by[e.Instr] = e
 	}
 	return r
@@ -480,23 +483,38 @@ func (r *CostResult) Of(in *hlo.Instruction) *Estimate { return r.by[in] }
 // Estimate returns the module estimate.
 func (r *CostResult) Estimate() *ModuleEstimate { return r.me }
 
+// Device is the device the estimates are for.
+func (r *CostResult) Device() Device { return r.cfg.Device }
+
 // costJSON is one instruction's entry in the JSON report.
 type costJSON struct {
-	Flops   float64 `json:"flops"`
-	Bytes   int64   `json:"bytes"`
-	TimeUS  float64 `json:"time_us"`
-	Bound   string  `json:"bound"`
-	Emitter string  `json:"emitter"`
+	Flops      float64 `json:"flops"`
+	Bytes      int64   `json:"bytes"`
+	TimeUS     float64 `json:"time_us"`
+	Executions int64   `json:"executions,omitempty"`
+	Bound      string  `json:"bound"`
+	Emitter    string  `json:"emitter,omitempty"`
+	Unit       string  `json:"unit,omitempty"`
 }
 
 // InstructionReport is the per-instruction JSON value:
-// {"flops": N, "bytes": N, "time_us": F, "bound": "memory|compute"}.
+// {"flops": N, "bytes": N, "time_us": F, "executions": N (when it runs
+// more than once per run of the module), "bound": "memory|compute",
+// "emitter": the GPU emitter (GPU devices), "unit": what runs it when not
+// a GPU emitter (MXU, vector, DMA, collective)}.
 func (r *CostResult) InstructionReport(in *hlo.Instruction) any {
 	e := r.by[in]
 	if e == nil {
 		return nil
 	}
-	return &costJSON{Flops: roundSig(e.Flops), Bytes: e.Bytes(), TimeUS: roundSig(e.TimeUS), Bound: e.Bound, Emitter: e.Emitter.String()}
+	j := &costJSON{Flops: roundSig(e.Flops), Bytes: e.Bytes(), TimeUS: roundSig(e.TimeUS), Bound: e.Bound, Unit: e.Unit}
+	if e.runs() > 1 {
+		j.Executions = e.runs()
+	}
+	if r.cfg.Device.IsGPU() {
+		j.Emitter = e.Emitter.String()
+	}
+	return j
 }
 
 // topJSON is one of the most expensive kernels in the module report.

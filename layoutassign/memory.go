@@ -101,6 +101,10 @@ type MemoryReport struct {
 	// (ComputePeakMemory): the parameters, constants and outputs of every
 	// memory space plus the largest peak of one space's temporaries. It is
 	// PeakBytes when everything is in HBM; on the TPU it may count VMEM.
+	// On the CPU it has no temporaries: XLA's CPU client computes it from
+	// a buffer assignment without heap-simulator traces, so it is the
+	// arguments, outputs (less the aliased) and constants, as on every
+	// CPU compile of testdata/groundtruth.
 	XLAPeakBytes int64
 	// Computations, when the module has no entry computation, report each
 	// computation no other calls, as if it were the entry, largest peak
@@ -246,6 +250,9 @@ func (r *MemoryReport) fill(lv *liveness, tl threadLocals) {
 	for _, sp := range r.Spaces {
 		static += sp.PeakBytes - sp.TemporaryPeakBytes
 		temps = max(temps, sp.TemporaryPeakBytes)
+	}
+	if lv.t.Backend == BackendCPU {
+		temps = 0
 	}
 	r.XLAPeakBytes = static + temps
 	hbm := r.Spaces[0]

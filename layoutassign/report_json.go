@@ -1,6 +1,8 @@
 package layoutassign
 
 import (
+	"slices"
+
 	"github.com/hlo-opt/hlo-opt/hlo"
 )
 
@@ -14,6 +16,30 @@ type ArrayJSON struct {
 	Rule          string  `json:"rule"`
 	// Leaves lists a tuple's array leaves (the totals above sum them).
 	Leaves []ArrayJSON `json:"leaves,omitempty"`
+	// Tables lists the index tables of a tuple and of the tuples nested in
+	// it, the buffers XLA's buffer assignment gives a tuple-shaped value
+	// (not in the totals above).
+	Tables []TupleTableJSON `json:"tables,omitempty"`
+}
+
+// TupleTableJSON is the index table of the tuple at Index (empty: the
+// instruction's own result) and its size on the target.
+type TupleTableJSON struct {
+	Index []int64 `json:"index"`
+	Bytes int64   `json:"bytes"`
+}
+
+// tupleTables lists the index tables of s and of the tuples nested in it,
+// in shape-index order.
+func tupleTables(s *hlo.Shape, index []int64, t Target, out []TupleTableJSON) []TupleTableJSON {
+	if !s.IsTuple() {
+		return out
+	}
+	out = append(out, TupleTableJSON{Index: slices.Clone(index), Bytes: t.TupleTableBytes(len(s.Tuple))})
+	for i := range s.Tuple {
+		out = tupleTables(&s.Tuple[i], append(index, int64(i)), t, out)
+	}
+	return out
 }
 
 func arrayJSON(c ArrayCost) ArrayJSON {
@@ -44,6 +70,7 @@ func (r *Result) InstructionReport(in *hlo.Instruction) any {
 		out.Leaves = append(out.Leaves, arrayJSON(c))
 	}
 	out.Expansion = round3(expansion(out.Bytes, out.UnpaddedBytes))
+	out.Tables = tupleTables(&in.Shape, []int64{}, r.Memory.Target, nil)
 	return out
 }
 

@@ -226,3 +226,15 @@ func TestDeviceFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestDeviceTPUV6eTupleTables: --device=tpu-v6e lays out with v6e's
+// 32-byte tuple index tables (XLA's v6e buffer assignments), as
+// --target=tpu-v6e does; v5e's are 512 bytes.
+func TestDeviceTPUV6eTupleTables(t *testing.T) {
+	src := "HloModule m\n\nENTRY e {\n  p = f32[8,128]{1,0:T(8,128)} parameter(0)\n  n = f32[8,128]{1,0:T(8,128)} negate(p)\n  ROOT t = (f32[8,128]{1,0:T(8,128)}, f32[8,128]{1,0:T(8,128)}) tuple(n, p)\n}\n"
+	for device, want := range map[string]string{"tpu-v6e": `"output_bytes": 8224`, "tpu-v5e": `"output_bytes": 8704`} {
+		out, errOut, code := hloOpt(t, src, "--passes=layout", "--format=json", "--device="+device, "-")
+		require.Equal(t, 0, code, errOut)
+		assert.Contains(t, out, want, device)
+	}
+}

@@ -152,3 +152,33 @@ func (ba *BufferAssignment) Values() []Value {
 	}
 	return vs
 }
+// AllocationStats sums the allocations of a buffer assignment by class,
+// as XLA's BufferAssignment::ComputeSummaryStats does (an allocation
+// counts in each class it is in).
+type AllocationStats struct {
+	Parameter, Constant, MaybeLiveOut, PreallocatedTemp, ThreadLocal, Total int64
+}
+
+// Stats sums the allocations by class.
+func (ba *BufferAssignment) Stats() AllocationStats {
+	var st AllocationStats
+	for _, a := range ba.Allocations {
+		if a.Parameter >= 0 {
+			st.Parameter += a.Size
+		}
+		if a.Constant {
+			st.Constant += a.Size
+		}
+		if a.MaybeLiveOut {
+			st.MaybeLiveOut += a.Size
+		}
+		if a.PreallocatedTmp {
+			st.PreallocatedTemp += a.Size
+		}
+		if a.ThreadLocal {
+			st.ThreadLocal += a.Size
+		}
+		st.Total += a.Size
+	}
+	return st
+}

@@ -8,4 +8,5 @@ type (
 	BufferAssignment = xladump.BufferAssignment
 	Allocation       = xladump.Allocation
 	Value            = xladump.Value
+	AllocationStats  = xladump.AllocationStats
 )

@@ -60,10 +60,9 @@ type view struct {
 	Padding                                           []padRow
 	PaddingSmall                                      *padRow
 	Fusions                                           []fusionRow
-	TPU                                               bool
 	CostDevice                                        string
 	CostTimeUS                                        float64
-	HasCost                                           bool
+	HasCost, CostGPU                                  bool
 	MarginL, PlotW                                    int
 	FoldBelow                                         int64
 }
@@ -89,6 +88,9 @@ type spaceView struct {
 	Data   template.JS
 }
 
+// fusionRow is a fusion kernel of the cost estimate: on a GPU its
+// emitter and coalesced reads, on a TPU XLA's fusion kind and the unit
+// that bounds it (MXU, vector, DMA).
 type fusionRow struct {
 	Name, Emitter, Kind, Bound string
 	Bytes                      int64
@@ -103,8 +105,8 @@ func build(in Input) *view {
 		Module: mr.Module, File: in.File, Target: mr.Target.String(), Device: mr.Target.Device,
 		Entry: mr.Entry, Order: mr.Order, Steps: mr.Steps,
 		Arguments: mr.ArgumentBytes, Outputs: mr.OutputBytes, Aliased: mr.AliasedBytes, Temporaries: mr.TemporaryBytes,
-		Computations: mr.Computations, TPU: mr.Target.Backend == layoutassign.BackendTPU,
-		Layouts: "kept as the module states them", MarginL: marginL, PlotW: chartW - marginL - marginR, FoldBelow: FoldBelow,
+		Computations: mr.Computations,
+		Layouts:      "kept as the module states them", MarginL: marginL, PlotW: chartW - marginL - marginR, FoldBelow: FoldBelow,
 		Headline: headline{Bytes: mr.XLAPeakBytes, Parts: mr.XLAPeakParts(), HBM: mr.PeakBytes, HBMStep: mr.PeakStep, HBMAt: mr.PeakAt},
 	}
 	if in.Relayout {
@@ -144,7 +146,8 @@ func build(in Input) *view {
 	if in.Cost != nil {
 		v.HasCost = true
 		me := in.Cost.Estimate()
-		v.CostDevice, v.CostTimeUS = me.Device, me.TimeUS
+		dev := in.Cost.Device()
+		v.CostDevice, v.CostTimeUS, v.CostGPU = me.Device, me.TimeUS, dev.IsGPU()
 		v.Fusions = fusions(me)
 	}
 	return v
@@ -196,7 +199,7 @@ func fusions(me *cost.ModuleEstimate) []fusionRow {
 			continue
 		}
 		kind, _ := e.Instr.Attr("kind")
-		r := fusionRow{Name: e.Instr.Name, Emitter: e.Emitter.String(), Kind: kind, Bound: e.Bound, Bytes: e.Bytes(), Flops: e.Flops,
+		r := fusionRow{Name: e.Instr.Name, Emitter: e.Kind(), Kind: kind, Bound: e.Bound, Bytes: e.Bytes(), Flops: e.Flops,
 			TimeUS: e.TimeUS, Operands: len(e.Reads)}
 		for _, rd := range e.Reads {
 			if rd.Coalesced {

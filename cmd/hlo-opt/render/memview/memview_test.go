@@ -320,11 +320,16 @@ func checkFusions(t *testing.T, doc *html.Node, page string, rep jsonReport, tpu
 			}
 		}
 	}
+	col := 2 // bytes: after the emitter on a GPU, after the fusion kind and the unit on a TPU
+	if tpu {
+		col = 3
+	}
 	got := map[string]string{}
 	for _, r := range fus {
-		got[text(r[0])] = attr(r[2], "data-v")
+		got[text(r[0])] = attr(r[col], "data-v")
 		if tpu {
 			assert.Regexp(t, `^k[A-Z][a-z]+$`, text(r[1]), "XLA's fusion kind")
+			assert.Contains(t, []string{"MXU", "vector", "DMA", "collective"}, text(r[2]), "the TPU unit that bounds it")
 		}
 	}
 	for name, w := range want {

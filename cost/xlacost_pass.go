@@ -1,0 +1,299 @@
+package cost
+
+import (
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/layoutassign"
+	"github.com/hlo-opt/hlo-opt/passes"
+)
+
+// XLACostConfigKey is the key of the xla-cost pass's XLATarget in
+// passes.Options.Config (hlo-opt's --device and --target). Without one,
+// or with a zero XLATarget, the pass infers the backend from the module
+// (InferXLABackend) and says so.
+const XLACostConfigKey = "xla-cost"
+
+// XLACostPass ("xla-cost") is XLACost over the module: per instruction and
+// for the module, the flops, transcendentals and bytes accessed that
+// compiled.cost_analysis() reports for the backend, and optimal_seconds
+// where the backend reports it (TPU). Like the other cost passes it
+// requires layoutassign.AssignPass: a module that states no layouts is
+// costed as laid out for the layout target.
+var XLACostPass = &passes.Pass{
+	Name:       "xla-cost",
+	Doc:        "flops, transcendentals and bytes accessed as XLA's compiled.cost_analysis()",
+	Requires:   []*passes.Pass{layoutassign.AssignPass},
+	ResultType: reflect.TypeFor[*XLACostResult](),
+	Run:        runXLACost,
+}
+
+func runXLACost(u *passes.Unit) (any, error) {
+	t, _ := u.Config(XLACostConfigKey).(XLATarget)
+	assumed := ""
+	if t.Backend == "" {
+		t, assumed = InferXLABackend(u.Module)
+	}
+	c := XLACost(u.Module, t)
+	c.Assumed = assumed
+	return &XLACostResult{Cost: c, module: u.Module}, nil
+}
+
+// InferXLABackend guesses the backend a module was compiled for from what
+// each backend's compiler leaves in it: TPU tiles ("T(8,128)") or memory
+// spaces ("S(1)") in layouts and the TPU's custom calls and backend
+// configs; the GPU's backend configs (operation queues, Triton and cuBLAS
+// fusions and calls); the CPU's (outer dimension partitions, small calls).
+// reason says what decided, for the report. A module with none of these
+// is costed with the CPU rules, which give the GPU's figures as well.
+func InferXLABackend(m *hlo.Module) (t XLATarget, reason string) {
+	var gpu, cpu string
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			if why := tpuMark(in); why != "" {
+				return XLATarget{Backend: XLATPU}, "assumed tpu: " + why
+			}
+			if gpu == "" {
+				gpu = gpuMark(in)
+			}
+			if cpu == "" {
+				cpu = cpuMark(in)
+			}
+		}
+	}
+	switch {
+	case gpu != "":
+		return XLATarget{Backend: XLAGPU}, "assumed gpu: " + gpu
+	case cpu != "":
+		return XLATarget{Backend: XLACPU}, "assumed cpu: " + cpu
+	}
+	return XLATarget{Backend: XLACPU}, "assumed cpu: no backend's marks in the module (the CPU and GPU rules give the same figures)"
+}
+
+// tpuMark says why in looks compiled for a TPU, or "".
+func tpuMark(in *hlo.Instruction) string {
+	for _, l := range in.Shape.Leaves() {
+		if lay := l.Shape.Layout; lay != nil {
+			if len(lay.Tiles) > 0 {
+				return fmt.Sprintf("%s's layout has TPU tiles (%s)", in.Name, l.Shape.String())
+			}
+			if lay.MemorySpace != 0 {
+				return fmt.Sprintf("%s's layout names memory space S(%d)", in.Name, lay.MemorySpace)
+			}
+		}
+	}
+	if cfg, ok := in.Attr("backend_config"); ok && strings.Contains(cfg, `"window_config"`) {
+		return fmt.Sprintf("%s has a TPU window_config", in.Name)
+	}
+	return ""
+}
+
+// gpuMark says why in looks compiled for a GPU, or "".
+func gpuMark(in *hlo.Instruction) string {
+	if t := customTarget(in); strings.HasPrefix(t, "__cublas") || strings.HasPrefix(t, "__cudnn") || strings.HasPrefix(t, "__triton") {
+		return fmt.Sprintf("%s calls %s", in.Name, t)
+	}
+	cfg, _ := in.Attr("backend_config")
+	for _, k := range []string{`"operation_queue_id"`, `"fusion_backend_config"`, `"__triton`} {
+		if strings.Contains(cfg, k) {
+			return fmt.Sprintf("%s has a GPU backend_config (%s)", in.Name, strings.Trim(k, `"`))
+		}
+	}
+	return ""
+}
+
+// cpuMark says why in looks compiled for the CPU, or "".
+func cpuMark(in *hlo.Instruction) string {
+	if cfg, _ := in.Attr("backend_config"); strings.Contains(cfg, `"outer_dimension_partitions"`) {
+		return fmt.Sprintf("%s has a CPU backend_config (outer_dimension_partitions)", in.Name)
+	}
+	if fa, _ := in.Attr("frontend_attributes"); strings.Contains(fa, "xla_cpu_") {
+		return fmt.Sprintf("%s has a CPU frontend attribute", in.Name)
+	}
+	if t := customTarget(in); strings.HasPrefix(t, "__onednn") || strings.HasPrefix(t, "xla.cpu") {
+		return fmt.Sprintf("%s calls %s", in.Name, t)
+	}
+	return ""
+}
+
+// XLACostResult is the result of the xla-cost pass.
+type XLACostResult struct {
+	Cost   *XLAModuleCost
+	module *hlo.Module
+}
+
+// xlaCostJSON is one instruction's entry in the JSON report.
+type xlaCostJSON struct {
+	Flops              float64   `json:"flops"`
+	Transcendentals    float64   `json:"transcendentals"`
+	BytesAccessed      float64   `json:"bytes_accessed"`
+	OptimalSeconds     *float64  `json:"optimal_seconds,omitempty"`
+	OutputBytes        float64   `json:"output_bytes"`
+	OperandBytes       []float64 `json:"operand_bytes"`
+	OperandUtilization []float64 `json:"operand_utilization"`
+}
+
+// InstructionReport is the per-instruction JSON value: {"flops",
+// "transcendentals", "bytes_accessed", "optimal_seconds" (TPU),
+// "output_bytes", "operand_bytes": [...], "operand_utilization": [...]}.
+func (r *XLACostResult) InstructionReport(in *hlo.Instruction) any {
+	v := r.Cost.Of(in)
+	if v == nil {
+		return nil
+	}
+	j := &xlaCostJSON{Flops: roundSig(v.Flops), Transcendentals: roundSig(v.Transcendentals),
+		BytesAccessed: roundSig(v.BytesAccessed), OutputBytes: roundSig(v.OutputBytes),
+		OperandBytes: roundAll(v.OperandBytes), OperandUtilization: roundAll(v.OperandUtilization)}
+	if r.Cost.HasOptimalSeconds() {
+		s := roundSig(v.OptimalSeconds)
+		j.OptimalSeconds = &s
+	}
+	return j
+}
+
+func roundAll(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = roundSig(x)
+	}
+	return out
+}
+
+// ModuleReport is the module-level JSON value: the backend, the totals
+// ("flops", "transcendentals", "bytes_accessed", "optimal_seconds" on a
+// TPU) and "cost_analysis", the dictionary compiled.cost_analysis()
+// returns, under XLA's own key names.
+func (r *XLACostResult) ModuleReport() any {
+	c := r.Cost
+	m := map[string]any{
+		"backend":         string(c.Target.Backend),
+		"flops":           roundSig(c.Module.Flops),
+		"transcendentals": roundSig(c.Module.Transcendentals),
+		"bytes_accessed":  roundSig(c.Module.BytesAccessed),
+	}
+	if c.Target.Device != "" {
+		m["device"] = c.Target.Device
+	}
+	if c.Assumed != "" {
+		m["assumed"] = c.Assumed
+	}
+	if c.HasOptimalSeconds() {
+		m["optimal_seconds"] = roundSig(c.Module.OptimalSeconds)
+	}
+	keys := c.Module.Keys()
+	for k, v := range keys {
+		keys[k] = roundSig(v)
+	}
+	m["cost_analysis"] = keys
+	return m
+}
+
+// WriteText prints the module totals and, for each computation whose
+// figures add up to them (the entry, loop bodies and conditions, branches,
+// called computations), its instructions that cost anything, with the
+// figures that are not zero.
+func (r *XLACostResult) WriteText(w io.Writer, m *hlo.Module) error {
+	c := r.Cost
+	seconds := c.HasOptimalSeconds()
+	b := fmt.Appendf(nil, "xla-cost: backend %s, as compiled.cost_analysis() reports it\n", c.Target)
+	if c.Assumed != "" {
+		b = fmt.Appendf(b, "  %s; --device or --target chooses\n", c.Assumed)
+	}
+	if c.Target.Backend == XLATPU && !seconds {
+		b = append(b, "  optimal_seconds needs the chip: --device=tpu-v5e, tpu-v6e or tpu-v4\n"...)
+	}
+	b = appendXLAFigures(append(b, "  module: "...), &c.Module, seconds, true)
+	if unknownFigures(c) {
+		b = append(b, "  -1 is XLA's \"unknown\" (custom calls), summed like any figure, as XLA does\n"...)
+	}
+	for _, comp := range summedComputations(m) {
+		head := false
+		for _, in := range comp.Instructions {
+			v := c.Of(in)
+			if v == nil || (v.Flops == 0 && v.Transcendentals == 0 && v.BytesAccessed == 0 && v.OptimalSeconds == 0) {
+				continue
+			}
+			if !head {
+				head = true
+				b = append(append(append(b, "computation "...), comp.Name...), '\n')
+			}
+			b = append(append(append(append(b, "  "...), in.Name...), " ("...), in.Opcode...)
+			b = appendXLAFigures(append(b, "): "...), v, seconds, false)
+		}
+		var err error
+		if b, err = flush(w, b); err != nil {
+			return err
+		}
+	}
+	_, err := w.Write(b)
+	return err
+}
+
+// appendXLAFigures appends "flops F, transcendentals T, bytes accessed B"
+// (", optimal_seconds S" with seconds) and a newline; unless all is set,
+// only the figures that are not zero.
+func appendXLAFigures(b []byte, v *XLACostValues, seconds, all bool) []byte {
+	first := true
+	put := func(name string, x float64) {
+		if x == 0 && !all {
+			return
+		}
+		if !first {
+			b = append(b, ", "...)
+		}
+		first = false
+		b = appendG(append(append(b, name...), ' '), x)
+	}
+	put("flops", v.Flops)
+	put("transcendentals", v.Transcendentals)
+	put("bytes accessed", v.BytesAccessed)
+	if seconds {
+		put("optimal_seconds", v.OptimalSeconds)
+	}
+	return append(b, '\n')
+}
+
+// unknownFigures reports whether a custom call left XLA's -1 in the
+// totals.
+func unknownFigures(c *XLAModuleCost) bool {
+	for in, v := range c.Instructions {
+		if in.Opcode == hlo.OpCustomCall && v.BytesAccessed < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// summedComputations lists, in module order, the computations whose
+// instructions' figures are summed into the module's: the entry and,
+// transitively, what its while, call, conditional and async-start
+// instructions call.
+func summedComputations(m *hlo.Module) []*hlo.Computation {
+	in := map[*hlo.Computation]bool{}
+	var visit func(c *hlo.Computation)
+	visit = func(c *hlo.Computation) {
+		if c == nil || in[c] {
+			return
+		}
+		in[c] = true
+		for _, i := range c.Instructions {
+			switch i.Opcode {
+			case hlo.OpWhile, hlo.OpCall, hlo.OpConditional, hlo.OpAsyncStart:
+				for _, callee := range i.Called {
+					visit(callee)
+				}
+			}
+		}
+	}
+	visit(m.Entry)
+	var out []*hlo.Computation
+	for _, c := range m.Computations {
+		if in[c] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
