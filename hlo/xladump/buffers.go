@@ -152,6 +152,7 @@ func (ba *BufferAssignment) Values() []Value {
 	}
 	return vs
 }
+
 // AllocationStats sums the allocations of a buffer assignment by class,
 // as XLA's BufferAssignment::ComputeSummaryStats does (an allocation
 // counts in each class it is in).
