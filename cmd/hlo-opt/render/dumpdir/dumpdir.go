@@ -127,21 +127,9 @@ func check(mr *layoutassign.MemoryReport, ba *xladump.BufferAssignment, usage []
 		return xla[color]
 	}
 	if ba != nil {
-		for _, a := range ba.Allocations {
-			f := at(int64(a.Color))
-			if a.Parameter >= 0 {
-				f.Parameter += a.Size
-			}
-			if a.Constant {
-				f.Constant += a.Size
-			}
-			if a.Output || a.MaybeLiveOut {
-				f.Output += a.Size
-			}
-			if a.PreallocatedTmp {
-				f.Temp += a.Size
-			}
-			f.Total += a.Size
+		for color, st := range ba.StatsByColor() {
+			*at(int64(color)) = Figures{Parameter: st.Parameter, Constant: st.Constant, Output: st.MaybeLiveOut,
+				Temp: st.PreallocatedTemp, Total: st.Total}
 		}
 	}
 	for _, u := range usage {
