@@ -14,7 +14,6 @@ import (
 
 	"github.com/hlo-opt/hlo-opt/cmd/hlo-opt/render/dumpdir"
 	"github.com/hlo-opt/hlo-opt/cmd/hlo-opt/render/memview"
-	"github.com/hlo-opt/hlo-opt/cost"
 	"github.com/hlo-opt/hlo-opt/hlo/xladump"
 	"github.com/hlo-opt/hlo-opt/layoutassign"
 	"github.com/hlo-opt/hlo-opt/passes"
@@ -139,20 +138,15 @@ func (d *driver) analyseDumped(ctx context.Context, m xladump.Module) dirModule 
 		in.Err = err
 		return dirModule{summary: dumpdir.Summarize(in), err: err}
 	}
-	mod, res, err := d.analyse(ctx, 0, 1, chunk{src: src}, time.Now())
+	_, res, err := d.analyse(ctx, 0, 1, chunk{src: src}, time.Now())
 	if err != nil {
 		in.Err = err
 		return dirModule{summary: dumpdir.Summarize(in), err: err}
 	}
-	r := dirModule{page: memview.Input{File: m.Path, Module: mod}}
-	for _, p := range res.Passes {
-		v, _ := res.Of(p)
-		switch x := v.(type) {
-		case *layoutassign.Result:
-			in.Memory, r.page.Memory, r.page.Relayout = x.Memory, x.Memory, x.Relayout
-		case *cost.CostResult:
-			in.Estimate, r.page.Cost = x.Estimate(), x
-		}
+	r := dirModule{page: pageInput(m.Path, res)}
+	in.Memory = r.page.Memory
+	if r.page.Cost != nil {
+		in.Estimate = r.page.Cost.Estimate()
 	}
 	in.Buffers, in.Usage, err = readXLAFiles(m)
 	if err != nil {

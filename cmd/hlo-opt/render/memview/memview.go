@@ -26,6 +26,9 @@ type Input struct {
 	// than keeping the module's.
 	Relayout bool
 	Cost     *cost.CostResult
+	// XLACost is the xla-cost pass's figures (compiled.cost_analysis()),
+	// when it ran.
+	XLACost *cost.XLACostResult
 }
 
 //go:embed page.html.tmpl
@@ -63,8 +66,18 @@ type view struct {
 	CostDevice                                        string
 	CostTimeUS                                        float64
 	HasCost, CostGPU                                  bool
+	XLACost                                           *xlaCostView
 	MarginL, PlotW                                    int
 	FoldBelow                                         int64
+}
+
+// xlaCostView is the module's cost_analysis() as the xla-cost pass
+// computes it.
+type xlaCostView struct {
+	Backend                               string
+	Flops, Transcendentals, BytesAccessed float64
+	OptimalSeconds                        float64
+	HasOptimalSeconds                     bool
 }
 
 // headline is XLA's peak_memory_in_bytes with its terms, and the HBM
@@ -97,6 +110,10 @@ type fusionRow struct {
 	Flops                      float64
 	TimeUS                     float64
 	Coalesced, Operands        int
+	// HasXLA says the xla-cost pass ran; XLA holds the fusion's
+	// cost_analysis() figures (nil when XLA's analysis does not visit it).
+	HasXLA bool
+	XLA    *cost.XLACostValues
 }
 
 func build(in Input) *view {
@@ -148,7 +165,12 @@ func build(in Input) *view {
 		me := in.Cost.Estimate()
 		dev := in.Cost.Device()
 		v.CostDevice, v.CostTimeUS, v.CostGPU = me.Device, me.TimeUS, dev.IsGPU()
-		v.Fusions = fusions(me)
+		v.Fusions = fusions(me, in.XLACost)
+	}
+	if x := in.XLACost; x != nil {
+		c := x.Cost
+		v.XLACost = &xlaCostView{Backend: c.Target.String(), Flops: c.Module.Flops, Transcendentals: c.Module.Transcendentals,
+			BytesAccessed: c.Module.BytesAccessed, OptimalSeconds: c.Module.OptimalSeconds, HasOptimalSeconds: c.HasOptimalSeconds()}
 	}
 	return v
 }
@@ -191,8 +213,9 @@ func spaceID(name string) string {
 	return strings.NewReplacer("(", "", ")", "").Replace(strings.ToLower(name))
 }
 
-// fusions are the fusion kernels of an estimate, in module order.
-func fusions(me *cost.ModuleEstimate) []fusionRow {
+// fusions are the fusion kernels of an estimate, in module order, with
+// xla's figures of each when the xla-cost pass ran.
+func fusions(me *cost.ModuleEstimate, xla *cost.XLACostResult) []fusionRow {
 	var out []fusionRow
 	for _, e := range me.Kernels {
 		if e.Instr.Opcode != hlo.OpFusion {
@@ -205,6 +228,9 @@ func fusions(me *cost.ModuleEstimate) []fusionRow {
 			if rd.Coalesced {
 				r.Coalesced++
 			}
+		}
+		if xla != nil {
+			r.HasXLA, r.XLA = true, xla.Cost.Of(e.Instr)
 		}
 		out = append(out, r)
 	}

@@ -536,3 +536,78 @@ func rows(table *html.Node) [][]*html.Node {
 	}
 	return out
 }
+
+// With the xla-cost pass, the page shows the module's cost_analysis()
+// figures and each fusion's flops and bytes accessed beside the cost
+// pass's, as the JSON report has them.
+func TestPageXLACost(t *testing.T) {
+	const file = "groundtruth/transformer_fwd/tpu-v5e/large/after_optimizations.txt"
+	m, err := hlo.ParseFile(file, hlotest.ReadTestdata(t, file))
+	require.NoError(t, err)
+	dev, err := cost.LookupDevice("tpu-v5e", nil)
+	require.NoError(t, err)
+	cfg := cost.DefaultConfig()
+	cfg.Device = dev
+	pl, err := passes.NewPipeline([]*passes.Pass{layoutassign.Pass, cost.CostPass, cost.XLACostPass},
+		passes.Options{Logger: zap.NewNop(), Config: cfg.PipelineConfig()})
+	require.NoError(t, err)
+	res, err := pl.Run(context.Background(), m)
+	require.NoError(t, err)
+	lr, _ := passes.ResultOf[*layoutassign.Result](res, layoutassign.Pass)
+	cr, _ := passes.ResultOf[*cost.CostResult](res, cost.CostPass)
+	xr, ok := passes.ResultOf[*cost.XLACostResult](res, cost.XLACostPass)
+	require.True(t, ok)
+	var page bytes.Buffer
+	require.NoError(t, memview.Write(&page, memview.Input{File: file, Module: m, Memory: lr.Memory, Cost: cr, XLACost: xr}))
+	var js bytes.Buffer
+	require.NoError(t, render.WriteJSON(&js, res, render.JSONOptions{}))
+	var rep struct {
+		XLACost      map[string]any `json:"xla-cost"`
+		Computations []struct {
+			Instructions []struct {
+				Name    string `json:"name"`
+				XLACost *struct {
+					Flops         float64 `json:"flops"`
+					BytesAccessed float64 `json:"bytes_accessed"`
+				} `json:"xla-cost"`
+			} `json:"instructions"`
+		} `json:"computations"`
+	}
+	require.NoError(t, json.Unmarshal(js.Bytes(), &rep))
+	doc, err := html.Parse(&page)
+	require.NoError(t, err)
+	row := byID(doc, "xla-cost")
+	require.NotNil(t, row)
+	for key, field := range map[string]string{"flops": "flops", "transcendentals": "transcendentals", "bytes accessed": "bytes_accessed", "optimal_seconds": "optimal_seconds"} {
+		spans := findAll(row, func(n *html.Node) bool { return attr(n, "data-key") == key })
+		if _, ok := rep.XLACost[field]; !ok {
+			assert.Empty(t, spans, "%s: not in the JSON, not on the page", key)
+			continue
+		}
+		require.Len(t, spans, 1, key)
+		got, err := strconv.ParseFloat(attr(spans[0], "data-v"), 64)
+		require.NoError(t, err)
+		assert.InEpsilon(t, rep.XLACost[field].(float64), got, 1e-3, key)
+	}
+	want := map[string]float64{}
+	for _, c := range rep.Computations {
+		for _, in := range c.Instructions {
+			if in.XLACost != nil {
+				want[in.Name] = in.XLACost.Flops
+			}
+		}
+	}
+	fus := rows(byID(doc, "fusions"))
+	require.NotEmpty(t, fus)
+	for _, r := range fus {
+		w, ok := want[text(r[0])]
+		require.True(t, ok, text(r[0]))
+		got, err := strconv.ParseFloat(attr(r[7], "data-v"), 64)
+		require.NoError(t, err)
+		if w == 0 {
+			assert.Zero(t, got, text(r[0]))
+		} else {
+			assert.InEpsilon(t, w, got, 1e-3, text(r[0]))
+		}
+	}
+}
