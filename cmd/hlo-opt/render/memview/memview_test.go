@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/net/html"
 
+	"github.com/hlo-opt/hlo-opt/cmd/hlo-opt/internal/htmltest"
 	"github.com/hlo-opt/hlo-opt/cmd/hlo-opt/render/memview"
 	"github.com/hlo-opt/hlo-opt/cost"
 	"github.com/hlo-opt/hlo-opt/hlo"
@@ -427,79 +428,17 @@ func slicesIndex(s []layoutassign.SpaceJSON, name string) int {
 	return -1
 }
 
-func findAll(n *html.Node, f func(*html.Node) bool) []*html.Node {
-	var out []*html.Node
-	if n == nil {
-		return nil
-	}
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.ElementNode && f(n) {
-			out = append(out, n)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	walk(n)
-	return out
-}
-
-func byID(doc *html.Node, id string) *html.Node {
-	ns := findAll(doc, func(n *html.Node) bool { return attr(n, "id") == id })
-	if len(ns) == 0 {
-		return nil
-	}
-	return ns[0]
-}
-
-func attr(n *html.Node, key string) string {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			return a.Val
-		}
-	}
-	return ""
-}
-
-func hasClass(n *html.Node, c string) bool {
-	return strings.Contains(" "+attr(n, "class")+" ", " "+c+" ")
-}
-
-func text(n *html.Node) string {
-	var b strings.Builder
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			b.WriteString(n.Data)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	walk(n)
-	return strings.TrimSpace(b.String())
-}
-
-// footRows returns the cells of each folded row of table.
-func footRows(table *html.Node) [][]*html.Node {
-	var out [][]*html.Node
-	for _, tr := range findAll(table, func(n *html.Node) bool { return n.Data == "tr" && n.Parent != nil && n.Parent.Data == "tfoot" }) {
-		out = append(out, findAll(tr, func(n *html.Node) bool { return n.Data == "td" }))
-	}
-	return out
-}
-
-// ownText is the text of n without that of its "also" list.
-func ownText(n *html.Node) string {
-	var b strings.Builder
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.TextNode {
-			b.WriteString(c.Data)
-		}
-	}
-	return strings.TrimSpace(b.String())
-}
+// The page's elements, read back with htmltest.
+var (
+	findAll  = htmltest.FindAll
+	byID     = htmltest.ByID
+	attr     = htmltest.Attr
+	hasClass = htmltest.HasClass
+	text     = htmltest.Text
+	ownText  = htmltest.OwnText
+	rows     = htmltest.Rows
+	footRows = htmltest.FootRows
+)
 
 // aliasNames are the names of n's "also" list.
 func aliasNames(n *html.Node) []string {
@@ -526,15 +465,6 @@ func label(name string, index []int64) string {
 		parts[i] = strconv.FormatInt(x, 10)
 	}
 	return name + " {" + strings.Join(parts, ",") + "}"
-}
-
-// rows returns the cells of each body row of table.
-func rows(table *html.Node) [][]*html.Node {
-	var out [][]*html.Node
-	for _, tr := range findAll(table, func(n *html.Node) bool { return n.Data == "tr" && n.Parent != nil && n.Parent.Data == "tbody" }) {
-		out = append(out, findAll(tr, func(n *html.Node) bool { return n.Data == "td" }))
-	}
-	return out
 }
 
 // With the xla-cost pass, the page shows the module's cost_analysis()
