@@ -188,7 +188,7 @@ func (r *Result) WriteText(w io.Writer, m *hlo.Module) error {
 		device = ", device " + mr.Target.Device
 	}
 	fmt.Fprintf(bw, "Memory report for module %s on %s%s (offline estimate; nothing ran)\n", mr.Module, mr.Target, device)
-	if n := partitions(m); n != "" {
+	if n := Partitions(m); n != "" {
 		fmt.Fprintf(bw, "Per device: %s runs this program; every figure is one device's.\n", n)
 	}
 	r.writeLayouts(bw)
@@ -208,10 +208,10 @@ func (r *Result) WriteText(w io.Writer, m *hlo.Module) error {
 	return bw.Flush()
 }
 
-// partitions says which devices run a partitioned module's program:
+// Partitions says which devices run a partitioned module's program:
 // "each of num_partitions=4 SPMD partitions" (and of replica_count=N
 // replicas); "" for one device.
-func partitions(m *hlo.Module) string {
+func Partitions(m *hlo.Module) string {
 	if m == nil {
 		return ""
 	}
