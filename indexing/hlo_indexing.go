@@ -99,6 +99,16 @@ func CompareMaps(a, b *IndexingMap) int {
 	if c := int(a.state) - int(b.state); c != 0 || a.state == stateUndefined {
 		return c
 	}
+	switch {
+	case a.replica == nil && b.replica != nil:
+		return -1
+	case a.replica != nil && b.replica == nil:
+		return 1
+	case a.replica != nil:
+		if c := CompareMaps(a.replica, b.replica); c != 0 {
+			return c
+		}
+	}
 	for _, vs := range [][2][]Variable{{a.dims, b.dims}, {a.ranges, b.ranges}, {a.rts, b.rts}} {
 		if c := len(vs[0]) - len(vs[1]); c != 0 {
 			return c
@@ -259,6 +269,18 @@ func isPermutation(p []int64, n int) bool { return hlo.IsPermutation(p, n) }
 func inRange(xs []int64, n int) bool {
 	for _, x := range xs {
 		if x < 0 || x >= int64(n) {
+			return false
+		}
+	}
+	return true
+}
+
+// distinctInRange reports whether every x is in [0, n) and none repeats
+// (XLA's gather and scatter dimension numbers: offset, window, collapsed,
+// inserted, batching and index-map dims name each dim at most once).
+func distinctInRange(xs []int64, n int) bool {
+	for i, x := range xs {
+		if x < 0 || x >= int64(n) || slices.Contains(xs[:i], x) {
 			return false
 		}
 	}

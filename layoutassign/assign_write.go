@@ -39,6 +39,9 @@ func (a *assigner) write(res *Assignment) {
 		if a.isFixed[a.find(id)] {
 			res.Fixed++
 		}
+		if a.inVregs[v.in.Parent] {
+			continue // kept in vector registers by XLA's TPU compile (RuleTPUVectorRegisters)
+		}
 		if m == nil {
 			m = hlo.DefaultMinorToMajor(s.Rank())
 		}

@@ -42,6 +42,19 @@ type BufferStats struct {
 	TotalBytes                         int64 `json:"total_bytes"`
 }
 
+// StatClass is one class of BufferStats, by the name XLA's stats give it.
+type StatClass struct {
+	Name  string
+	Bytes int64
+}
+
+// Classes lists the stats' classes in XLA's order: parameter, constant,
+// maybe_live_out, preallocated_temp, thread_local, total.
+func (s BufferStats) Classes() []StatClass {
+	return []StatClass{{"parameter", s.ParameterBytes}, {"constant", s.ConstantBytes}, {"maybe_live_out", s.MaybeLiveOutBytes},
+		{"preallocated_temp", s.PreallocatedTempBytes}, {"thread_local", s.ThreadLocalBytes}, {"total", s.TotalBytes}}
+}
+
 func (s *BufferStats) add(o BufferStats) {
 	s.ParameterBytes += o.ParameterBytes
 	s.ConstantBytes += o.ConstantBytes
@@ -58,8 +71,9 @@ func (s *BufferStats) add(o BufferStats) {
 // and what is live at it.
 type SpaceReport struct {
 	Space int64
-	// Name is "HBM" for S(0), "VMEM" for S(1), "host" for S(5), else
-	// "S(n)".
+	// Name is "HBM" for S(0), "VMEM" for S(1), "SMEM" for S(2) (the TPU's
+	// scalar memory, as XLA's memory-usage report names it), "host" for
+	// S(5), else "S(n)".
 	Name  string
 	Stats BufferStats
 	// ArgumentBytes, OutputBytes, AliasedBytes and TemporaryBytes are
@@ -72,6 +86,9 @@ type SpaceReport struct {
 	// peak_memory_in_bytes; WithoutReuseBytes gives every buffer its own
 	// allocation.
 	TemporaryPeakBytes, PeakBytes, PeakUnpadded, WithoutReuseBytes int64
+	// valuePeak is the most the temporaries hold counted value by value
+	// (see heapRun.valuePeak).
+	valuePeak int64
 	// PeakStep is the schedule step at which the peak is first reached
 	// (PeakAt its instruction).
 	PeakStep int
@@ -79,6 +96,11 @@ type SpaceReport struct {
 	// LiveAtPeak are the allocations live at the peak, largest first;
 	// their sizes add up to PeakBytes.
 	LiveAtPeak []Allocation
+	// Buffers are the space's buffers, each once (its own allocations in
+	// the order made, then the temporaries in the order the heap
+	// replay allocates them): what the Timeline counts at each step (see
+	// LiveAt).
+	Buffers []Buffer
 	// Timeline is what the space holds at each step of the schedule: the
 	// parameters, constants and outputs throughout, plus the temporaries
 	// live at the step (the most during it), padded and unpadded, as XLA's
@@ -100,6 +122,8 @@ func SpaceName(n int64) string {
 		return "HBM"
 	case 1:
 		return "VMEM"
+	case 2:
+		return "SMEM"
 	case 5:
 		return "host"
 	}
@@ -209,8 +233,8 @@ func sortedKeys[V any](m map[int64]V) []int64 {
 // fillSpace sets a memory space's figures from its allocations and the
 // replay of its temporaries (nil when it has none).
 func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, sizes []int64) {
-	var live []Allocation
 	var fixed, fixedU int64 // parameters, constants and outputs
+	sr.Buffers = make([]Buffer, 0, len(allocs))
 	for _, a := range allocs {
 		if a.space != sr.Space || a.tuple && !a.output {
 			continue // a temporary tuple table is counted in the temp allocation
@@ -228,18 +252,17 @@ func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, si
 			sr.Stats.MaybeLiveOutBytes += a.size
 		}
 		sr.Stats.TotalBytes += a.size
-		al := lv.allocation(a.first, a.size, a.kind())
-		fixed, fixedU = fixed+al.Cost.Bytes, fixedU+al.Cost.Unpadded
-		live = append(live, al)
+		b := lv.fixedBuffer(a)
+		fixed, fixedU = fixed+b.Cost.Bytes, fixedU+b.Cost.Unpadded
+		sr.Buffers = append(sr.Buffers, b)
 	}
 	sr.Timeline = lv.timeline(fixed, fixedU, run)
 	sr.ArgumentBytes, sr.OutputBytes = sr.Stats.ParameterBytes, sr.Stats.MaybeLiveOutBytes
 	if run != nil {
 		sr.Stats.PreallocatedTempFragmentationBytes = run.heapSize - run.noFrag
 		sr.TemporaryPeakBytes = run.peak
-		for _, id := range run.liveAtPeak() {
-			live = append(live, lv.allocation(id, sizes[lv.bufOf[id]], KindTemp))
-		}
+		sr.valuePeak = run.valuePeak
+		sr.Buffers = slices.Concat(sr.Buffers, lv.tempBuffers(run, sizes))
 		if run.peakEvent >= 0 {
 			sr.PeakStep = run.events[run.peakEvent].time
 			if sr.PeakStep < len(lv.seq) {
@@ -247,14 +270,14 @@ func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, si
 			}
 		}
 	}
-	for _, a := range live {
-		sr.PeakBytes += a.Cost.Bytes
-		sr.PeakUnpadded += a.Cost.Unpadded
+	idx := sr.liveAt(sr.PeakStep)
+	sr.LiveAtPeak = make([]Allocation, len(idx))
+	for k, i := range idx {
+		b := &sr.Buffers[i]
+		sr.PeakBytes += b.Cost.Bytes
+		sr.PeakUnpadded += b.Cost.Unpadded
+		sr.LiveAtPeak[k] = b.Allocation
 	}
-	slices.SortStableFunc(live, func(a, b Allocation) int {
-		return cmp.Or(cmp.Compare(b.Cost.Bytes, a.Cost.Bytes), cmp.Compare(a.Start, b.Start))
-	})
-	sr.LiveAtPeak = live
 }
 
 // timeline is a space's LivePoint at every step: fixed (fixedU unpadded)
@@ -511,7 +534,7 @@ func (lv *liveness) allocation(id int32, size int64, kind string) Allocation {
 	c := ArrayCost{Shape: *v.shape(), Bytes: size, Unpadded: size, Expansion: 1, Rule: RuleTupleTable}
 	switch {
 	case v.shape().IsTuple():
-		c.Unpadded = min(PointerBytes*int64(len(v.shape().Tuple)), size)
+		c.Unpadded = v.unpadded(size)
 		c.Expansion = expansion(c.Bytes, c.Unpadded)
 	case v.cost != nil:
 		c = *v.cost

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -225,6 +226,30 @@ func TestMemoryInvariantsCorpus(t *testing.T) {
 	}
 }
 
+// TestMemoryInvariantsTestdata checks the invariants on every module of
+// testdata (the ground truth's XLA compiles, testdata/xla-today, the
+// passes' inputs), for the TPU and the GPU.
+func TestMemoryInvariantsTestdata(t *testing.T) {
+	corpus := hlotest.FindCorpus(t)
+	n := 0
+	for _, f := range hlotest.ModuleFiles(t, "verify") {
+		if corpus != "" && strings.HasPrefix(f, corpus) {
+			continue // TestMemoryInvariantsCorpus
+		}
+		for _, cm := range hlotest.ParseModules(t, f) {
+			if _, err := AnalyzeMemory(cm.Module, TPU()); err != nil {
+				t.Logf("%s#%d: %v (refused: an error, as it should be)", f, cm.Chunk, err)
+				continue
+			}
+			n++
+			for _, tgt := range []Target{TPU(), GPU()} {
+				checkMemoryInvariants(t, f+"#"+strconv.Itoa(cm.Chunk)+"/"+tgt.Backend.String(), cm.Module, tgt)
+			}
+		}
+	}
+	assert.Greater(t, n, 500, "the modules of testdata")
+}
+
 func TestMemoryInvariantsGenerated(t *testing.T) {
 	n := 300
 	if testing.Short() {
@@ -285,6 +310,7 @@ func checkMemoryInvariants(t *testing.T, name string, m *hlo.Module, tgt Target)
 		}
 		check(len(sp.Timeline) == 0 || most.Bytes == sp.PeakBytes && most.Step == sp.PeakStep,
 			"%s: the timeline's top %d at step %d, the peak %d at step %d", s, most.Bytes, most.Step, sp.PeakBytes, sp.PeakStep)
+		checkStepBuffers(sp, len(r.Spaces[0].Timeline), check)
 		check(sp.PeakBytes <= sp.WithoutReuseBytes, "%s: peak %d above no-reuse %d", s, sp.PeakBytes, sp.WithoutReuseBytes)
 		check(sp.PeakBytes-sp.TemporaryPeakBytes >= sp.ArgumentBytes, "%s: peak %d less temporaries %d below arguments %d",
 			s, sp.PeakBytes, sp.TemporaryPeakBytes, sp.ArgumentBytes)
@@ -299,11 +325,56 @@ func checkMemoryInvariants(t *testing.T, name string, m *hlo.Module, tgt Target)
 	hbm := r.Spaces[0]
 	check(hbm.Space == 0 && r.PeakBytes == hbm.PeakBytes && r.ArgumentBytes == hbm.ArgumentBytes && r.OutputBytes == hbm.OutputBytes &&
 		r.AliasedBytes == hbm.AliasedBytes && r.TemporaryBytes == hbm.TemporaryBytes, "HBM figures differ from the report's")
-	check(r.XLAPeakBytes >= r.PeakBytes, "XLA peak %d below HBM peak %d", r.XLAPeakBytes, r.PeakBytes)
+	if tgt.Backend == BackendCPU {
+		var static int64
+		for _, sp := range r.Spaces {
+			static += sp.PeakBytes - sp.TemporaryPeakBytes
+		}
+		check(r.XLAPeakBytes == static, "CPU: XLA peak %d, want the peaks less their temporaries, %d", r.XLAPeakBytes, static)
+	} else {
+		check(r.XLAPeakBytes >= r.PeakBytes, "XLA peak %d below HBM peak %d", r.XLAPeakBytes, r.PeakBytes)
+	}
 	if ok {
 		ok = checkAllocations(t, name, m, tgt, r)
 	}
 	return ok
+}
+
+// checkStepBuffers checks that the buffers live at each step add up to
+// the timeline there, padded and unpadded, that those at the peak are
+// LiveAtPeak, that an allocation of its own spans the program and a
+// temporary's steps lie in it, and that a buffer is not among its own
+// aliases.
+func checkStepBuffers(sp SpaceReport, steps int, check func(bool, string, ...any)) {
+	s := sp.Name
+	for _, p := range sp.Timeline {
+		var bytes, unpadded int64
+		for _, b := range sp.LiveAt(p.Step) {
+			bytes += b.Cost.Bytes
+			unpadded += b.Cost.Unpadded
+		}
+		check(bytes == p.Bytes && unpadded == p.Unpadded, "%s: step %d: buffers live %d (unpadded %d), timeline %d (%d)",
+			s, p.Step, bytes, unpadded, p.Bytes, p.Unpadded)
+		if bytes != p.Bytes {
+			return
+		}
+	}
+	atPeak := sp.LiveAt(sp.PeakStep)
+	check(len(atPeak) == len(sp.LiveAtPeak), "%s: %d buffers live at step %d, %d at the peak", s, len(atPeak), sp.PeakStep, len(sp.LiveAtPeak))
+	for i := range min(len(atPeak), len(sp.LiveAtPeak)) {
+		check(atPeak[i].Instruction == sp.LiveAtPeak[i].Instruction && slices.Equal(atPeak[i].Index, sp.LiveAtPeak[i].Index),
+			"%s: buffer %d at the peak differs", s, i)
+	}
+	for _, b := range sp.Buffers {
+		if b.Kind == KindTemp {
+			check(b.Start > b.End || 0 <= b.Start && b.End < steps, "%s: %s%v live at steps %d-%d of %d", s, b.Instruction.Name, b.Index, b.Start, b.End, steps)
+		} else {
+			check(b.Start == 0 && b.End == max(steps-1, 0), "%s: %s %s%v live at steps %d-%d of %d", s, b.Kind, b.Instruction.Name, b.Index, b.Start, b.End, steps)
+		}
+		for _, a := range b.Aliases {
+			check(a.Instruction != b.Instruction || !slices.Equal(a.Index, b.Index), "%s: %s%v among its own aliases", s, b.Instruction.Name, b.Index)
+		}
+	}
 }
 
 // checkSuggestions checks that each suggestion starts from the array as

@@ -140,8 +140,9 @@ var verifyCases = []struct {
 	}},
 	{"operands", `p = f32[8] parameter(0)
   ROOT a = f32[8] add(p, p)`, []mutation{
-		{"add(p, p)", "add(p)", "add has 1 operands, want 2"},
-		{"add(p, p)", "add(p, p, p)", "add has 3 operands, want 2"},
+		// The parser refuses these first, as XLA's does.
+		{"add(p, p)", "add(p)", "expected 2 operands for add, found 1"},
+		{"add(p, p)", "add(p, p, p)", "expected 2 operands for add, found 3"},
 	}},
 }
 
@@ -181,29 +182,36 @@ func TestVerifyMutations(t *testing.T) {
 // TestVerifyWrongOperandCountsDoNotPanic: a wrong operand count is
 // reported, and the shape checks, which index the operands, are skipped
 // (a broadcast or get-tuple-element without operands made verify panic).
+// The parser refuses such text, so the modules are built by dropping
+// operands of a valid one.
 func TestVerifyWrongOperandCountsDoNotPanic(t *testing.T) {
-	for op, want := range map[string]string{
-		"f32[4,2] broadcast(), dimensions={0}":     "broadcast has 0 operands, want 1",
-		"f32[4] get-tuple-element(), index=0":      "get-tuple-element has 0 operands, want 1",
-		"f32[4] transpose(), dimensions={0}":       "transpose has 0 operands, want 1",
-		"f32[4] scatter(p, p), to_apply=e":         "scatter has 2 operands, want an odd number >= 3",
-		"f32[4] reduce-window(p), window={size=1}": "reduce-window has 1 operands, want an even number >= 2",
-		"f32[4] concatenate(), dimensions={0}":     "concatenate has 0 operands, want >= 1",
+	for _, tc := range []struct {
+		op   string
+		keep int
+		want string
+	}{
+		{"f32[4,2] broadcast(p), dimensions={0}", 0, "broadcast has 0 operands, want 1"},
+		{"f32[4] get-tuple-element(t), index=0", 0, "get-tuple-element has 0 operands, want 1"},
+		{"f32[4] transpose(p), dimensions={0}", 0, "transpose has 0 operands, want 1"},
+		{"f32[4] scatter(p, i, p), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=e", 2, "scatter has 2 operands, want an odd number >= 3"},
+		{"f32[4] reduce-window(p, z), window={size=1}, to_apply=e", 1, "reduce-window has 1 operands, want an even number >= 2"},
+		{"f32[4] concatenate(p), dimensions={0}", 0, "concatenate has 0 operands, want >= 1"},
 	} {
-		m, err := hlo.ParseString("HloModule m\n\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT b = " + op + "\n}\n")
-		require.NoError(t, err, op)
+		m, err := hlo.ParseString("HloModule m\n\nENTRY e {\n  p = f32[4] parameter(0)\n  i = s32[4,1] parameter(1)\n  z = f32[] parameter(2)\n  t = (f32[4]) tuple(p)\n  ROOT b = " + tc.op + "\n}\n")
+		require.NoError(t, err, tc.op)
+		m.Entry.Root.Operands = m.Entry.Root.Operands[:tc.keep]
 		pl, err := NewPipeline([]*Pass{Verify}, Options{Jobs: 1})
 		require.NoError(t, err)
 		_, err = pl.Run(context.Background(), m)
 		var l ErrorList
-		require.True(t, errors.As(err, &l), "%s: got %v", op, err)
+		require.True(t, errors.As(err, &l), "%s: got %v", tc.op, err)
 		var msgs []string
 		for _, e := range l {
 			msgs = append(msgs, e.Msg)
 		}
-		assert.Contains(t, msgs, want, op)
+		assert.Contains(t, msgs, tc.want, tc.op)
 		var pe *PanicError
-		assert.False(t, errors.As(err, &pe), "%s: verify panicked: %v", op, err)
+		assert.False(t, errors.As(err, &pe), "%s: verify panicked: %v", tc.op, err)
 	}
 }
 
@@ -241,7 +249,7 @@ func init() {
   b = f32[4,8,2] broadcast(p), dimensions={0,1}
   c = f32[4,4,2] broadcast(s), dimensions={0,1}
   ROOT t = f32[8,4] transpose(p), dimensions={1,0}`, []mutation{
-			{"broadcast(p), dimensions={0,1}", "broadcast(p)", "broadcast has no dimensions attribute"},
+			{"broadcast(p), dimensions={0,1}", "broadcast(p)", "attribute dimensions is expected but not seen"},
 			{"transpose(p), dimensions={1,0}", "transpose(p)", "transpose has no dimensions attribute"},
 			{"broadcast(s), dimensions={0,1}", "broadcast(s), dimensions={0,0}", "dimensions {0,0}: dimension 0 repeated"},
 		}},
@@ -349,4 +357,24 @@ ENTRY %main (p: (f32[4], f32[4], f32[4])) -> f32[4] {
 	assert.Equal(t, "p_2", l[0].Instruction)
 	assert.Equal(t, "tuple element %p#2: index 2 out of range for a 2-tuple", l[0].Msg)
 	assert.Equal(t, hlo.Pos{Line: 5, Col: 33}, l[0].Pos, "the position of the operand in the text")
+}
+
+// TestVerifyTPUBitcastKeepsThePaddedSize: XLA's TPU compiles emit bitcasts
+// whose data sizes differ but whose tiled sizes agree (f32[64,1000] with
+// T(8,128) is 64x1024 elements, as f32[8,8,8,128] is); the verifier must
+// accept what XLA emitted and still refuse a bitcast that changes both.
+func TestVerifyTPUBitcastKeepsThePaddedSize(t *testing.T) {
+	run := func(to string) error {
+		m, err := hlo.ParseString("HloModule m\n\nENTRY e {\n  p = f32[8,8,8,128]{3,2,1,0:T(8,128)} parameter(0)\n  ROOT b = " + to + " bitcast(p)\n}\n")
+		require.NoError(t, err)
+		pl, err := NewPipeline([]*Pass{Verify}, Options{Jobs: 1})
+		require.NoError(t, err)
+		_, err = pl.Run(context.Background(), m)
+		return err
+	}
+	assert.NoError(t, run("f32[64,1000]{1,0:T(8,128)}"), "XLA's bitcast: 262144 bytes both, tiled")
+	assert.NoError(t, run("f32[64,1024]{1,0}"), "equal data sizes")
+	err := run("f32[64,1100]{1,0:T(8,128)}")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "bitcast from f32[8,8,8,128] (262144 bytes) to f32[64,1100] (281600 bytes) changes the size")
 }
