@@ -227,11 +227,21 @@ func (p *shapeParser) looksLikeShape() bool {
 	for i < p.end && (isLetter(p.src[i]) || isDigit(p.src[i])) {
 		i++
 	}
-	if i >= p.end || p.src[i] != '[' {
+	if j := skipBlanks(p.src, i, p.end); j >= p.end || p.src[j] != '[' {
 		return false
 	}
 	_, ok := LookupPrimitiveType(p.src[p.off:i])
 	return ok
+}
+
+// skipBlanks returns the offset of the first byte at or after i that is
+// not white space: XLA's lexer separates the element type from its
+// dimensions, so "s32 [5696,10,4]" is a shape.
+func skipBlanks(src string, i, end int) int {
+	for i < end && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // parseShape parses "f32[2,<=3,?]{1,0:T(8,128)}", a tuple "(s32[], f32[2])"
@@ -283,11 +293,12 @@ func (p *shapeParser) parseArrayShape() (Shape, bool) {
 		i++
 	}
 	t, ok := LookupPrimitiveType(p.src[start:i])
-	if !ok || t == TUPLE || i >= p.end || p.src[i] != '[' {
+	j := skipBlanks(p.src, i, p.end)
+	if !ok || t == TUPLE || j >= p.end || p.src[j] != '[' {
 		p.expected("shape")
 		return Shape{}, false
 	}
-	p.off = i + 1
+	p.off = j + 1
 	sh := Shape{Type: t}
 	dimsPos := p.pos()
 	dims := p.scratch[:0]

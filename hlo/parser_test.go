@@ -138,6 +138,10 @@ func TestParseShapeForms(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, sh.Tuple, 6)
 	assert.Equal(t, "(f32[], f32[], f32[], f32[], f32[], /*index=5*/f32[])", sh.String())
+	// XLA's lexer reads the element type and the dimensions as two tokens.
+	sh, err = ParseShape("(s32 [5696, 10,4]{2,1,0}, f32\t[])")
+	require.NoError(t, err)
+	assert.Equal(t, "(s32[5696,10,4]{2,1,0}, f32[])", sh.String())
 }
 
 func TestTypedAttributes(t *testing.T) {

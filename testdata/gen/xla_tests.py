@@ -616,6 +616,7 @@ def main():
     parser = write_parser(git_show(args.xla, commit, PARSER_TEST), commit)
     write_indexing(git_show(args.xla, commit, INDEXING_TEST), commit)
     write_simplifier(git_show(args.xla, commit, SIMPLIFIER_TEST), commit)
+    write_coalescing(git_show(args.xla, commit, COALESCING_TEST), commit)
     if args.check_xla:
         check_with_xla(args.check_xla, parser)
 
@@ -1003,6 +1004,101 @@ def write_simplifier(src: str, commit: str):
     comment = SIMPLIFIER_COMMENT.format(path=SIMPLIFIER_TEST, commit=commit)
     comment += "".join(f"  {n}: {why}\n" for n, why in not_ported)
     write_archive(os.path.join(ROOT, "testdata/indexing/xla-simplifier.txtar"), comment, cases)
+
+
+# ---------------------------------------------------------------------------
+# coalescing_analysis_test.cc
+
+COALESCING_TEST = "xla/service/gpu/model/coalescing_analysis_test.cc"
+
+# Tests that build their module with HloComputation::Builder: the module
+# they build, as XLA prints it (transcribed from the test body).
+COALESCING_BUILT = {
+    "CoalescingTest.UnusedParameter": """HloModule m
+subcomp {
+  p0f = f32[100000] parameter(0)
+  p1f = f32[100000] parameter(1)
+  ROOT n = f32[100000] negate(p0f)
+}
+ENTRY b {
+  p0 = f32[100000] parameter(0)
+  p1 = f32[100000] parameter(1)
+  ROOT f = f32[100000] fusion(p0, p1), kind=kLoop, calls=subcomp
+}
+""",
+}
+
+
+def coalescing_case(t: CppTest):
+    """The case of a coalescing test, or a reason it is not ported."""
+    b = t.body
+    vars_ = string_vars(b)
+    hlo = None
+    if "ir" in vars_:
+        hlo = dedent_block(vars_["ir"])
+    elif "ParseAndReturnVerifiedModule(R" in b:
+        i = b.index("ParseAndReturnVerifiedModule(") + len("ParseAndReturnVerifiedModule(")
+        hlo = dedent_block(cpp_strings_at(b, i)[0])
+    elif t.full in COALESCING_BUILT:
+        hlo = COALESCING_BUILT[t.full]
+    if hlo is None:
+        return None, "no HLO text"
+    checks = []
+    i = b.find("IsReadCoalescedPerOperand(")
+    if i >= 0:
+        end = matching(b, b.index("(", i))
+        m = re.match(r"\s*,\s*ElementsAre\(([^)]*)\)", b[end:])
+        if m:
+            checks.append(("indexing: " + ", ".join(v.strip() for v in m.group(1).split(",")), ""))
+    m = re.search(r"EXPECT_(TRUE|FALSE)\(IsReadCoalescedHeuristic\(ir\)\)", b)
+    if m:
+        checks.append((f"heuristic: {m.group(1).lower()}", ""))
+    consts = {k: int(v) for k, v in re.findall(r"constexpr int (\w+) = (\d+);", b)}
+    for m in re.finditer(r"EffectiveBandwidthUtilizationRatePerOperand\(root, \{([^}]*)\}\),\s*ElementsAre\(([^)]*)\)\)", b):
+        tile = ",".join(x.strip() for x in m.group(1).split(","))
+        expr = m.group(2)
+        for k, v in consts.items():
+            expr = re.sub(rf"\b{k}\b", str(v), expr)
+        if not re.fullmatch(r"[\d.\s/*+-]+", expr):
+            return None, "expects " + m.group(2)
+        checks.append((f"tile {tile}: {eval(expr):g}", ""))
+    if not checks:
+        return None, "checks nothing this harness reads"
+    return Case(t.full, hlo + "\n", checks), None
+
+
+COALESCING_COMMENT = """The tests of XLA's {path} (openxla/xla at
+{commit}), read by cost/xla_coalescing_test.go. Written by
+testdata/gen/xla_tests.py; regenerate, do not edit, except the files named
+"..., why ours differs".
+
+A case is XLA's test, "-- SUITE.TEST --" holding its HLO, then its checks:
+
+  indexing: V0, V1, ...   IsReadCoalescedPerOperand: per operand of the ENTRY
+                          root fusion, whether XLA finds its reads coalesced
+                          (CoalescingAnalysis without the heuristic)
+  heuristic: V            IsReadCoalescedHeuristic(emitter, root operand 0, root)
+  tile T: R               BandwidthUtilizationRateHeuristicForTiledMemoryAccess
+                          of the root's operand under output tile T (both of
+                          XLA's tilings, TEST_P's parameter, expect the same)
+
+UnusedParameter builds its module with HloComputation::Builder; its HLO is
+the module the builder makes, transcribed in the script.
+"""
+
+
+def write_coalescing(src: str, commit: str):
+    cases, not_ported = [], []
+    for t in cpp_tests(src):
+        c, why = coalescing_case(t)
+        if c is None:
+            not_ported.append((t.full, why))
+        else:
+            cases.append(c)
+    comment = COALESCING_COMMENT.format(path=COALESCING_TEST, commit=commit)
+    if not_ported:
+        comment += "\nNot ported:\n" + "".join(f"  {n}: {why}\n" for n, why in not_ported)
+    write_archive(os.path.join(ROOT, "testdata/coalescing/xla-coalescing.txtar"), comment, cases)
 
 
 if __name__ == "__main__":
