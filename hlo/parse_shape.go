@@ -393,6 +393,10 @@ func markDynamic(d []bool, i int) []bool {
 func (p *shapeParser) parseBufferShape() (Shape, bool) {
 	p.off += 2 // "b("
 	pos := p.pos()
+	if p.skipSpace(); !isLetter(p.peek()) {
+		p.expected("primitive type")
+		return Shape{}, false
+	}
 	sh, ok := p.parseShape()
 	if !ok {
 		return Shape{}, false
@@ -401,7 +405,7 @@ func (p *shapeParser) parseBufferShape() (Shape, bool) {
 		p.errorAt(pos, "expected an array shape inside b(...), found "+sh.StringNoLayout())
 		return Shape{}, false
 	}
-	if !p.expect(')') {
+	if !p.expectPhrase(')', "expects ')' at the end of buffer shape") {
 		return Shape{}, false
 	}
 	sh.Buffer = true
@@ -460,7 +464,8 @@ func (p *shapeParser) parseLayout(rank int) (*Layout, bool) {
 	p.scratch = m2m[:0]
 	if len(m2m) > 0 {
 		if len(m2m) != rank {
-			p.errorAt(open, "expected "+itoa(int64(rank))+" minor_to_major dimensions, found "+itoa(int64(len(m2m))))
+			p.errorAt(open, "expected "+itoa(int64(rank))+" minor_to_major dimensions, found "+itoa(int64(len(m2m)))+
+				" (Dimensions size is "+itoa(int64(rank))+", but minor to major size is "+itoa(int64(len(m2m)))+".)")
 			return nil, false
 		}
 		var seen uint64
@@ -515,7 +520,12 @@ func (p *shapeParser) parseLayoutItems(l *Layout) bool {
 		case c == 'S' && p.peekAt(1) == 'C':
 			start := p.off
 			p.off += 2
-			if _, ok = p.parenRaw(); ok {
+			// One group per split dimension: SC(0:10)(1:4,5).
+			_, ok = p.parenRaw()
+			for ok && p.peek() == '(' {
+				_, ok = p.parenRaw()
+			}
+			if ok {
 				l.SplitConfigs += p.keepStr(p.src[start:p.off])
 			}
 		case c == 'L' || c == 'E' || c == 'M' || c == 'S':

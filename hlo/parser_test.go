@@ -497,7 +497,7 @@ ENTRY e {
 }
 `))
 	require.Error(t, err)
-	assert.Equal(t, "t.hlo:3:22: expected 2 minor_to_major dimensions, found 3", err.Error())
+	assert.Equal(t, "t.hlo:3:22: expected 2 minor_to_major dimensions, found 3 (Dimensions size is 2, but minor to major size is 3.)", err.Error())
 }
 
 // Instructions without typed attributes share one read-only default;
