@@ -5,7 +5,7 @@ FUZZTIME ?= 60s
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
 
-.PHONY: all build test vet fmt-check lint bench fuzz golden clean corpus-today groundtruth groundtruth-data groundtruth-venv xla-diff screenshot
+.PHONY: all build test vet fmt-check lint bench bench-shapes fuzz golden clean corpus-today groundtruth groundtruth-data groundtruth-venv xla-diff screenshot
 
 all: build
 
@@ -35,6 +35,14 @@ bench:
 	@uptime
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) -count=$(BENCHCOUNT) $(PKGS)
 
+# bench-shapes: BenchmarkShapes alone: the parse, the print and every pass
+# on each module shape of hlogen (unrolled entry, many computations, nested
+# loops, wide tuples) at 1x, 4x and 16x, one iteration each; it ends with a
+# table of ns per instruction by scale and its growth from 1x to 16x.
+bench-shapes:
+	@uptime
+	$(GO) test ./cmd/hlo-opt -run='^$$' -bench='^BenchmarkShapes$$' -benchtime=1x -count=$(BENCHCOUNT)
+
 # fuzz: run each fuzz target for FUZZTIME (bounded: FUZZTIME per target);
 # crashers are kept under each package's testdata/fuzz.
 fuzz:
@@ -49,7 +57,7 @@ golden:
 # groundtruth: set our sizes, layouts, memory and cost beside XLA's own
 # compiles of the ground-truth programs (testdata/groundtruth) and print
 # the summary of each comparison (the full tables are the .golden files).
-GROUNDTRUTH_GOLDENS := sizes layouts memory cost h100-times
+GROUNDTRUTH_GOLDENS := sizes layouts memory xla-cost h100-times
 groundtruth:
 	$(GO) test -count=1 -run 'GroundTruth|Groundtruth' ./layoutassign ./cost
 	@for g in $(GROUNDTRUTH_GOLDENS); do echo; sed -n '1,/^## /p' testdata/groundtruth/$$g.golden | sed '$$d'; done

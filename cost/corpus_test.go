@@ -51,9 +51,11 @@ func TestCorpusReports(t *testing.T) {
 }
 
 // The cost passes read layouts, so they run after the layout assignment
-// they require: an array without a stated layout gets the device's, and
-// where two stated layouts meet (here at the add) a copy goes between them
-// before any read is judged, as XLA lays out before it fuses and costs.
+// they require: an array without a stated layout gets the device's. Inside
+// a fusion two stated layouts may meet (here at the add): XLA's layout
+// assignment leaves fused computations alone and its emitters read each
+// operand through its own layout, so no copy goes between them and the
+// transposed operand is read uncoalesced (XLA's RhsTransposedLayout).
 func TestCostPassesRequireLayoutAssignment(t *testing.T) {
 	m, err := hlo.ParseString(`HloModule m
 
@@ -90,10 +92,11 @@ ENTRY main {
 			copies++
 		}
 	}
-	assert.Equal(t, 1, copies, "a copy where {0,1} meets {1,0}")
+	assert.Zero(t, copies, "no copy inside the fusion where {0,1} meets {1,0}")
 	r, ok := passes.ResultOf[*CoalescingResult](res, CoalescingPass)
 	require.True(t, ok)
-	for _, o := range r.Of(f) {
-		assert.True(t, o.Coalesced, "operand %d: %s", o.Operand, o.Reason)
-	}
+	got := r.Of(f)
+	require.Len(t, got, 2)
+	assert.False(t, got[0].Coalesced, "the transposed operand: %s", got[0].Reason)
+	assert.True(t, got[1].Coalesced, "%s", got[1].Reason)
 }

@@ -17,24 +17,6 @@ const numGridDims = 6
 // transactionBytes is the transaction size of the indexing-based estimate.
 const transactionBytes = 128
 
-// uses reports whether e mentions a variable of the given kind and index.
-func uses(e *indexing.Expr, kind indexing.ExprKind, idx int64) bool {
-	switch e.Kind() {
-	case indexing.KindConst:
-		return false
-	case indexing.KindDim, indexing.KindSymbol, indexing.KindRuntime:
-		return e.Kind() == kind && e.Value() == idx
-	case indexing.KindAdd:
-		for _, t := range e.Terms() {
-			if uses(t.Expr, kind, idx) {
-				return true
-			}
-		}
-		return false
-	}
-	return uses(e.Operand(), kind, idx)
-}
-
 // interval is a closed run of touched linear offsets.
 type interval struct{ lo, hi int64 }
 
@@ -141,7 +123,7 @@ func decide(inner *indexing.IndexingMap, elemBytes int64) (bool, string) {
 		}
 	}
 	for _, s := range summands {
-		d, sy := uses(s, indexing.KindDim, 0), uses(s, indexing.KindSymbol, 0)
+		d, sy := s.Uses(indexing.KindDim, 0), s.Uses(indexing.KindSymbol, 0)
 		switch {
 		case d && sy:
 			return false, "a summand depends on both the thread and the loop index"

@@ -1,6 +1,7 @@
 package hlo
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -94,11 +95,10 @@ func decodeTyped(s *scanner, in *Instruction, name string) {
 	case "slice":
 		t.Slice = s.sliceDims()
 	case "padding":
-		if in.Opcode == OpPad {
-			t.Padding = s.padDims()
-		} else {
+		if in.Opcode != OpPad {
 			return
 		}
+		t.Padding = s.padDims()
 	case "window":
 		t.Window = s.window()
 	case "lhs_batch_dims", "rhs_batch_dims", "lhs_contracting_dims", "rhs_contracting_dims":
@@ -316,6 +316,26 @@ func (s *scanner) padDims() []PadDim {
 	}
 }
 
+// paddingText is a pad's padding as XLA prints it: low_high per
+// dimension, with _interior on every one when any has interior padding.
+func paddingText(dims []PadDim) string {
+	interior := false
+	for _, d := range dims {
+		interior = interior || d.Interior != 0
+	}
+	var b strings.Builder
+	for i, d := range dims {
+		if i > 0 {
+			b.WriteByte('x')
+		}
+		b.WriteString(strconv.FormatInt(d.Low, 10) + "_" + strconv.FormatInt(d.High, 10))
+		if interior {
+			b.WriteString("_" + strconv.FormatInt(d.Interior, 10))
+		}
+	}
+	return b.String()
+}
+
 // xList parses "3x3x1".
 func (s *scanner) xList(what string) []int64 {
 	var out []int64
@@ -374,8 +394,14 @@ func (s *scanner) window() []WindowDim {
 			lists[key] = s.xList(what)
 			l = len(lists[key])
 		case key == "pad":
+			start := s.off
 			pads = s.padDims()
 			l = len(pads)
+			for _, d := range strings.Split(s.src[start:s.off], "x") {
+				if s.err == nil && strings.Count(d, "_") != 1 {
+					s.errorAt(p, "expects padding_low and padding_high separated by '_', found "+strconv.Quote(d)+" in window pad")
+				}
+			}
 		default:
 			s.errorAt(p, "expected window field (size, stride, pad, lhs_dilate, rhs_dilate, rhs_reversal), found "+strconv.Quote(key))
 			return nil
@@ -416,12 +442,15 @@ func (s *scanner) window() []WindowDim {
 	return out
 }
 
-// convDims decodes dim_labels such as "b01f_01io->b01f".
+// convDims decodes dim_labels such as "b01f_01io->b01f": input, kernel
+// and output labels, each a batch (b, i) and a feature (f, o) dimension
+// and the spatial dimensions by number; '?' marks a dimension left unknown
+// (custom calls), which stays -1.
 func (s *scanner) convDims() *ConvDims {
 	s.skipSpace()
 	p := s.pos()
 	start := s.off
-	for s.off < s.end && (isLetter(s.src[s.off]) || isDigit(s.src[s.off]) || s.src[s.off] == '_' || s.src[s.off] == '-' || s.src[s.off] == '>') {
+	for s.off < s.end && (isLetter(s.src[s.off]) || isDigit(s.src[s.off]) || strings.IndexByte("_->?", s.src[s.off]) >= 0) {
 		s.off++
 	}
 	labels := s.src[start:s.off]
@@ -430,51 +459,79 @@ func (s *scanner) convDims() *ConvDims {
 		s.errorAt(p, "expected dim_labels like b01f_01io->b01f, found "+strconv.Quote(labels))
 		return nil
 	}
-	nsp := len(in) - 2
-	c := &ConvDims{Labels: s.keepStr(labels), InputBatch: -1, InputFeature: -1, KernelInputFeature: -1,
-		KernelOutputFeature: -1, OutputBatch: -1, OutputFeature: -1,
-		InputSpatial: make([]int64, nsp), KernelSpatial: make([]int64, nsp), OutputSpatial: make([]int64, nsp)}
-	if !decodeDimLabels(in, 'b', 'f', &c.InputBatch, &c.InputFeature, c.InputSpatial) ||
-		!decodeDimLabels(ker, 'i', 'o', &c.KernelInputFeature, &c.KernelOutputFeature, c.KernelSpatial) ||
-		!decodeDimLabels(out, 'b', 'f', &c.OutputBatch, &c.OutputFeature, c.OutputSpatial) {
-		s.errorAt(p, "expected dim_labels like b01f_01io->b01f, found "+strconv.Quote(labels))
+	c := &ConvDims{Labels: s.keepStr(labels)}
+	parts := [...]struct {
+		what, str string
+		a, b      byte
+		pa, pb    *int64
+		spatial   *[]int64
+	}{
+		{"lhs", in, 'b', 'f', &c.InputBatch, &c.InputFeature, &c.InputSpatial},
+		{"rhs", ker, 'i', 'o', &c.KernelInputFeature, &c.KernelOutputFeature, &c.KernelSpatial},
+		{"output", out, 'b', 'f', &c.OutputBatch, &c.OutputFeature, &c.OutputSpatial},
+	}
+	for _, d := range parts {
+		if msg := decodeDimLabels(d.str, d.what, d.a, d.b, d.pa, d.pb, d.spatial); msg != "" {
+			s.errorAt(p, "expected dim_labels like b01f_01io->b01f, found "+strconv.Quote(labels)+" ("+msg+")")
+			return nil
+		}
+	}
+	if ni, nk, no := len(c.InputSpatial), len(c.KernelSpatial), len(c.OutputSpatial); ni != nk || ni != no {
+		s.errorAt(p, fmt.Sprintf("expected dim_labels like b01f_01io->b01f, found %q (input, kernel, and output must have same number of spatial dimensions, but got %d, %d, %d)", labels, ni, nk, no))
 		return nil
 	}
 	return c
 }
 
 // splitDimLabels cuts "b01f_01io->b01f" into its input, kernel and output
-// labels, which must have as many spatial dimensions each.
+// labels, each at least two long.
 func splitDimLabels(labels string) (in, ker, out string, ok bool) {
-	us, arrow := strings.IndexByte(labels, '_'), strings.LastIndex(labels, "->")
-	if us < 0 || arrow < us {
-		return "", "", "", false
-	}
-	in, ker, out = labels[:us], labels[us+1:arrow], labels[arrow+2:]
-	nsp := len(in) - 2
-	return in, ker, out, nsp >= 0 && len(ker) == nsp+2 && len(out) == nsp+2
+	in, rest, ok1 := strings.Cut(labels, "_")
+	ker, out, ok2 := strings.Cut(rest, "->")
+	return in, ker, out, ok1 && ok2 && len(in) >= 2 && len(ker) >= 2 && len(out) >= 2
 }
 
 // decodeDimLabels sets the positions of the labels a and b and of the
-// spatial digits in str; false when a label is unknown or repeated.
-func decodeDimLabels(str string, a, b byte, pa, pb *int64, spatial []int64) bool {
-	for i := range spatial {
-		spatial[i] = -1
-	}
+// spatial digits in str (the labels of one operand, what), as XLA reads
+// them: each label at most once, '?' skipped, every character that is not
+// a, b or '?' a spatial dimension numbered below len(str). It returns what
+// is wrong, in XLA's words, or "".
+func decodeDimLabels(str, what string, a, b byte, pa, pb *int64, spatial *[]int64) string {
+	*pa, *pb = -1, -1
+	var seen [256]bool
+	n := 0
 	for i := 0; i < len(str); i++ {
 		ch := str[i]
-		switch {
-		case ch == a && *pa < 0:
-			*pa = int64(i)
-		case ch == b && *pb < 0:
-			*pb = int64(i)
-		case isDigit(ch) && int(ch-'0') < len(spatial) && spatial[ch-'0'] < 0:
-			spatial[ch-'0'] = int64(i)
-		default:
-			return false
+		if ch == '?' {
+			continue
+		}
+		if seen[ch] {
+			return "expects unique " + what + " dimension numbers, but sees " + str
+		}
+		seen[ch] = true
+		if ch != a && ch != b {
+			n++
 		}
 	}
-	return true
+	sp := make([]int64, n)
+	for i := range sp {
+		sp[i] = -1
+	}
+	for i := 0; i < len(str); i++ {
+		switch ch := str[i]; {
+		case ch == '?':
+		case ch == a:
+			*pa = int64(i)
+		case ch == b:
+			*pb = int64(i)
+		case isDigit(ch) && int(ch-'0') < len(str) && int(ch-'0') < n:
+			sp[ch-'0'] = int64(i)
+		default:
+			return fmt.Sprintf("expects [0-%d%c%c?] in %s dimension numbers", len(str)-1, a, b, what)
+		}
+	}
+	*spatial = sp
+	return ""
 }
 
 // replicaGroups parses "{{0,1},{2,3}}", "{}" or the iota form
@@ -663,6 +720,21 @@ func meshReplicaGroups(v string) [][]int64 {
 		groupSize *= sizes[a]
 	}
 	return cutGroups(transposedIota(sizes, order), groupSize)
+}
+
+// devicesPerGroup is the size of the groups of a mesh replica group
+// list: that of its groups (1 for a mesh that groups no axis), 1 for a
+// maximal mesh (one device), -1 for a form meshReplicaGroups does not know.
+func devicesPerGroup(v string, groups [][]int64) int {
+	switch {
+	case strings.HasPrefix(v, "maximal_mesh"):
+		return 1
+	case groups == nil:
+		return -1
+	case len(groups) == 0:
+		return 0
+	}
+	return len(groups[0])
 }
 
 // meshText reads "mesh['x'=2,'y'=4] {'y'}": the axis names and sizes and

@@ -51,7 +51,7 @@ func ExampleParseFile_error() {
 	_, err := hlo.ParseFile("bad.hlo", []byte("ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT n = f32[2] negate(q)\n}\n"))
 	fmt.Println(err)
 	// Output:
-	// bad.hlo:3:26: expected defined instruction, found "q"
+	// bad.hlo:3:26: expected defined instruction, found "q" (instruction does not exist: q)
 }
 
 // Today's XLA writes element k of a tuple as the operand "%t#k". The parser

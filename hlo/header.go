@@ -26,7 +26,15 @@ func (m *Module) EntryComputationLayout() (*ProgramShape, error) {
 // InputOutputAliases returns the parsed input_output_alias header
 // attribute, or nil when the header has none.
 func (m *Module) InputOutputAliases() ([]InputOutputAlias, error) {
-	return parseHeaderAttr(m, "input_output_alias", parseIOAliases)
+	return parseHeaderAttr(m, "input_output_alias", func(s *scanner) ([]InputOutputAlias, *Error) {
+		a, err := parseIOAliases(s)
+		if err == nil {
+			if s.expectEnd("input_output_alias"); s.err != nil {
+				return nil, s.err
+			}
+		}
+		return a, err
+	})
 }
 
 // parseHeaderAttr parses the header attribute name with parse; the zero T
@@ -86,11 +94,27 @@ func parseProgramShape(s *scanner) (*ProgramShape, *Error) {
 
 // shapeIndex parses "{}" or "{0,1}".
 func (s *scanner) shapeIndex() []int64 {
-	v := s.intList()
-	for _, i := range v {
-		if i < 0 {
-			s.expected("non-negative shape index")
+	if !s.expectPhrase('{', "Expects '{' at the start of ShapeIndex") {
+		return nil
+	}
+	v := []int64{}
+	for s.err == nil && !s.accept('}') {
+		s.skipSpace()
+		at := s.pos()
+		i, ok := s.expectsInteger()
+		if !ok {
 			return nil
+		}
+		if i < 0 {
+			s.errorAt(at, "expected non-negative shape index, found "+itoa(i))
+			return nil
+		}
+		v = append(v, i)
+		if !s.accept(',') {
+			if !s.expectPhrase('}', "Expects '}' at the end of ShapeIndex") {
+				return nil
+			}
+			break
 		}
 	}
 	return v
@@ -99,7 +123,7 @@ func (s *scanner) shapeIndex() []int64 {
 // parseIOAliases parses "{ {0}: (0, {}, may-alias), {1}: (1, {1}) }".
 func parseIOAliases(s *scanner) ([]InputOutputAlias, *Error) {
 	var out []InputOutputAlias
-	if s.expect('{') && !s.accept('}') {
+	if s.expectPhrase('{', "Expects '{' at the start of aliasing description") && !s.accept('}') {
 		for s.err == nil {
 			var a InputOutputAlias
 			a.OutputIndex = s.shapeIndex()
@@ -107,7 +131,7 @@ func parseIOAliases(s *scanner) ([]InputOutputAlias, *Error) {
 				break
 			}
 			var ok bool
-			if a.ParamNumber, ok = s.scanInt("parameter number"); !ok || !s.expect(',') {
+			if a.ParamNumber, ok = s.expectsInteger(); !ok || !s.expect(',') {
 				break
 			}
 			a.ParamIndex = s.shapeIndex()
@@ -126,9 +150,7 @@ func parseIOAliases(s *scanner) ([]InputOutputAlias, *Error) {
 			}
 			out = append(out, a)
 			if !s.accept(',') {
-				if s.expect('}') {
-					s.expectEnd("input_output_alias")
-				}
+				s.expectPhrase('}', "Expects '}' at the end of aliasing description")
 				break
 			}
 		}
@@ -137,4 +159,38 @@ func parseIOAliases(s *scanner) ([]InputOutputAlias, *Error) {
 		return nil, s.err
 	}
 	return out, nil
+}
+
+// checkBufferDonors reads buffer_donor={ (0, {}), (1, {0}) }: the
+// parameters (and their shape indices) whose buffers may be reused.
+func checkBufferDonors(s *scanner) {
+	if !s.expectPhrase('{', "Expects '{' at the start of buffer donor description") || s.accept('}') {
+		return
+	}
+	for s.err == nil {
+		if !s.expect('(') {
+			return
+		}
+		if _, ok := s.expectsInteger(); !ok || !s.expect(',') {
+			return
+		}
+		if s.shapeIndex(); s.err != nil || !s.expect(')') {
+			return
+		}
+		if !s.accept(',') {
+			s.expectPhrase('}', "Expects '}' at the end of buffer donor description")
+			return
+		}
+	}
+}
+
+// expectsInteger scans an integer, or records "expects integer, found X"
+// (XLA's words for what the header's indices and parameter numbers need).
+func (s *scanner) expectsInteger() (int64, bool) {
+	s.skipSpace()
+	if c := s.peek(); !isDigit(c) && !(c == '-' && isDigit(s.peekAt(1))) {
+		s.errorAt(s.pos(), "expects integer, found "+s.found())
+		return 0, false
+	}
+	return s.scanInt("integer")
 }

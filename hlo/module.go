@@ -45,6 +45,9 @@ type Module struct {
 	// Spelling is how the text spelled operands; the printer writes them
 	// the same way.
 	Spelling Spelling
+	// BlankEnd reports that the text ended with a blank line, as
+	// XLA's HloModule::ToString does; the printer ends the same way.
+	BlankEnd bool
 }
 
 // Truncation is what a truncated text lost: the computation it ends in.

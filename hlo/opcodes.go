@@ -1,5 +1,7 @@
 package hlo
 
+import "strings"
+
 // The opcodes of XLA's HLO text format (xla/hlo/ir/hlo_opcode.h).
 const (
 	OpAbs                    Opcode = "abs"
@@ -187,14 +189,28 @@ func LookupOpcode(s string) (Opcode, bool) {
 	if o, ok := opcodeSet[s]; ok {
 		return o, true
 	}
-	for _, suf := range [...]string{"-start", "-update", "-done"} {
-		if len(s) > len(suf) && s[len(s)-len(suf):] == suf {
-			if _, ok := opcodeSet[s[:len(s)-len(suf)]]; ok {
-				return Opcode(s), true
-			}
-		}
+	if _, _, ok := Opcode(s).IsAsyncSugar(); ok {
+		return Opcode(s), true
 	}
 	return "", false
+}
+
+// notAsyncWrapped are the opcodes XLA's parser does not wrap in the
+// "<op>-start/-update/-done" spelling of async ops: they have async forms
+// of their own (all-reduce-start, copy-start, send, ...).
+var notAsyncWrapped = map[Opcode]bool{
+	OpAllGather: true, OpAllReduce: true, OpCollectivePermute: true, OpCopy: true, OpRecv: true, OpSend: true,
+}
+
+// asyncSugarOf returns the opcode s would wrap as "<op>-start/-update/-done"
+// when it is one of notAsyncWrapped, which XLA refuses, or "".
+func asyncSugarOf(s string) Opcode {
+	for _, suf := range [...]string{"-start", "-update", "-done"} {
+		if w, ok := strings.CutSuffix(s, suf); ok && notAsyncWrapped[Opcode(w)] {
+			return Opcode(w)
+		}
+	}
+	return ""
 }
 
 // IsAsyncSugar reports whether o is an "<op>-start/-update/-done" spelling
@@ -210,7 +226,7 @@ func (o Opcode) IsAsyncSugar() (wrapped, async Opcode, ok bool) {
 	}{{"-start", OpAsyncStart}, {"-update", OpAsyncUpdate}, {"-done", OpAsyncDone}} {
 		s := string(o)
 		if len(s) > len(p.suf) && s[len(s)-len(p.suf):] == p.suf {
-			if w, known := opcodeSet[s[:len(s)-len(p.suf)]]; known {
+			if w, known := opcodeSet[s[:len(s)-len(p.suf)]]; known && !notAsyncWrapped[w] {
 				return w, p.op, true
 			}
 		}

@@ -1,6 +1,7 @@
 package hlo
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -21,6 +22,7 @@ type ctrlRef struct {
 type chunkResult struct {
 	comps     []*Computation
 	calls     []callRef
+	deferred  []*Instruction
 	err       *Error
 	truncated *Truncation
 	spelling  spellingCounts
@@ -29,24 +31,49 @@ type chunkResult struct {
 // chunkParser parses computations; each worker owns one, with its arena.
 type chunkParser struct {
 	shapeParser
-	names    map[string]*Instruction
-	insts    []*Instruction
+	compScope
 	operands []*Instruction
 	attrs    []Attribute
 	calls    []callRef
-	ctrl     []ctrlRef
-	inline   int
 	opndAr   arena // operand shapes are checked, then dropped
+	ctrlFor  *Instruction
+	spelling spellingCounts
+	values   recentValues
+	// nested are the computations written inline in attribute values
+	// (to_apply={...}) since the last computation was parsed.
+	nested []*Computation
+	// deferred are the instructions whose shape is their callee's result
+	// (inferredFromCallee), given once calls are resolved.
+	deferred []*Instruction
+}
+
+// compScope is the state of the computation being parsed; a computation
+// written inline in an attribute value is parsed in a scope of its own.
+type compScope struct {
+	names    map[string]*Instruction
+	insts    []*Instruction
+	ctrl     []ctrlRef
 	comp     *Computation
 	rootSeen *Instruction
-	ctrlFor  *Instruction
 	// elems are the get-tuple-elements made for "%t#k" operands of the
 	// computation being parsed, by tuple and index; implicit lists them
 	// in the order they were made.
 	elems    map[elemKey]*Instruction
 	implicit []*Instruction
-	spelling spellingCounts
-	values   recentValues
+	// sigShape is the result shape the computation's signature states
+	// (nil without a signature), at sigPos.
+	sigShape *Shape
+	sigPos   Pos
+	// params are the parameters of the computation being parsed, by number.
+	params map[int64]*Instruction
+	// missing, when set, makes the operand of a single instruction that
+	// the text does not define (and gives a shape) a parameter.
+	missing func(name string, sh Shape, pos Pos) *Instruction
+}
+
+// newCompScope returns an empty scope.
+func newCompScope() compScope {
+	return compScope{names: make(map[string]*Instruction, 256), elems: map[elemKey]*Instruction{}, params: map[int64]*Instruction{}}
 }
 
 // recentValues are the last long attribute values a parser kept: a dump
@@ -79,7 +106,7 @@ func (p *chunkParser) keepValue(v string) string {
 // newChunkParser returns a parser for the computations of text; share is
 // about how much of the text it will parse, which sizes its string arena.
 func newChunkParser(file, text string, share int) *chunkParser {
-	cp := &chunkParser{names: make(map[string]*Instruction, 256), elems: map[elemKey]*Instruction{}}
+	cp := &chunkParser{compScope: newCompScope()}
 	ar := &arena{}
 	cp.shapeParser = shapeParser{scanner: newScanner(file, text, 0, 0, 1, 0), ar: ar, keep: ar, cache: make(map[string]Shape, 64)}
 	cp.strs = newStrArena(share)
@@ -100,12 +127,16 @@ func (p *chunkParser) parseSpan(sp span) chunkResult {
 		if truncated != nil {
 			r.truncated = truncated
 		}
+		r.comps = append(r.comps, p.nested...)
+		p.nested = p.nested[:0]
 		if c == nil {
 			break
 		}
 		r.comps = append(r.comps, c)
 	}
 	r.calls = p.calls
+	r.deferred = p.deferred
+	p.deferred = nil
 	r.err = p.err
 	r.spelling = p.spelling
 	return r
@@ -136,6 +167,7 @@ func (p *chunkParser) parseComputation() (*Computation, *Truncation) {
 		return p.failed(c)
 	}
 	p.skipSpace()
+	p.sigShape = nil
 	if p.peek() == '(' {
 		if !p.parseSignature() {
 			return p.failed(c)
@@ -146,12 +178,12 @@ func (p *chunkParser) parseComputation() (*Computation, *Truncation) {
 	}
 	clear(p.names)
 	clear(p.elems)
+	clear(p.params)
 	p.implicit = p.implicit[:0]
 	p.insts = p.insts[:0]
 	p.ctrl = p.ctrl[:0]
 	p.comp = c
 	p.rootSeen = nil
-	p.inline = 0
 	for {
 		p.skipSpace()
 		if p.atEOF() {
@@ -258,7 +290,10 @@ func (p *chunkParser) parseSignature() bool {
 		return false
 	}
 	p.off += 2
-	_, ok := p.parseShape()
+	p.skipSpace()
+	p.sigPos = p.pos()
+	sh, ok := p.parseShape()
+	p.sigShape = &sh
 	return ok
 }
 
@@ -277,6 +312,10 @@ func (p *chunkParser) parseStatement() bool {
 	}
 	p.skipSpace()
 	pos := p.pos()
+	if p.looksLikeShape() {
+		p.expected("instruction name (expects name)")
+		return false
+	}
 	if p.peek() == '%' {
 		p.spelling.percentNames++
 	}
@@ -285,15 +324,35 @@ func (p *chunkParser) parseStatement() bool {
 		p.expected("instruction name")
 		return false
 	}
-	if !p.expect('=') {
+	if !p.accept('=') {
+		p.skipSpace()
+		p.errorAt(p.pos(), "expects '=' in instruction, found "+p.found())
 		return false
 	}
+	in := p.parseRHS(name, pos, true)
+	if in == nil {
+		return false
+	}
+	if isRoot {
+		if p.rootSeen != nil {
+			p.errorAt(pos, "expected one ROOT instruction, found a second one "+strconv.Quote(name)+" (one computation should have only one ROOT)")
+			return false
+		}
+		p.rootSeen = in
+	}
+	return true
+}
+
+// parseRHS parses "[shape] opcode(operands)[, attrs]" (attributes when
+// top) of the instruction name at pos, infers its shape when the text
+// gives none, and checks it.
+func (p *chunkParser) parseRHS(name string, pos Pos, top bool) *Instruction {
 	var sh Shape
 	infer := !p.looksLikeShape()
 	if !infer {
 		var ok bool
 		if sh, ok = p.parseShape(); !ok {
-			return false
+			return nil
 		}
 	}
 	p.skipSpace()
@@ -302,7 +361,7 @@ func (p *chunkParser) parseStatement() bool {
 	if !infer && sh.IsArray() && sh.Layout == nil && p.peek() == '{' {
 		l, ok := p.parseLayout(len(sh.Dims))
 		if !ok {
-			return false
+			return nil
 		}
 		sh.Layout = l
 		p.skipSpace()
@@ -312,32 +371,61 @@ func (p *chunkParser) parseStatement() bool {
 	if infer && (opName == "" || p.peek() == '[') {
 		p.off = p.lineStart + opPos.Col - 1
 		p.expected("shape")
-		return false
+		return nil
 	}
-	in := p.parseRest(name, pos, sh, opName, opPos, true)
+	in := p.parseRest(name, pos, sh, opName, opPos, top)
 	if in == nil {
-		return false
+		return nil
 	}
-	if infer && !inferShape(in) {
-		p.errorAt(opPos, "expected shape, found "+strconv.Quote(opName)+" (its shape cannot be inferred)")
-		return false
-	}
-	if isRoot {
-		if p.rootSeen != nil {
-			p.errorAt(pos, "expected one ROOT instruction, found a second one "+strconv.Quote(name))
-			return false
+	if infer {
+		for _, o := range in.Operands {
+			if o.Shape.Type == Invalid {
+				p.errorAt(opPos, "expected shape, found "+strconv.Quote(opName)+" (its operand "+strconv.Quote(o.Name)+" has a shape inferred from a computation)")
+				return nil
+			}
 		}
-		p.rootSeen = in
+		switch {
+		case inferredFromCallee(in.Opcode):
+			p.deferred = append(p.deferred, in)
+		case !inferShape(in):
+			p.errorAt(opPos, "expected shape, found "+strconv.Quote(opName)+" (its shape cannot be inferred)")
+			return nil
+		}
 	}
-	return true
+	if in.Opcode == OpBroadcast && len(in.Operands) == 1 && in.Operands[0].Shape.IsScalar() {
+		if _, ok := in.Attr("dimensions"); !ok {
+			// XLA reads a broadcast of a scalar without dimensions as
+			// dimensions={}, and prints it so.
+			in.Attrs = append(slices.Clip(in.Attrs), Attribute{Name: attrNames["dimensions"], Value: "{}"})
+			p.ownTyped(in).Dimensions = []int64{}
+		}
+	}
+	if !p.checkInstruction(in) {
+		return nil
+	}
+	return in
+}
+
+// anonName names an instruction written inline as an operand as XLA's
+// parser does: "<opcode>.anon", then "<opcode>.anon.1", ... when taken.
+func (p *chunkParser) anonName(op string) string {
+	base := op + ".anon"
+	name := base
+	for n := 1; p.names[name] != nil; n++ {
+		name = base + "." + strconv.Itoa(n)
+	}
+	return name
 }
 
 func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, opPos Pos, top bool) *Instruction {
 	op, ok := LookupOpcode(opName)
 	if !ok {
-		if opName == "" {
+		switch w := asyncSugarOf(opName); {
+		case opName == "":
 			p.expected("opcode")
-		} else {
+		case w != "":
+			p.errorAt(opPos, "expects opcode but sees: "+opName+", error: Unknown opcode: "+opName+" ("+string(w)+" is not wrapped in async-start, -update and -done)")
+		default:
 			p.errorAt(opPos, "expected opcode, found unknown "+strconv.Quote(opName)+newerXLA)
 		}
 		return nil
@@ -362,22 +450,43 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 		if !ok {
 			return nil
 		}
-		if n < 0 || n > 1<<30 {
+		if n < 0 {
+			p.errorAt(opPos, "parameter number must be >= 0, found "+strconv.FormatInt(n, 10))
+			return nil
+		}
+		if n > 1<<30 {
 			p.expected("parameter number in [0, 2^30]")
 			return nil
 		}
+		if prev := p.params[n]; prev != nil {
+			p.errorAt(pos, "expected unique parameter number, found duplicate parameter("+strconv.FormatInt(n, 10)+") (Duplicate parameter number "+strconv.FormatInt(n, 10)+"; first "+strconv.Quote(prev.Name)+")")
+			return nil
+		}
+		p.params[n] = in
 		in.ParameterNumber = int(n)
 		if !p.expect(')') {
 			return nil
 		}
 	case OpConstant:
+		p.skipSpace()
+		sub := p.scanner
 		lit, ok := p.scanLiteral()
 		if !ok {
 			return nil
 		}
+		sub.end = p.off - 1 // before ')'
+		if err := checkLiteral(sub, sh); err != nil {
+			p.err = err
+			return nil
+		}
 		in.Literal = p.keepStr(lit)
 	default:
+		opsPos := p.pos()
 		if !p.parseOperands(in) {
+			return nil
+		}
+		if n := Info(op).Arity; n >= 0 && len(in.Operands) != n {
+			p.errorAt(opsPos, "expected "+strconv.Itoa(n)+" operands for "+string(op)+", found "+strconv.Itoa(len(in.Operands)))
 			return nil
 		}
 	}
@@ -419,7 +528,7 @@ func (p *chunkParser) scanLiteral() (string, bool) {
 		case ')', '}', ']':
 			if depth == 0 {
 				if c != ')' {
-					p.expected("')'")
+					p.errorAt(p.pos(), "expected ')', found "+quoteByte(c)+" (unexpected "+quoteByte(c)+" token)")
 					return "", false
 				}
 				lit := p.src[start:p.off]
@@ -451,12 +560,14 @@ func (p *chunkParser) scanLiteral() (string, bool) {
 }
 
 // parseOperands parses "[shape] name, ..." up to ')'. An operand written as
-// "shape opcode(...)" is an inline instruction and is hoisted.
+// "[shape] opcode(...)" is an inline instruction and is hoisted, named as
+// XLA names it (anonName).
 func (p *chunkParser) parseOperands(in *Instruction) bool {
 	base := len(p.operands)
 	defer func() { p.operands = p.operands[:base] }()
 	if !p.accept(')') {
 		for {
+			start := p.scanner
 			hasShape := p.looksLikeShape()
 			var sh Shape
 			if hasShape {
@@ -474,37 +585,48 @@ func (p *chunkParser) parseOperands(in *Instruction) bool {
 			p.skipSpace()
 			pos := p.pos()
 			name := p.scanName()
-			if name == "" {
-				p.expected("operand name")
-				return false
-			}
 			var opnd *Instruction
-			if hasShape && p.peek() == '(' {
+			switch {
+			case name != "" && p.peek() == '(':
 				if p.depth >= maxShapeDepth {
 					p.expected("operands nested at most 64 deep")
 					return false
 				}
-				sh = sh.Clone()
 				p.opndAr.reset()
-				p.inline++
-				gen := name + ".inline" + strconv.Itoa(p.inline)
+				p.scanner = start // the inline instruction's shape and opcode
 				p.depth++
-				opnd = p.parseRest(gen, pos, sh, name, pos, false)
+				opnd = p.parseRHS(p.anonName(name), pos, false)
 				p.depth--
 				if opnd == nil {
 					return false
 				}
-			} else {
-				p.opndAr.reset()
+			case name == "" && hasShape && p.missing != nil:
+				opnd = p.missing("", sh, pos)
+			case name == "":
+				p.expected("operand name (expects name)")
+				return false
+			default:
 				p.spelling.count(hasShape)
 				opnd = p.names[name]
+				if opnd == nil && p.missing != nil {
+					if !hasShape {
+						p.errorAt(pos, "Operand had no shape in HLO text; cannot create parameter for operand "+strconv.Quote(name))
+						return false
+					}
+					opnd = p.missing(name, sh, pos)
+				}
 				if opnd == nil {
-					p.errorAt(pos, "expected defined instruction, found "+strconv.Quote(name))
+					p.errorAt(pos, "expected defined instruction, found "+strconv.Quote(name)+" (instruction does not exist: "+name+")")
 					return false
 				}
 				if opnd = p.tupleElements(opnd, pos); opnd == nil {
 					return false
 				}
+				if hasShape && opnd.Shape.Type != Invalid && !Compatible(sh, opnd.Shape) {
+					p.errorAt(pos, "The declared operand shape "+sh.String()+" is not compatible with the shape of the operand instruction "+opnd.Shape.String()+".")
+					return false
+				}
+				p.opndAr.reset()
 			}
 			p.operands = append(p.operands, opnd)
 			if !p.accept(',') {
@@ -524,12 +646,19 @@ func (p *chunkParser) parseAttr(in *Instruction, base int) bool {
 	p.skipSpace()
 	pos := p.pos()
 	name, kind, ok := p.attrName(base)
-	if !ok || !p.expect('=') {
+	if !ok {
+		return false
+	}
+	if allowed := allowedAttrs(in); !allowed.has(name) {
+		p.errorAt(pos, "unexpected attribute "+strconv.Quote(name)+" for "+string(in.Opcode)+": expected one of "+attrNamesOf(allowed))
+		return false
+	}
+	if !p.expect('=') {
 		return false
 	}
 	switch kind {
 	case attrCompRef:
-		v, ok := p.parseCompRefs(in)
+		v, ok := p.parseCompRefs(in, name)
 		if !ok {
 			return false
 		}
@@ -580,7 +709,7 @@ func (p *chunkParser) parseAttrValue(in *Instruction, name string, kind attrKind
 	if !ok {
 		return false
 	}
-	mesh := name == "replica_groups" && strings.HasPrefix(v, "mesh[")
+	mesh := name == "replica_groups" && (strings.HasPrefix(v, "mesh[") || strings.HasPrefix(v, "maximal_mesh["))
 	switch {
 	case mesh: // mesh['x'=2,'y'=4] {'y'}: the group axes follow a blank
 		v, ok = p.valueAfterBlank(sub.off, v, "mesh axes", func(c byte) bool { return c == '{' })
@@ -593,7 +722,12 @@ func (p *chunkParser) parseAttrValue(in *Instruction, name string, kind attrKind
 	p.attrs = append(p.attrs, Attribute{Name: name, Value: p.keepValue(v)})
 	switch {
 	case mesh:
-		p.ownTyped(in).ReplicaGroups = meshReplicaGroups(v)
+		groups := meshReplicaGroups(v)
+		if n := devicesPerGroup(v, groups); n >= 0 && n <= 1 {
+			p.errorAt(sub.pos(), "MeshAxesReplicaGroupList must have more than one device per group, but got "+strconv.Itoa(n))
+			return false
+		}
+		p.ownTyped(in).ReplicaGroups = groups
 	case kind == attrTyped:
 		sub.end = p.off
 		p.ownTyped(in)
@@ -601,6 +735,12 @@ func (p *chunkParser) parseAttrValue(in *Instruction, name string, kind attrKind
 		if sub.err != nil {
 			p.err = sub.err
 			return false
+		}
+		if name == "padding" && in.Opcode == OpPad {
+			// XLA prints the canonical form of what it reads.
+			if c := paddingText(in.Typed.Padding); c != v {
+				p.attrs[len(p.attrs)-1].Value = p.keepStr(c)
+			}
 		}
 	}
 	return true
@@ -666,11 +806,9 @@ func (p *chunkParser) parseNameList(what string, f func(name string, pos Pos)) (
 
 // parseCompRefs parses the computation names of calls=, to_apply=, ...;
 // the value kept is the names without '%': "f" or "{f, g}".
-func (p *chunkParser) parseCompRefs(in *Instruction) (string, bool) {
+func (p *chunkParser) parseCompRefs(in *Instruction, attr string) (string, bool) {
 	if p.inlineComputation() {
-		p.expected("computation name")
-		p.err.Msg += " (a computation written inline, which XLA reads but never prints: make it a computation of its own)"
-		return "", false
+		return p.parseInlineComputations(in, attr)
 	}
 	var names []string
 	braced, ok := p.parseNameList("computation name", func(n string, pos Pos) {
@@ -686,8 +824,9 @@ func (p *chunkParser) parseCompRefs(in *Instruction) (string, bool) {
 	return "{" + strings.Join(names, ", ") + "}", true
 }
 
-// inlineComputation reports whether the text at the current offset is
-// "{ name = ...", a computation body where computation names belong.
+// inlineComputation reports whether the text at the current offset is a
+// computation written inline, "{ name = ..." (or a list of them,
+// "{ {...}, {...} }"), where computation names belong.
 func (p *chunkParser) inlineComputation() bool {
 	save := p.scanner
 	defer func() { p.scanner = save }()
@@ -695,8 +834,81 @@ func (p *chunkParser) inlineComputation() bool {
 		return false
 	}
 	p.skipSpace()
+	if p.peek() == '{' || peekWord(&p.scanner) == "ROOT" || p.looksLikeShape() {
+		return true
+	}
 	p.accept('%')
 	return p.scanName() != "" && p.accept('=')
+}
+
+// parseInlineComputations parses computations written inline as the
+// value of attribute attr of in, "{ body }" or "{ {body}, {body} }", as
+// XLA reads them (its canonical printing writes them so): each becomes a
+// computation of the module named "<computation>.<instruction>.<attr>"
+// (".<k>" added in a list), and the attribute names it.
+func (p *chunkParser) parseInlineComputations(in *Instruction, attr string) (string, bool) {
+	save := p.scanner
+	p.accept('{')
+	p.skipSpace()
+	list := p.peek() == '{'
+	if !list {
+		p.scanner = save
+	}
+	var names []string
+	for {
+		p.skipSpace()
+		pos := p.pos()
+		name := p.comp.Name + "." + in.Name + "." + attr
+		if list {
+			name += "." + strconv.Itoa(len(names))
+		}
+		if !p.parseInlineComputation(name) {
+			return "", false
+		}
+		names = append(names, name)
+		p.calls = append(p.calls, callRef{inst: in, name: name, pos: pos})
+		if !list || !p.accept(',') {
+			break
+		}
+	}
+	if !list {
+		return names[0], true
+	}
+	if !p.expect('}') {
+		return "", false
+	}
+	return "{" + strings.Join(names, ", ") + "}", true
+}
+
+// parseInlineComputation parses "{ instruction... }" as computation name,
+// in a scope of its own, and adds it to p.nested.
+func (p *chunkParser) parseInlineComputation(name string) bool {
+	outer := p.compScope
+	defer func() { p.compScope = outer }()
+	p.compScope = newCompScope()
+	c := &Computation{Name: p.keepStr(name), Pos: p.pos()}
+	p.comp = c
+	if !p.expect('{') {
+		return false
+	}
+	for !p.accept('}') {
+		if p.atEOF() {
+			p.expected("'}'")
+			return false
+		}
+		if !p.parseStatement() {
+			return false
+		}
+	}
+	if len(p.insts) == 0 {
+		p.expected("instruction")
+		return false
+	}
+	if !p.finishComputation(c) {
+		return false
+	}
+	p.nested = append(p.nested, c)
+	return true
 }
 
 func (p *chunkParser) parseCtrl(in *Instruction) bool {
@@ -721,6 +933,10 @@ func (p *chunkParser) finishComputation(c *Computation) bool {
 	if c.Root == nil {
 		c.Root = c.Instructions[len(c.Instructions)-1]
 	}
+	if sig := p.sigShape; sig != nil && c.Root.Shape.Type != Invalid && !Compatible(*sig, c.Root.Shape) {
+		p.errorAt(p.sigPos, "Shape of computation "+c.Name+", "+sig.StringNoLayout()+", is not compatible with that of its root instruction "+c.Root.Name+", "+c.Root.Shape.StringNoLayout())
+		return false
+	}
 	if maxParam >= 0 {
 		if maxParam >= len(c.Instructions) {
 			for _, in := range c.Instructions {
@@ -733,11 +949,7 @@ func (p *chunkParser) finishComputation(c *Computation) bool {
 		c.Params = make([]*Instruction, maxParam+1)
 		for _, in := range c.Instructions {
 			if n := in.ParameterNumber; n >= 0 {
-				if c.Params[n] != nil {
-					p.errorAt(in.Pos, "expected unique parameter number, found duplicate parameter("+strconv.Itoa(n)+")")
-					return false
-				}
-				c.Params[n] = in
+				c.Params[n] = in // unique: parseRest checks
 			}
 		}
 		for n, in := range c.Params {
@@ -750,7 +962,7 @@ func (p *chunkParser) finishComputation(c *Computation) bool {
 	for _, r := range p.ctrl {
 		pred := p.names[r.name]
 		if pred == nil {
-			p.errorAt(r.pos, "expected defined instruction, found "+strconv.Quote(r.name))
+			p.errorAt(r.pos, "expected defined instruction, found "+strconv.Quote(r.name)+" ('"+r.name+"' is not defined)")
 			return false
 		}
 		r.inst.ControlPredecessors = append(r.inst.ControlPredecessors, pred)
@@ -760,7 +972,9 @@ func (p *chunkParser) finishComputation(c *Computation) bool {
 }
 
 // stripLiteralComments removes // and /* */ comments from a literal's text
-// (literals hold no strings), so that the literal prints on its own.
+// (literals hold no strings), so that the literal prints on its own. The
+// index comments XLA writes in literals of rank 3 and more ("/*i0=1*/")
+// are kept: they print back as XLA prints them.
 func stripLiteralComments(lit string) string {
 	var b strings.Builder
 	for i := 0; i < len(lit); i++ {
@@ -778,7 +992,11 @@ func stripLiteralComments(lit string) string {
 				if j < 0 {
 					return b.String()
 				}
-				b.WriteByte(' ')
+				if isIndexComment(lit[i+2 : i+2+j]) {
+					b.WriteString(lit[i : i+j+4])
+				} else {
+					b.WriteByte(' ')
+				}
 				i += j + 3
 				continue
 			}
@@ -786,4 +1004,21 @@ func stripLiteralComments(lit string) string {
 		b.WriteByte(lit[i])
 	}
 	return b.String()
+}
+
+// isIndexComment reports whether c, the text inside a comment, is one of
+// the index comments of XLA's literals: "i<dim>=<index>".
+func isIndexComment(c string) bool {
+	d, idx, ok := strings.Cut(c, "=")
+	if !ok || len(d) < 2 || d[0] != 'i' || idx == "" {
+		return false
+	}
+	for _, s := range []string{d[1:], idx} {
+		for i := 0; i < len(s); i++ {
+			if !isDigit(s[i]) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -490,8 +490,13 @@ func (p *shapeParser) parseLayoutItems(l *Layout) bool {
 			return true
 		case c == 'D':
 			p.off++
+			open := p.pos()
 			var raw string
 			if raw, ok = p.parenRaw(); ok {
+				if bad := badDimLevelType(raw); bad != "" {
+					p.errorAt(open, "expected a DimLevelType abbreviation (D, C, or S), found "+strconv.Quote(bad))
+					return false
+				}
 				l.DimLevelTypes = p.keepStr(raw)
 			}
 		case c == 'T':
@@ -507,7 +512,13 @@ func (p *shapeParser) parseLayoutItems(l *Layout) bool {
 		case c == '#' || c == '*':
 			ok = p.parseLayoutType(c, l)
 		case c == 'P':
-			ok = p.parsePhysicalShape(l)
+			at := p.pos()
+			if ok = p.parsePhysicalShape(l); ok {
+				// XLA reads it, then refuses it: only sparse arrays had
+				// one, and XLA has none left.
+				p.errorAt(at, "Layout has physical shape, but is not for a sparse array: P("+l.PhysicalShape.String()+")")
+				return false
+			}
 		default:
 			p.expected("layout attribute (T, S, E, L, D, P, M, SC, # or *)")
 			return false
@@ -516,6 +527,21 @@ func (p *shapeParser) parseLayoutItems(l *Layout) bool {
 			return false
 		}
 	}
+}
+
+// badDimLevelType returns the first item of D(...) that is not a
+// dimension level type (D, C, S or H, each optionally followed by '+' and
+// '~'), or "".
+func badDimLevelType(raw string) string {
+	for _, item := range strings.Split(raw, ",") {
+		t := strings.TrimSpace(item)
+		rest, _ := strings.CutSuffix(t, "~")
+		rest, _ = strings.CutSuffix(rest, "+")
+		if rest != "D" && rest != "C" && rest != "S" && rest != "H" {
+			return t
+		}
+	}
+	return ""
 }
 
 // parseTiles parses "T(8,128)(2,1)" into l.Tiles.

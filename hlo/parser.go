@@ -23,7 +23,13 @@ import (
 // truncated?"; ParseOptions.AllowTruncated accepts it instead. Operands
 // must be defined before their use.
 // Inline operands such as "exp(f32[] parameter(0))" are hoisted into
-// instructions of their own, named "<opcode>.inline<N>".
+// instructions of their own, named as XLA names them: "<opcode>.anon",
+// "<opcode>.anon.1", ... A computation written inline as an attribute
+// value ("to_apply={...}") becomes a computation of the module. A text of
+// one instruction is read as XLA reads it (parseSingleInstruction).
+// Beyond the grammar, the parser makes the checks XLA's parser makes
+// (check_instruction.go, check_async.go, literal_check.go): what XLA
+// refuses to read is refused with XLA's key phrase in the message.
 //
 // The parser reads src in place and copies the strings the module keeps;
 // src must not change during the call, and may change afterwards.
@@ -66,7 +72,8 @@ func normalizeText(src []byte) string {
 	if bytes.IndexByte(src, '\r') < 0 {
 		return bytesView(src)
 	}
-	return strings.ReplaceAll(string(src), "\r\n", "\n")
+	// CRLF, and a lone CR (old Mac text), both end a line.
+	return strings.ReplaceAll(strings.ReplaceAll(string(src), "\r\n", "\n"), "\r", "\n")
 }
 
 // parallelThreshold is the text size above which computations are parsed
@@ -78,6 +85,9 @@ func parseText(file, text string, firstLine int, opts ParseOptions) (*Module, er
 	s.strs = newStrArena(0) // the header's strings
 	m := &Module{Source: file}
 	var errs ErrorList
+	if isSingleInstruction(s) {
+		return parseSingleInstruction(file, text, m, s)
+	}
 	headerPos := parseHeader(&s, m)
 	if s.err != nil {
 		errs = append(errs, s.err)
@@ -133,6 +143,7 @@ func parseText(file, text string, firstLine int, opts ParseOptions) (*Module, er
 		_ = g.Wait()
 	}
 	var calls []callRef
+	var deferred []*Instruction
 	var spelling spellingCounts
 	for i := range results {
 		r := &results[i]
@@ -142,6 +153,7 @@ func parseText(file, text string, firstLine int, opts ParseOptions) (*Module, er
 			m.Computations = append(m.Computations, c)
 		}
 		calls = append(calls, r.calls...)
+		deferred = append(deferred, r.deferred...)
 		if r.err != nil {
 			errs = append(errs, r.err)
 		}
@@ -163,7 +175,9 @@ func parseText(file, text string, firstLine int, opts ParseOptions) (*Module, er
 	}
 	spelling.blankEnd = strings.HasSuffix(strings.TrimRight(text, " \t"), "\n\n")
 	m.Spelling = spelling.spelling()
+	m.BlankEnd = spelling.blankEnd
 	resolveModule(m, calls, headerPos, &errs)
+	resolveDeferredShapes(m, deferred, &errs)
 	if len(errs) > 0 {
 		errs.Sort()
 		return nil, errs
@@ -174,6 +188,14 @@ func parseText(file, text string, firstLine int, opts ParseOptions) (*Module, er
 // headerPositions remembers where header values start, for the errors of
 // their typed checks.
 type headerPositions map[string]scanner
+
+// headerGrammars check the module attributes whose grammar the parser
+// reads where they are written: each moves s past the value or records an
+// error.
+var headerGrammars = map[string]func(s *scanner){
+	"input_output_alias": func(s *scanner) { parseIOAliases(s) },
+	"buffer_donor":       checkBufferDonors,
+}
 
 var tableNames = map[string]bool{"FileNames": true, "FunctionNames": true, "FileLocations": true, "StackFrames": true}
 
@@ -188,6 +210,9 @@ func parseHeader(s *scanner, m *Module) headerPositions {
 		if m.Name == "" {
 			s.expected("module name")
 			return nil
+		}
+		if s.peek() == ':' {
+			s.off++ // XLA's lexer reads "name:" as the name
 		}
 		for s.accept(',') {
 			s.skipSpace()
@@ -206,9 +231,19 @@ func parseHeader(s *scanner, m *Module) headerPositions {
 				hp = headerPositions{}
 			}
 			sub := *s
-			v, ok := s.scanValue("attribute value")
-			if !ok {
-				return nil
+			var v string
+			if check := headerGrammars[name]; check != nil {
+				// Read where it is written, so that a malformed value is
+				// reported where it goes wrong.
+				if check(s); s.err != nil {
+					return nil
+				}
+				v = s.src[sub.off:s.off]
+			} else {
+				var ok bool
+				if v, ok = s.scanValue("attribute value"); !ok {
+					return nil
+				}
 			}
 			sub.end = s.off
 			hp[name] = sub
@@ -368,7 +403,7 @@ func resolveModule(m *Module, calls []callRef, hp headerPositions, errs *ErrorLi
 	byName := make(map[string]*Computation, len(m.Computations))
 	for _, c := range m.Computations {
 		if prev, dup := byName[c.Name]; dup {
-			errs.Add(m.Source, c.Pos, "expected unique computation name, found duplicate "+strconv.Quote(c.Name)+" (first at "+strconv.Itoa(prev.Pos.Line)+":"+strconv.Itoa(prev.Pos.Col)+")")
+			errs.Add(m.Source, c.Pos, "expected unique computation name, found duplicate "+strconv.Quote(c.Name)+" (computation previously defined here: "+strconv.Itoa(prev.Pos.Line)+":"+strconv.Itoa(prev.Pos.Col)+")")
 			continue
 		}
 		byName[c.Name] = c
@@ -384,7 +419,7 @@ func resolveModule(m *Module, calls []callRef, hp headerPositions, errs *ErrorLi
 	for _, c := range m.Computations {
 		if c.IsEntry {
 			if m.Entry != nil {
-				errs.Add(m.Source, c.Pos, "expected one ENTRY computation, found a second one "+strconv.Quote(c.Name))
+				errs.Add(m.Source, c.Pos, "expected one ENTRY computation, found a second one "+strconv.Quote(c.Name)+" (expects only one ENTRY)")
 				continue
 			}
 			m.Entry = c
@@ -407,13 +442,9 @@ func resolveModule(m *Module, calls []callRef, hp headerPositions, errs *ErrorLi
 	if m.Name == "" && m.Entry != nil {
 		m.Name = m.Entry.Name
 	}
+	checkAsyncChains(m, errs)
 	if sub, ok := hp["entry_computation_layout"]; ok {
 		if _, err := parseProgramShape(&sub); err != nil {
-			errs.Add(err.Filename, err.Pos, err.Msg)
-		}
-	}
-	if sub, ok := hp["input_output_alias"]; ok {
-		if _, err := parseIOAliases(&sub); err != nil {
 			errs.Add(err.Filename, err.Pos, err.Msg)
 		}
 	}
@@ -437,4 +468,99 @@ func jobsOrDefault(n int) int {
 		return runtime.GOMAXPROCS(0)
 	}
 	return n
+}
+
+// isSingleInstruction reports whether the text at s is one instruction
+// rather than a module, as XLA's parser tells them apart: a module starts
+// with "HloModule", "ENTRY" or a computation's name and its body (or
+// signature); anything else is an instruction, "[name =] shape opcode(...)".
+func isSingleInstruction(s scanner) bool {
+	s.skipSpace()
+	switch w := peekWord(&s); {
+	case s.atEOF(), w == "HloModule", w == "ENTRY", tableNames[w]:
+		return false
+	}
+	if (&shapeParser{scanner: s}).looksLikeShape() {
+		return true
+	}
+	if s.scanName() == "" {
+		return false
+	}
+	s.skipSpace()
+	switch s.peek() {
+	case '=':
+		return true
+	case '(':
+		// A signature "(p: shape, ...) -> shape" or "()", or operands.
+		s.off++
+		s.skipSpace()
+		if s.peek() == ')' {
+			return false
+		}
+		s.accept('%')
+		return s.scanName() == "" || !s.accept(':')
+	}
+	return false
+}
+
+// parseSingleInstruction parses a text that is one instruction, as XLA's
+// parser does: the module's entry computation holds it, and each operand
+// the text does not define, written with a shape (and maybe no name), is
+// a parameter, numbered in order ("_0", "_1", ... when nameless). The
+// instruction may omit "name =" (it is then named "_"); computations it
+// calls may be written inline.
+func parseSingleInstruction(file, text string, m *Module, s scanner) (*Module, error) {
+	p := newChunkParser(file, text, len(text))
+	p.off, p.end, p.line, p.lineStart = s.off, s.end, s.line, s.lineStart
+	c := &Computation{IsEntry: true, Name: "_"} // named after the instruction once read
+	p.comp = c
+	n := int64(0)
+	p.missing = func(name string, sh Shape, pos Pos) *Instruction {
+		if name == "" {
+			name = "_" + strconv.FormatInt(n, 10)
+		}
+		in := p.ar.inst()
+		in.Name, in.Pos, in.Shape, in.Opcode = p.keepStr(name), pos, sh.Clone(), OpParameter
+		in.Parent, in.ParameterNumber, in.Typed = c, int(n), sharedNoTyped
+		p.names[in.Name] = in
+		p.params[n] = in
+		p.insts = append(p.insts, in)
+		n++
+		return in
+	}
+	p.skipSpace()
+	c.Pos = p.pos()
+	var ok bool
+	if p.looksLikeShape() {
+		ok = p.parseRHS("_", c.Pos, true) != nil
+	} else {
+		ok = p.parseStatement()
+	}
+	if ok {
+		if p.skipSpace(); !p.atEOF() {
+			p.errorAt(p.pos(), `Expected eof after parsing single instruction, found `+p.found()+` (did you mean to write an HLO module and forget the "HloModule" header?)`)
+			ok = false
+		}
+	}
+	if ok {
+		p.missing = nil
+		ok = p.finishComputation(c)
+	}
+	if !ok {
+		return nil, ErrorList{p.err}
+	}
+	c.Name = c.Root.Name
+	m.Name = c.Name
+	m.Computations = append(p.nested, c)
+	for i, cc := range m.Computations {
+		cc.Index = i
+	}
+	var errs ErrorList
+	resolveModule(m, p.calls, nil, &errs)
+	resolveDeferredShapes(m, p.deferred, &errs)
+	if len(errs) > 0 {
+		errs.Sort()
+		return nil, errs
+	}
+	return m, nil
 }

@@ -117,7 +117,7 @@ func TestParseShapeForms(t *testing.T) {
 		"f32[]", "pred[2,3]{0,1}", "(f32[2]{0}, (s32[], u8[4]{0}))", "()", "token[]",
 		"f32[<=4194304]{0}", "f32[?,3]{1,0}", "s4[100,9]{1,0:E(4)}", "u32[]{:T(128)}",
 		"f32[4,8]{1,0:T(2,*,4)L(8)#(s32)*(u32)S(5)M(16)}", "f32[8]{0:T(1024)(128)(2,1)}",
-		"f32[2,3]{1,0:P(f32[6]{0})}", "f8e4m3fn[16]{0}", "f4e2m1fn[32]{0:E(4)}", "opaque[]",
+		"f32[2,3]{1,0:D(D,C+~)}", "f8e4m3fn[16]{0}", "f4e2m1fn[32]{0:E(4)}", "opaque[]",
 		"b(f32[4]{0})", "f6e3m2fn[8]{0:E(6)}",
 	} {
 		sh, err := ParseShape(s)
@@ -201,7 +201,7 @@ ENTRY main {
 	assert.Equal(t, int64(-1), instr(t, m, "dot").Typed.IotaDimension)
 	// Inline operands are hoisted into instructions before their user.
 	pad := instr(t, m, "pad")
-	assert.Equal(t, "constant.inline1", pad.Operands[1].Name)
+	assert.Equal(t, "constant.anon", pad.Operands[1].Name)
 	assert.Equal(t, "0", pad.Operands[1].Literal)
 	assert.Equal(t, pad.Index-1, pad.Operands[1].Index)
 }
@@ -300,7 +300,8 @@ ENTRY %e (p: f32[4]) -> f32[] {
 }`)
 	var b strings.Builder
 	require.NoError(t, m.Print(&b, PrintOptions{Short: true}))
-	assert.Equal(t, `HloModule m
+	// The short form states the entry's signature as XLA's does.
+	assert.Equal(t, `HloModule m, entry_computation_layout={(f32[4]{0})->f32[]}
 
 add {
   a = f32[] parameter(0)

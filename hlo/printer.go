@@ -195,8 +195,8 @@ type printer struct {
 	// folded are the implicit get-tuple-elements of the computation being
 	// printed that are written as "%t#k" operands, not as instructions.
 	folded map[*Instruction]bool
-	// last is the computation after which XLA's text ends with a blank
-	// line (today's spelling), or nil.
+	// last is the computation after which the text ends with a blank
+	// line (Module.BlankEnd), or nil.
 	last *Computation
 }
 
@@ -205,7 +205,7 @@ type printer struct {
 func newPrinter(m *Module, opts PrintOptions, buf []byte) printer {
 	p := printer{buf: buf, opts: opts}
 	p.operandShapes = !opts.Short && (opts.Classic || m.Spelling == SpellingClassic)
-	if m.Spelling == SpellingToday && !opts.Classic && !opts.Short && len(m.Computations) > 0 {
+	if m.BlankEnd && len(m.Computations) > 0 {
 		p.last = m.Computations[len(m.Computations)-1]
 	}
 	return p
@@ -231,7 +231,15 @@ func (p *printer) header(m *Module) {
 		p.byte('%')
 	}
 	p.str(m.Name)
+	entryLayout := p.opts.Short && m.Entry != nil
+	if _, ok := m.Attr("entry_computation_layout"); ok {
+		entryLayout = false
+	}
 	for _, a := range m.Attrs {
+		if entryLayout && !headerBeforeEntryLayout[a.Name] {
+			p.entryComputationLayout(m.Entry)
+			entryLayout = false
+		}
 		p.str(", ")
 		p.str(a.Name)
 		p.byte('=')
@@ -239,6 +247,9 @@ func (p *printer) header(m *Module) {
 		if a.Name == "origin_recovery_table" && strings.Contains(a.Value, "\n") {
 			p.byte('\n') // XLA ends its one-entry-per-line table with a newline
 		}
+	}
+	if entryLayout {
+		p.entryComputationLayout(m.Entry)
 	}
 	p.str("\n\n")
 	for _, t := range m.Tables {
@@ -255,6 +266,32 @@ func (p *printer) header(m *Module) {
 	if len(m.Tables) > 0 {
 		p.byte('\n')
 	}
+}
+
+// headerBeforeEntryLayout are the module attributes XLA prints before
+// entry_computation_layout.
+var headerBeforeEntryLayout = map[string]bool{
+	"is_scheduled": true, "input_output_alias": true, "buffer_donor": true, "alias_passthrough_params": true,
+}
+
+// entryComputationLayout prints ", entry_computation_layout={...}" for
+// the entry computation c, as XLA's short form does for a module whose
+// text gave none: the shapes of its parameters and root, with layouts.
+func (p *printer) entryComputationLayout(c *Computation) {
+	p.str(", entry_computation_layout={(")
+	for i, prm := range c.Params {
+		if i > 0 {
+			p.str(", ")
+		}
+		if prm != nil {
+			p.shape(&prm.Shape, true)
+		}
+	}
+	p.str(")->")
+	if c.Root != nil {
+		p.shape(&c.Root.Shape, true)
+	}
+	p.byte('}')
 }
 
 func (p *printer) name(n string) {

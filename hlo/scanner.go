@@ -82,6 +82,7 @@ func (s *scanner) skipSpace() {
 			case '*':
 				i := strings.Index(s.src[s.off+2:s.end], "*/")
 				if i < 0 {
+					s.errorAt(s.pos(), "expected '*/' to close the comment that starts here, found none (unterminated comment)")
 					s.advanceTo(s.end)
 					return
 				}
@@ -136,6 +137,16 @@ func (s *scanner) expect(c byte) bool {
 		return true
 	}
 	s.expected(quoteByte(c))
+	return false
+}
+
+// expectPhrase skips space and consumes c, or records "phrase, found X"
+// (phrase says what was expected, in XLA's words).
+func (s *scanner) expectPhrase(c byte, phrase string) bool {
+	if s.accept(c) {
+		return true
+	}
+	s.errorAt(s.pos(), phrase+", found "+s.found())
 	return false
 }
 

@@ -193,3 +193,79 @@ func (s Shape) StringNoLayout() string {
 	p.shape(&s, false)
 	return string(p.buf)
 }
+
+// ShapeCompare compares shapes as XLA's Shape::Equal does, with the parts
+// it names left out. A shape without a layout has the default one, as
+// every shape has in XLA once parsed.
+type ShapeCompare struct {
+	IgnoreLayout           bool
+	IgnoreDynamicDimension bool // dynamic marks, and unbounded sizes against any
+	IgnoreElementType      bool
+	IgnoreFpPrecision      bool // any two floating-point types are the same
+	IgnoreBuffer           bool // a buffer shape is its array
+}
+
+// Equal reports whether a and b are equal but for what c ignores.
+func (c ShapeCompare) Equal(a, b Shape) bool {
+	if a.IsTuple() || b.IsTuple() {
+		if !a.IsTuple() || !b.IsTuple() || len(a.Tuple) != len(b.Tuple) {
+			return false
+		}
+		for i := range a.Tuple {
+			if !c.Equal(a.Tuple[i], b.Tuple[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	if a.Buffer != b.Buffer && !c.IgnoreBuffer {
+		return false
+	}
+	if !a.IsArray() || !b.IsArray() {
+		return a.Type == b.Type
+	}
+	switch {
+	case c.IgnoreElementType:
+	case c.IgnoreFpPrecision && a.Type.IsFloat() && b.Type.IsFloat():
+	case a.Type != b.Type:
+		return false
+	}
+	if len(a.Dims) != len(b.Dims) {
+		return false
+	}
+	for i := range a.Dims {
+		if a.Dims[i] != b.Dims[i] && !(c.IgnoreDynamicDimension && (a.Dims[i] == UnboundedDim || b.Dims[i] == UnboundedDim)) {
+			return false
+		}
+	}
+	if !c.IgnoreLayout && layoutText(a) != layoutText(b) {
+		return false
+	}
+	if !c.IgnoreDynamicDimension {
+		for i := range a.Dims {
+			if a.IsDynamicDim(i) != b.IsDynamicDim(i) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// layoutText is the layout of an array shape as printed, the default one
+// when it has none.
+func layoutText(s Shape) string {
+	if s.Layout == nil {
+		return DefaultLayout(len(s.Dims)).String()
+	}
+	if len(s.Dims) == 0 && s.Layout.isPlain() {
+		return "{}"
+	}
+	return s.Layout.String()
+}
+
+// Compatible reports whether a and b have the same element types and
+// dimensions, whatever their layouts and dynamic marks (XLA's
+// ShapeUtil::Compatible).
+func Compatible(a, b Shape) bool {
+	return ShapeCompare{IgnoreLayout: true, IgnoreDynamicDimension: true}.Equal(a, b)
+}

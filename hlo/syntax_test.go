@@ -133,8 +133,8 @@ func TestSyntaxTable(t *testing.T) {
 
 // TestOtherXLASpellings reads what older XLA printed and today's XLA no
 // longer does (original_value=, conv_kind=, type= on compare, atan), newer
-// attributes kept verbatim, and refuses a computation written inline as an
-// attribute value, which XLA reads but never prints.
+// attributes kept verbatim, and a computation written inline as an
+// attribute value, which XLA reads (and prints only in its canonical form).
 func TestOtherXLASpellings(t *testing.T) {
 	src := `HloModule m, origin_recovery_table={ {"a"}: {"b"} }
 
@@ -166,7 +166,10 @@ ENTRY e {
 	require.NoError(t, err)
 	assert.Equal(t, printed, m2.String())
 
-	_, err = hlo.ParseFile("n.hlo", []byte("add {\n  x = f32[] parameter(0)\n  ROOT n = f32[] negate(x)\n}\nENTRY e {\n  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply={ a = f32[] parameter(0) }\n}\n"))
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "n.hlo:8:57: expected computation name, found '{' (a computation written inline")
+	m, err = hlo.ParseFile("n.hlo", []byte("ENTRY e {\n  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply={ a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b) }\n}\n"))
+	require.NoError(t, err)
+	inline := m.Computation("e.r.to_apply")
+	require.NotNil(t, inline, "the inline computation is one of the module, named after its caller")
+	assert.Equal(t, []*hlo.Computation{inline}, m.Entry.Root.Called)
+	assert.Contains(t, m.String(), "to_apply=%e.r.to_apply")
 }

@@ -20,6 +20,27 @@ func Compose(consumer, producer *IndexingMap) (*IndexingMap, error) {
 	if consumer.IsUndefined() || producer.IsUndefined() {
 		return Undefined(), nil
 	}
+	if consumer.replica != nil && producer.replica != nil {
+		return Undefined(), nil // a collective reading a collective: XLA does not chain them
+	}
+	out, err := composeMaps(consumer, producer)
+	if err != nil || out.state == stateUndefined {
+		return out, err
+	}
+	switch {
+	case consumer.replica != nil:
+		out.replica = consumer.replica
+	case producer.replica != nil:
+		if out.replica, err = composeMaps(consumer, producer.replica); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// composeMaps is Compose of the maps themselves, their replica id maps
+// aside.
+func composeMaps(consumer, producer *IndexingMap) (*IndexingMap, error) {
 	if len(consumer.results) != len(producer.dims) {
 		return nil, fmt.Errorf("compose: consumer has %d results, producer has %d dimensions",
 			len(consumer.results), len(producer.dims))
@@ -126,7 +147,7 @@ func (m *IndexingMap) RemoveUnusedSymbols() (*IndexingMap, []bool) {
 	}
 	syms := make([]*Expr, nr)
 	rts := make([]*Expr, len(m.rts))
-	out := &IndexingMap{dims: m.dims, state: m.state, owned: ownRanges | ownRTs | ownResults | ownConstraints}
+	out := &IndexingMap{dims: m.dims, state: m.state, owned: ownRanges | ownRTs | ownResults | ownConstraints, replica: m.replica}
 	removed := make([]bool, len(used))
 	for i := range used {
 		removed[i] = !used[i]
@@ -165,4 +186,109 @@ func (m *IndexingMap) constraintTouchesUsed(e *Expr, used []bool, nr int) bool {
 		}
 	})
 	return touches
+}
+
+// RemoveUnusedVars returns the map without the dimensions and symbols
+// (range and runtime variables) that no result uses, renumbering the
+// others, as XLA's IndexingMap::RemoveUnusedVars: a constraint that uses a
+// kept variable keeps all of its variables; one that uses only removed
+// ones is dropped. The second result reports which dimensions, then range
+// variables, then runtime variables were removed.
+func (m *IndexingMap) RemoveUnusedVars() (*IndexingMap, []bool) {
+	if m.state == stateUndefined {
+		return m, nil
+	}
+	nd, nr := len(m.dims), len(m.ranges)
+	used := make([]bool, nd+nr+len(m.rts))
+	index := func(x *Expr) int {
+		switch x.kind {
+		case KindDim:
+			return int(x.val)
+		case KindSymbol:
+			return nd + int(x.val)
+		case KindRuntime:
+			return nd + nr + int(x.val)
+		}
+		return -1
+	}
+	mark := func(e *Expr) {
+		e.Walk(func(x *Expr) {
+			if i := index(x); i >= 0 {
+				used[i] = true
+			}
+		})
+	}
+	for _, r := range m.results {
+		mark(r)
+	}
+	kept := make([]bool, len(m.constraints))
+	for changed := true; changed; {
+		changed = false
+		for i, c := range m.constraints {
+			touches := false
+			c.Expr.Walk(func(x *Expr) {
+				if j := index(x); j >= 0 && used[j] {
+					touches = true
+				}
+			})
+			if kept[i] || !touches {
+				continue
+			}
+			kept[i], changed = true, true
+			mark(c.Expr)
+		}
+	}
+	dims, syms, rts := make([]*Expr, nd), make([]*Expr, nr), make([]*Expr, len(m.rts))
+	out := &IndexingMap{state: m.state, owned: ownAll, replica: m.replica}
+	removed := make([]bool, len(used))
+	for i, u := range used {
+		removed[i] = !u
+		switch {
+		case !u:
+		case i < nd:
+			dims[i] = Dim(len(out.dims))
+			out.dims = append(out.dims, m.dims[i])
+		case i < nd+nr:
+			syms[i-nd] = Sym(len(out.ranges))
+			out.ranges = append(out.ranges, m.ranges[i-nd])
+		default:
+			rts[i-nd-nr] = RT(len(out.rts))
+			out.rts = append(out.rts, m.rts[i-nd-nr])
+		}
+	}
+	if slices.Contains(removed[:nd], true) && m.replica != nil {
+		out.replica = nil // its dimensions are gone
+	}
+	for _, r := range m.results {
+		out.results = append(out.results, r.Replace(dims, syms, rts))
+	}
+	for i, c := range m.constraints {
+		if kept[i] {
+			out.addConstraint(c.Expr.Replace(dims, syms, rts), c.Bounds)
+		}
+	}
+	return out, removed
+}
+
+// ConvertSymbolsToDimensions returns the map with its range variables,
+// then its runtime variables, made dimensions after its own, as XLA's
+// IndexingMap::ConvertSymbolsToDimensions.
+func (m *IndexingMap) ConvertSymbolsToDimensions() *IndexingMap {
+	if m.state == stateUndefined || len(m.ranges)+len(m.rts) == 0 {
+		return m
+	}
+	nd := len(m.dims)
+	syms := shiftedVars(Dim, nd, len(m.ranges))
+	rts := shiftedVars(Dim, nd+len(m.ranges), len(m.rts))
+	out := &IndexingMap{dims: slices.Concat(m.dims, m.ranges, m.rts), state: m.state, owned: ownAll}
+	for i := range out.dims {
+		out.dims[i].Name = ""
+	}
+	for _, r := range m.results {
+		out.results = append(out.results, r.Replace(nil, syms, rts))
+	}
+	for _, c := range m.constraints {
+		out.addConstraint(c.Expr.Replace(nil, syms, rts), c.Bounds)
+	}
+	return out
 }

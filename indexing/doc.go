@@ -9,8 +9,11 @@
 // maps dimension variables d_i (the indices of the source tensor), range
 // variables s_i (indices that range over several values, e.g. a reduced
 // dimension) and runtime variables rt_i (values known only at run time,
-// e.g. a dynamic-slice offset) to affine result expressions ([Expr]), on a
+// e.g. a dynamic-slice offset) to result expressions ([Expr]), on a
 // domain given by inclusive variable bounds ([Interval]) and constraints.
+// Expressions are affine, as the analyses build them, or, as XLA allows in
+// a map's text, non-affine: a product of variables or a division by one
+// ([MulExpr], [FloorDivExpr]), which the simplifier keeps.
 //
 // Maps parse from and print to both of XLA's textual forms
 // ([ParseIndexingMap], [IndexingMap.String], [IndexingMap.MultiLineString]),

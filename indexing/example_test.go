@@ -84,3 +84,31 @@ func ExamplePhysicalMap() {
 	// [17]
 	// (d0, d1) -> (d0 * 5 + d1), domain: d0 in [0, 2], d1 in [0, 4]
 }
+
+// A symbol constrained to multiples of 6 is rescaled to count them; the
+// constraint on the product of two symbols (non-affine) follows.
+func ExampleIndexingMap_RescaleSymbols() {
+	m, err := indexing.ParseIndexingMap("(d0)[s0, s1] -> (d0, s0), domain: d0 in [0, 3], s0 in [0, 9], s1 in [0, 5], " +
+		"s0 * s1 in [0, 28], s0 mod 6 in [3, 3]")
+	if err != nil {
+		panic(err)
+	}
+	rescaled, changed := m.RescaleSymbols()
+	fmt.Println(changed, rescaled)
+	// Output: true (d0)[s0, s1] -> (d0, s0 * 6 + 3), domain: d0 in [0, 3], s0 in [0, 1], s1 in [0, 5], (s0 * 6 + 3) * s1 in [0, 28]
+}
+
+// Variables no result uses go, with the constraints only they appear in.
+func ExampleIndexingMap_RemoveUnusedVars() {
+	m, err := indexing.ParseIndexingMap("(d0, d1)[s0, s1] -> (d1 + s1), domain: d0 in [0, 3], d1 in [0, 7], " +
+		"s0 in [0, 1], s1 in [0, 2], d0 + s0 in [1, 3]")
+	if err != nil {
+		panic(err)
+	}
+	out, removed := m.RemoveUnusedVars()
+	fmt.Println(out)
+	fmt.Println(removed)
+	// Output:
+	// (d0)[s0] -> (d0 + s0), domain: d0 in [0, 7], s0 in [0, 2]
+	// [true false true false]
+}

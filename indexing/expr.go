@@ -22,6 +22,15 @@ const (
 	KindFloorDiv                 // an expression floordiv a positive constant
 	KindCeilDiv                  // an expression ceildiv a positive constant
 	KindMod                      // an expression mod a positive constant
+
+	// The non-affine kinds: the right operand is an expression (Rhs) that
+	// is not a constant, as XLA keeps them (a product of two variables, a
+	// division by a variable). They are kept as written: the simplifier
+	// simplifies their operands only.
+	KindMulExpr      // an expression times a non-constant expression
+	KindFloorDivExpr // an expression floordiv a non-constant expression
+	KindCeilDivExpr  // an expression ceildiv a non-constant expression
+	KindModExpr      // an expression mod a non-constant expression
 )
 
 // Expr is an immutable affine expression in canonical form. Expressions are
@@ -36,7 +45,8 @@ type Expr struct {
 	// (KindFloorDiv, KindCeilDiv), the modulus (KindMod) or the constant
 	// summand (KindAdd).
 	val   int64
-	lhs   *Expr  // the operand of KindMul, KindFloorDiv, KindCeilDiv, KindMod
+	lhs   *Expr  // the operand of KindMul, KindFloorDiv, KindCeilDiv, KindMod and the non-affine kinds
+	rhs   *Expr  // the right operand of the non-affine kinds
 	terms []Term // the summands of KindAdd, sorted, at least one
 }
 
@@ -80,8 +90,21 @@ func (e *Expr) Kind() ExprKind { return e.kind }
 func (e *Expr) Value() int64 { return e.val }
 
 // Operand returns the operand of a KindMul, KindFloorDiv, KindCeilDiv or
-// KindMod expression, and nil for the other kinds.
+// KindMod expression, the left operand of a non-affine one, and nil for the
+// other kinds.
 func (e *Expr) Operand() *Expr { return e.lhs }
+
+// Rhs returns the right operand of a non-affine expression (KindMulExpr,
+// KindFloorDivExpr, KindCeilDivExpr, KindModExpr), and nil for the other
+// kinds.
+func (e *Expr) Rhs() *Expr { return e.rhs }
+
+// IsAffine reports whether the expression has no non-affine node.
+func (e *Expr) IsAffine() bool {
+	affine := true
+	e.Walk(func(x *Expr) { affine = affine && x.rhs == nil })
+	return affine
+}
 
 // Terms returns a copy of the non-constant summands of a KindAdd expression.
 func (e *Expr) Terms() []Term { return slices.Clone(e.terms) }
@@ -231,6 +254,45 @@ func divide(kind ExprKind, e *Expr, d int64) *Expr {
 	return &Expr{kind: kind, val: d, lhs: e}
 }
 
+// MulExpr returns a * b: an affine product when either is a constant, else
+// the non-affine product of the two, in the order given.
+func MulExpr(a, b *Expr) *Expr {
+	if c, ok := b.IsConst(); ok {
+		return Mul(a, c)
+	}
+	if c, ok := a.IsConst(); ok {
+		return Mul(b, c)
+	}
+	return &Expr{kind: KindMulExpr, lhs: a, rhs: b}
+}
+
+// FloorDivExpr returns a floordiv b: FloorDiv when b is a constant, else the
+// non-affine division. It panics if b is the constant 0.
+func FloorDivExpr(a, b *Expr) *Expr {
+	if c, ok := b.IsConst(); ok {
+		return FloorDiv(a, c)
+	}
+	return &Expr{kind: KindFloorDivExpr, lhs: a, rhs: b}
+}
+
+// CeilDivExpr returns a ceildiv b: CeilDiv when b is a constant, else the
+// non-affine division. It panics if b is the constant 0.
+func CeilDivExpr(a, b *Expr) *Expr {
+	if c, ok := b.IsConst(); ok {
+		return CeilDiv(a, c)
+	}
+	return &Expr{kind: KindCeilDivExpr, lhs: a, rhs: b}
+}
+
+// ModExpr returns a mod b: Mod when b is a constant, else the non-affine
+// remainder. It panics if b is a constant that is not positive.
+func ModExpr(a, b *Expr) *Expr {
+	if c, ok := b.IsConst(); ok {
+		return Mod(a, c)
+	}
+	return &Expr{kind: KindModExpr, lhs: a, rhs: b}
+}
+
 // Mod returns e mod m, which lies in [0, m-1]. It panics unless m is positive.
 func Mod(e *Expr, m int64) *Expr {
 	if m <= 0 {
@@ -366,6 +428,9 @@ func Compare(a, b *Expr) int {
 	}
 	if c := Compare(a.lhs, b.lhs); c != 0 {
 		return c
+	}
+	if a.rhs != nil {
+		return Compare(a.rhs, b.rhs)
 	}
 	return cmpInt(a.val, b.val)
 }

@@ -1,5 +1,7 @@
 package indexing
 
+import "math"
+
 // Eval evaluates the expression at the given variable values. It panics if
 // the expression uses a variable that has no value.
 func (e *Expr) Eval(dims, syms, rts []int64) int64 {
@@ -20,12 +22,32 @@ func (e *Expr) Eval(dims, syms, rts []int64) int64 {
 		return ceilDiv(e.lhs.Eval(dims, syms, rts), e.val)
 	case KindMod:
 		return floorMod(e.lhs.Eval(dims, syms, rts), e.val)
+	case KindMulExpr, KindFloorDivExpr, KindCeilDivExpr, KindModExpr:
+		return evalNonAffine(e.kind, e.lhs.Eval(dims, syms, rts), e.rhs.Eval(dims, syms, rts))
 	}
 	v := e.val
 	for _, t := range e.terms {
 		v += t.Coef * t.Expr.Eval(dims, syms, rts)
 	}
 	return v
+}
+
+// evalNonAffine applies a non-affine operator to its operands' values. A
+// division by zero panics with an ArithmeticError; a remainder has the sign
+// of the divisor (a - (a floordiv b) * b), as MLIR's.
+func evalNonAffine(kind ExprKind, a, b int64) int64 {
+	if b == 0 && kind != KindMulExpr {
+		panic(ArithmeticError{"division by zero"})
+	}
+	switch kind {
+	case KindMulExpr:
+		return a * b
+	case KindFloorDivExpr:
+		return floorDiv(a, b)
+	case KindCeilDivExpr:
+		return ceilDiv(a, b)
+	}
+	return a - floorDiv(a, b)*b
 }
 
 // Replace substitutes variables: d_i becomes dims[i], s_i becomes syms[i] and
@@ -72,10 +94,31 @@ func (e *Expr) rewrite(fn func(variable *Expr) *Expr) *Expr {
 		return s.build()
 	}
 	lhs := e.lhs.rewrite(fn)
+	if e.rhs != nil {
+		rhs := e.rhs.rewrite(fn)
+		if lhs == e.lhs && rhs == e.rhs {
+			return e
+		}
+		return rebuildNonAffine(e.kind, lhs, rhs)
+	}
 	if lhs == e.lhs {
 		return e
 	}
 	return rebuild(e.kind, lhs, e.val)
+}
+
+// rebuildNonAffine applies the non-affine operator kind to lhs and rhs; the
+// result is affine when rhs is a constant.
+func rebuildNonAffine(kind ExprKind, lhs, rhs *Expr) *Expr {
+	switch kind {
+	case KindMulExpr:
+		return MulExpr(lhs, rhs)
+	case KindFloorDivExpr:
+		return FloorDivExpr(lhs, rhs)
+	case KindCeilDivExpr:
+		return CeilDivExpr(lhs, rhs)
+	}
+	return ModExpr(lhs, rhs)
 }
 
 // rebuild applies the unary operator kind with constant c to lhs.
@@ -127,11 +170,44 @@ func (e *Expr) rangeWith(known func(*Expr) (Interval, bool)) Interval {
 		for _, t := range e.terms {
 			out = out.Add(t.Expr.rangeWith(known).Scale(t.Coef))
 		}
+	default:
+		out = nonAffineRange(e.kind, e.lhs.rangeWith(known), e.rhs.rangeWith(known))
 	}
 	if ok {
 		out = out.Intersect(r)
 	}
 	return out
+}
+
+// nonAffineRange bounds a non-affine operator's values given its operands'
+// bounds: a product's corners; a division's corners when the divisor's
+// bounds exclude zero, else nothing; a remainder by a positive divisor lies
+// in [0, max divisor - 1] (or is the dividend when that is smaller than any
+// divisor).
+func nonAffineRange(kind ExprKind, l, r Interval) Interval {
+	unbounded := Interval{math.MinInt64, math.MaxInt64}
+	switch kind {
+	case KindMulExpr:
+		return l.Mul(r)
+	case KindModExpr:
+		switch {
+		case r.Lower <= 0:
+			return unbounded
+		case l.Lower >= 0 && l.Upper < r.Lower:
+			return l
+		}
+		return Interval{0, r.Upper - 1}
+	}
+	if r.Contains(0) || l.Lower == math.MinInt64 {
+		return unbounded
+	}
+	div := floorDiv
+	if kind == KindCeilDivExpr {
+		div = ceilDiv
+	}
+	a, b := div(l.Lower, r.Lower), div(l.Lower, r.Upper)
+	c, d := div(l.Upper, r.Lower), div(l.Upper, r.Upper)
+	return Interval{min(a, b, c, d), max(a, b, c, d)}
 }
 
 func (e *Expr) isVar() bool {
@@ -159,6 +235,9 @@ func (e *Expr) Size() int {
 		}
 		return n
 	}
+	if e.rhs != nil {
+		return e.lhs.Size() + e.rhs.Size() + 1
+	}
 	return e.lhs.Size() + 2
 }
 
@@ -167,6 +246,9 @@ func (e *Expr) Walk(fn func(*Expr)) {
 	fn(e)
 	if e.lhs != nil {
 		e.lhs.Walk(fn)
+	}
+	if e.rhs != nil {
+		e.rhs.Walk(fn)
 	}
 	for _, t := range e.terms {
 		t.Expr.Walk(fn)

@@ -85,6 +85,10 @@ func writeExpr(b *textBuf, e *Expr, names *VarNames, strong bool) {
 		writeExpr(b, e.lhs, names, true)
 		b.WriteString(opSpelling(e.kind))
 		b.WriteString(strconv.FormatInt(e.val, 10))
+	case KindMulExpr, KindFloorDivExpr, KindCeilDivExpr, KindModExpr:
+		writeExpr(b, e.lhs, names, true)
+		b.WriteString(opSpelling(e.kind))
+		writeExpr(b, e.rhs, names, true)
 	case KindAdd:
 		for i, t := range e.terms {
 			writeTerm(b, t, names, i == 0)
@@ -129,10 +133,12 @@ func writeTerm(b *textBuf, t Term, names *VarNames, first bool) {
 
 func opSpelling(k ExprKind) string {
 	switch k {
-	case KindFloorDiv:
+	case KindFloorDiv, KindFloorDivExpr:
 		return " floordiv "
-	case KindCeilDiv:
+	case KindCeilDiv, KindCeilDivExpr:
 		return " ceildiv "
+	case KindMulExpr:
+		return " * "
 	}
 	return " mod "
 }

@@ -90,6 +90,30 @@ func TestExprEvalReplaceRange(t *testing.T) {
 	assert.Equal(t, 13, e.Size())
 }
 
+// Products of variables and divisions by them are kept, as XLA keeps them
+// (non-affine); they become affine when the right operand becomes a
+// constant.
+func TestNonAffineExpr(t *testing.T) {
+	e, err := ParseExpr("(s0 * 6 + 3) * s1 + d0 floordiv s1 - d0 mod (s1 + 1)")
+	require.NoError(t, err)
+	assert.Equal(t, "(s0 * 6 + 3) * s1 + d0 floordiv s1 - d0 mod (s1 + 1)", e.String())
+	assert.False(t, e.IsAffine())
+	assert.Equal(t, int64((2*6+3)*4+9/4-9%5), e.Eval([]int64{9}, []int64{2, 4}, nil))
+
+	bounds := map[ExprKind]Interval{KindDim: {0, 9}, KindSymbol: {1, 2}}
+	r := e.Range(func(v *Expr) Interval { return bounds[v.Kind()] })
+	assert.True(t, r.Contains(e.Eval([]int64{9}, []int64{2, 2}, nil)), r)
+	assert.True(t, r.Contains(e.Eval([]int64{0}, []int64{1, 1}, nil)), r)
+
+	affine := e.Replace(nil, []*Expr{nil, Const(2)}, nil)
+	assert.True(t, affine.IsAffine())
+	assert.Equal(t, "s0 * 12 + d0 floordiv 2 - d0 mod 3 + 6", affine.String())
+
+	m, err := ParseIndexingMap("(d0)[s0] -> (d0 * s0), domain: d0 in [0, 3], s0 in [0, 5], s0 * d0 in [0, 8]")
+	require.NoError(t, err)
+	assert.Equal(t, "(d0)[s0] -> (d0 * s0), domain: d0 in [0, 3], s0 in [0, 5], s0 * d0 in [0, 8]", m.Simplify().String())
+}
+
 // Unary minus binds tighter than floordiv, as in MLIR (SEED-ERRATA 4).
 func TestParseExprPrecedence(t *testing.T) {
 	tests := map[string]string{

@@ -16,6 +16,7 @@ func FuzzParseIndexingMap(f *testing.F) {
 		"(d0, d1)[s0]{rt0} -> (d0, s0 + rt0), domain: d0 in [0, 9], d1 in [0, 19], s0 in [0, 255], rt0 in [0, 4], d0 + s0 in [0, 20]",
 		"(d0, d1) -> (-((d0 * -11 - d1 + 109) floordiv 11) + 9), domain: d0 in [0, 9], d1 in [0, 10]",
 		"(d0) -> (d0 ceildiv 4, (d0 * 2 + 1) floordiv 3), domain: d0 in [-5, 9]",
+		"(d0)[s0] -> (d0 * s0 + d0 floordiv (s0 + 1), -(d0 * s0) mod s0), domain: d0 in [0, 9], s0 in [0, 3], s0 * d0 in [0, 8]",
 		"() -> ()",
 		"UNDEFINED",
 		"KNOWN EMPTY",

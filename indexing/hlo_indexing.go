@@ -99,6 +99,16 @@ func CompareMaps(a, b *IndexingMap) int {
 	if c := int(a.state) - int(b.state); c != 0 || a.state == stateUndefined {
 		return c
 	}
+	switch {
+	case a.replica == nil && b.replica != nil:
+		return -1
+	case a.replica != nil && b.replica == nil:
+		return 1
+	case a.replica != nil:
+		if c := CompareMaps(a.replica, b.replica); c != 0 {
+			return c
+		}
+	}
 	for _, vs := range [][2][]Variable{{a.dims, b.dims}, {a.ranges, b.ranges}, {a.rts, b.rts}} {
 		if c := len(vs[0]) - len(vs[1]); c != 0 {
 			return c

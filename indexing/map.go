@@ -67,6 +67,22 @@ type IndexingMap struct {
 	constraints       []Constraint // sorted by Compare of the expressions, unique (printed sorted by text)
 	state             mapState
 	owned             ownership // the slices above this map may write to
+	// replica, when set, maps the same dimensions to the replica whose
+	// operand holds the element (XLA's replica id map of a collective's
+	// operand indexing: an all-gather reads its operand on other replicas).
+	replica *IndexingMap
+}
+
+// ReplicaID returns the map from m's dimensions to the replica the
+// element is read on, or nil when it is read on the replica itself.
+func (m *IndexingMap) ReplicaID() *IndexingMap { return m.replica }
+
+// WithReplicaID returns m with the replica id map r (see ReplicaID); r
+// has m's dimensions.
+func (m *IndexingMap) WithReplicaID(r *IndexingMap) *IndexingMap {
+	c := m.clone()
+	c.replica = r
+	return c
 }
 
 // NewIndexingMap returns the map (dims)[ranges]{rts} -> (results) with the
@@ -288,6 +304,9 @@ func (m *IndexingMap) Equal(o *IndexingMap) bool {
 		return true
 	}
 	boundsEq := func(a, b Variable) bool { return a.Bounds == b.Bounds }
+	if (m.replica == nil) != (o.replica == nil) || m.replica != nil && !m.replica.Equal(o.replica) {
+		return false
+	}
 	return slices.EqualFunc(m.dims, o.dims, boundsEq) &&
 		slices.EqualFunc(m.ranges, o.ranges, boundsEq) &&
 		slices.EqualFunc(m.rts, o.rts, boundsEq) &&

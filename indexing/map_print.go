@@ -11,7 +11,8 @@ import (
 //
 // Range variables print in [] and runtime variables in {} only when there
 // are any. A map without variables prints without a domain. Constraints
-// print after the variables, sorted by their text.
+// print after the variables, sorted by their text. A replica id map
+// (ReplicaID) follows as ", replica id: " and its text.
 func (m *IndexingMap) String() string { return m.format(", ", " ") }
 
 // MultiLineString prints the map in the layout of the indexing analysis
@@ -91,6 +92,11 @@ func (m *IndexingMap) appendFormat(dst []byte, sep, afterDomain string) []byte {
 			item()
 			b.WriteString(c)
 		}
+	}
+	if m.replica != nil {
+		// XLA's OperandIndexing::ToString: "replica id:" and the map.
+		b.WriteString(sep + "replica id:" + afterDomain)
+		b = textBuf(m.replica.appendFormat(b, sep, afterDomain))
 	}
 	return b
 }

@@ -321,5 +321,9 @@ func convOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 	if err != nil {
 		return nil, instrError(in, "%v", err)
 	}
+	// As XLA: simplified, so that a feature group or kernel dimension of
+	// size 1 reads index 0 and takes no symbol.
+	inMap, _ = inMap.Simplify().RemoveUnusedSymbols()
+	kMap, _ = kMap.Simplify().RemoveUnusedSymbols()
 	return fromMaps(inMap, kMap), nil
 }

@@ -79,11 +79,13 @@ func init() {
 		hlo.OpConstant:           anyK(noOperands),
 		hlo.OpIota:               anyK(noOperands),
 		hlo.OpParameter:          anyK(noOperands),
+		hlo.OpAllGather:          anyK(allGatherOutputToInput),
 		hlo.OpBitcast:            oneMap(bitcastOutputToInput),
 		hlo.OpBroadcast:          anyK(broadcastOutputToInput),
 		hlo.OpConcatenate:        anyK(concatOutputToInput),
 		hlo.OpConvolution:        anyK(convOutputToInput),
 		hlo.OpDot:                anyK(dotOutputToInput),
+		hlo.OpScaledDot:          anyK(scaledDotOutputToInput),
 		hlo.OpDynamicSlice:       anyK(dynamicSliceOutputToInput),
 		hlo.OpDynamicUpdateSlice: anyK(dusOutputToInput),
 		hlo.OpFusion:             ComputeFusionOutputToInput,
@@ -215,6 +217,12 @@ func dotMaps(in *hlo.Instruction) (lhsMap, rhsMap *IndexingMap, err error) {
 	if err = needOperands(in, 2); err != nil {
 		return
 	}
+	return dotOperandMaps(in)
+}
+
+// dotOperandMaps returns the maps of a dot's first two operands, its lhs
+// and rhs.
+func dotOperandMaps(in *hlo.Instruction) (lhsMap, rhsMap *IndexingMap, err error) {
 	out, lhs, rhs, dn, err := dotArgs(in)
 	if err != nil {
 		return
@@ -280,6 +288,89 @@ func nonContracting(n int, batch, contracting []int64) []int64 {
 		}
 	}
 	return out
+}
+
+// scaledDotOutputToInput indexes scaled-dot(lhs, rhs, lhs_scale,
+// rhs_scale) as XLA does: lhs and rhs as a dot's, each scale as its
+// operand, every dimension divided by how many operand elements one scale
+// covers along it.
+func scaledDotOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
+	if err := needOperands(in, 4); err != nil {
+		return nil, err
+	}
+	l, r, err := dotOperandMaps(in)
+	if err != nil {
+		return nil, err
+	}
+	ls, err := rescaledMap(in, l, in.Operands[0].Shape, in.Operands[2].Shape)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := rescaledMap(in, r, in.Operands[1].Shape, in.Operands[3].Shape)
+	if err != nil {
+		return nil, err
+	}
+	return fromMaps(l, r, ls, rs), nil
+}
+
+// rescaledMap is m with each result divided by operand's size over
+// scale's along that dimension (XLA's RescaleIndexingMap).
+func rescaledMap(in *hlo.Instruction, m *IndexingMap, operand, scale hlo.Shape) (*IndexingMap, error) {
+	if len(operand.Dims) != len(scale.Dims) || len(operand.Dims) != len(m.results) {
+		return nil, instrError(in, "expected a scale of rank %d, found %s", len(operand.Dims), scale.StringNoLayout())
+	}
+	res := make([]*Expr, len(m.results))
+	for i, r := range m.results {
+		od, sd := operand.Dims[i], scale.Dims[i]
+		switch {
+		case sd == od:
+			res[i] = r
+		case sd <= 0 || od%sd != 0:
+			return nil, instrError(in, "expected scale dimension %d to divide %d, found %d", i, od, sd)
+		default:
+			res[i] = FloorDiv(r, od/sd)
+		}
+	}
+	return newMap(m.dims, m.ranges, m.rts, res)
+}
+
+// allGatherOutputToInput indexes all-gather as XLA does: along the
+// gathered dimension, element d of the result is element d mod n (n the
+// operand's size there) of the operand on replica d floordiv n; the other
+// dimensions map to themselves.
+func allGatherOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
+	if len(in.Operands) != 1 || !in.Shape.IsArray() {
+		// A variadic all-gather (a tuple of results): XLA indexes one
+		// operand only; the maps are unknown.
+		return undefinedIndexing(len(in.Operands)), nil
+	}
+	out, err := arrayDims(in, in.Shape, "result")
+	if err != nil {
+		return nil, err
+	}
+	opDims, err := arrayDims(in, in.Operands[0].Shape, "operand")
+	if err != nil {
+		return nil, err
+	}
+	dims := in.Typed.Dimensions
+	if len(dims) != 1 || !inRange(dims, len(out)) || len(opDims) != len(out) || opDims[dims[0]] <= 0 {
+		return nil, instrError(in, "expected one gathered dimension of rank %d operand %v, found dimensions=%v", len(out), opDims, dims)
+	}
+	g := int(dims[0])
+	res := make([]*Expr, len(out))
+	for i := range res {
+		res[i] = Dim(i)
+	}
+	res[g] = Mod(Dim(g), opDims[g])
+	m, err := newMap(dimVars(out), nil, nil, res)
+	if err != nil {
+		return nil, err
+	}
+	replica, err := newMap(dimVars(out), nil, nil, []*Expr{FloorDiv(Dim(g), opDims[g])})
+	if err != nil {
+		return nil, err
+	}
+	return fromMaps(m.WithReplicaID(replica)), nil
 }
 
 func dotOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {

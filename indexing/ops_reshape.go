@@ -97,7 +97,8 @@ func reshapeExprs(in, out []int64, outExprs []*Expr) []*Expr {
 	return res
 }
 
-// reshapeMap returns the simplified map from the index of a tensor of shape
+// reshapeMap returns the simplified map (dimensions of size 1 kept, as
+// XLA's) from the index of a tensor of shape
 // out to the index of a tensor of shape in with as many elements.
 func reshapeMap(out, in []int64) (*IndexingMap, error) {
 	if product(in) != product(out) {
@@ -108,7 +109,7 @@ func reshapeMap(out, in []int64) (*IndexingMap, error) {
 	if err != nil {
 		return nil, err
 	}
-	return m.Simplify(), nil
+	return m.SimplifyPreservingPoints(), nil
 }
 
 // bitcastMap returns the map from the logical index of an array of shape
@@ -140,7 +141,7 @@ func bitcastMap(from, to hlo.Shape) (*IndexingMap, error) {
 	if err != nil {
 		return nil, err
 	}
-	return m.Simplify(), nil
+	return m.SimplifyPreservingPoints(), nil
 }
 
 func bitcastOutputToInput(in *hlo.Instruction) (*IndexingMap, error) {

@@ -295,7 +295,7 @@ ENTRY e {
 }`, "conv")
 	h, err := ComputeOutputToInput(in, 0)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"(d0, d1, d2, d3)[s0, s1, s2] -> (d0, d1 + s0 - 1, d2 + s1 - 2, s2), domain: " +
+	assert.Equal(t, []string{"(d0, d1, d2, d3)[s0, s1, s2] -> (0, d1 + s0 - 1, d2 + s1 - 2, s2), domain: " +
 		"d0 in [0, 0], d1 in [0, 9], d2 in [0, 5], d3 in [0, 7], s0 in [0, 2], s1 in [0, 4], s2 in [0, 3], " +
 		"d1 + s0 in [1, 12], d2 + s1 in [2, 11]"}, oneLine(h.Maps[0]))
 	assert.Equal(t, []string{"(d0, d1, d2, d3)[s0, s1, s2] -> (s0, s1, s2, d3), domain: " +

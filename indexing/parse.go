@@ -110,7 +110,24 @@ func (p *parser) parseMap() (*IndexingMap, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewIndexingMap(dims, ranges, rts, results, cons...)
+	m, err := NewIndexingMap(dims, ranges, rts, results, cons...)
+	if err != nil || !p.is("replica") {
+		return m, err
+	}
+	p.next()
+	for _, kw := range []string{"id", ":"} {
+		if err := p.expect(kw); err != nil {
+			return nil, err
+		}
+	}
+	r, err := p.parseMap()
+	if err != nil {
+		return nil, err
+	}
+	if r.NumDims() != m.NumDims() {
+		return nil, p.errorf("expected a replica id map of %d dimensions, found %d", m.NumDims(), r.NumDims())
+	}
+	return m.WithReplicaID(r), nil
 }
 
 func (p *parser) expectEOF() error {
@@ -122,7 +139,7 @@ func (p *parser) expectEOF() error {
 
 var keywords = map[string]bool{
 	"floordiv": true, "floorDiv": true, "ceildiv": true, "mod": true,
-	"in": true, "domain": true, "UNDEFINED": true, "KNOWN": true, "EMPTY": true,
+	"in": true, "domain": true, "UNDEFINED": true, "KNOWN": true, "EMPTY": true, "replica": true,
 }
 
 // parseVarList parses "(d0, d1)" and declares the names. Variables get an
@@ -185,7 +202,7 @@ func (p *parser) parseDomain(dims, ranges, rts []Variable) ([]Constraint, error)
 	var cons []Constraint
 	seen := map[varKey]bool{}
 	vars := [][]Variable{dims, ranges, rts}
-	for p.tok.kind != tokEOF {
+	for p.tok.kind != tokEOF && !p.is("replica") {
 		e, err := p.parseExpr()
 		if err != nil {
 			return nil, err
@@ -203,11 +220,14 @@ func (p *parser) parseDomain(dims, ranges, rts []Variable) ([]Constraint, error)
 		} else {
 			cons = append(cons, Constraint{e, bounds})
 		}
-		if p.tok.kind == tokEOF {
+		if p.tok.kind == tokEOF || p.is("replica") {
 			break
 		}
 		if err := p.expect(","); err != nil {
 			return nil, err
+		}
+		if p.is("replica") {
+			break
 		}
 	}
 	for kind := KindDim; kind <= KindRuntime; kind++ {
@@ -272,7 +292,7 @@ func (p *parser) parseSignedInt() (int64, error) {
 	return v, nil
 }
 
-// parseExpr parses an affine expression with MLIR's precedence: unary minus
+// parseExpr parses an expression with MLIR's precedence: unary minus
 // binds tightest, then *, floordiv, ceildiv and mod, then + and -; binary
 // operators associate to the left.
 func (p *parser) parseExpr() (e *Expr, err error) {
@@ -327,30 +347,19 @@ func (p *parser) parseProduct() (*Expr, error) {
 			return nil, err
 		}
 		c, rhsConst := rhs.IsConst()
-		switch op.text {
-		case "*":
-			if l, ok := lhs.IsConst(); ok {
-				lhs = Mul(rhs, l)
-			} else if rhsConst {
-				lhs = Mul(lhs, c)
-			} else {
-				return nil, p.errorAt(op.pos, "non-affine multiplication: one operand must be a constant")
-			}
-			continue
-		case "mod":
-			if !rhsConst || c <= 0 {
-				return nil, p.errorAt(op.pos, "mod needs a positive constant right operand")
-			}
-			lhs = Mod(lhs, c)
-			continue
-		}
-		if !rhsConst || c == 0 {
-			return nil, p.errorAt(op.pos, "%s needs a non-zero constant right operand", op.text)
-		}
-		if op.text == "ceildiv" {
-			lhs = CeilDiv(lhs, c)
-		} else {
-			lhs = FloorDiv(lhs, c)
+		switch {
+		case op.text == "*":
+			lhs = MulExpr(lhs, rhs)
+		case op.text == "mod" && rhsConst && c <= 0:
+			return nil, p.errorAt(op.pos, "mod needs a positive right operand, found %d", c)
+		case op.text == "mod":
+			lhs = ModExpr(lhs, rhs)
+		case rhsConst && c == 0:
+			return nil, p.errorAt(op.pos, "%s needs a non-zero right operand", op.text)
+		case op.text == "ceildiv":
+			lhs = CeilDivExpr(lhs, rhs)
+		default:
+			lhs = FloorDivExpr(lhs, rhs)
 		}
 	}
 }

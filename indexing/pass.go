@@ -69,10 +69,10 @@ func (r *Result) Of(in *hlo.Instruction) *InstructionMaps {
 // definedOps are the opcodes besides the elementwise ones whose maps
 // depend on the result index.
 var definedOps = map[hlo.Opcode]bool{
-	hlo.OpBitcast: true, hlo.OpBroadcast: true, hlo.OpConcatenate: true, hlo.OpConstant: true, hlo.OpConvolution: true,
+	hlo.OpAllGather: true, hlo.OpBitcast: true, hlo.OpBroadcast: true, hlo.OpConcatenate: true, hlo.OpConstant: true, hlo.OpConvolution: true,
 	hlo.OpDot: true, hlo.OpDynamicSlice: true, hlo.OpDynamicUpdateSlice: true, hlo.OpFusion: true, hlo.OpGather: true,
 	hlo.OpGetTupleElement: true, hlo.OpIota: true, hlo.OpPad: true, hlo.OpParameter: true, hlo.OpReduce: true,
-	hlo.OpReduceWindow: true, hlo.OpReshape: true, hlo.OpReverse: true, hlo.OpScatter: true, hlo.OpSlice: true,
+	hlo.OpReduceWindow: true, hlo.OpReshape: true, hlo.OpReverse: true, hlo.OpScaledDot: true, hlo.OpScatter: true, hlo.OpSlice: true,
 	hlo.OpTranspose: true, hlo.OpTuple: true,
 }
 

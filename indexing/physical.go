@@ -114,7 +114,7 @@ func AssignRTVarsToMidpoint(m *IndexingMap) *IndexingMap {
 	for i, v := range m.rts {
 		repl[i] = Const((v.Bounds.Lower + v.Bounds.Upper) / 2)
 	}
-	out := &IndexingMap{dims: m.dims, ranges: m.ranges, owned: ownResults | ownConstraints}
+	out := &IndexingMap{dims: m.dims, ranges: m.ranges, owned: ownResults | ownConstraints, replica: m.replica}
 	for _, r := range m.results {
 		out.results = append(out.results, r.Replace(nil, nil, repl))
 	}

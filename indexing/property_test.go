@@ -50,6 +50,9 @@ func (g *mapGen) expr(depth int) *Expr {
 		}
 		return Mod(g.expr(depth-1), g.r.Int64N(8)+1)
 	}
+	if g.r.IntN(5) == 0 {
+		return MulExpr(g.expr(depth-1), g.expr(depth-1)) // non-affine, mostly
+	}
 	return Add(Mul(g.expr(depth-1), g.r.Int64N(16)+1), g.expr(depth-1))
 }
 

@@ -14,6 +14,7 @@ func (m *IndexingMap) RescaleSymbols() (*IndexingMap, bool) {
 		return m, false
 	}
 	out := m.clone()
+	out.mergeModConstraints()
 	changed := false
 	for {
 		i, c, k := out.rescalableConstraint()

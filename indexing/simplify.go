@@ -7,6 +7,9 @@ package indexing
 type exprSimplifier struct {
 	m              *IndexingMap
 	useConstraints bool
+	// keepPoints leaves an expression whose range is one value as it is
+	// (XLA's SimplifyPointDimensions::kPreserve).
+	keepPoints bool
 }
 
 // maxSimplifyRounds bounds the fixpoint iteration; each round only shrinks
@@ -60,7 +63,7 @@ func (s *exprSimplifier) once(e *Expr) *Expr {
 	if e.kind == KindConst {
 		return e
 	}
-	if r := s.rng(e); r.IsPoint() {
+	if r := s.rng(e); r.IsPoint() && !s.keepPoints {
 		return Const(r.Lower)
 	}
 	switch e.kind {
@@ -74,14 +77,21 @@ func (s *exprSimplifier) once(e *Expr) *Expr {
 		return CeilDiv(s.once(e.lhs), e.val)
 	case KindMod:
 		return s.mod(s.once(e.lhs), e.val)
+	case KindMulExpr, KindFloorDivExpr, KindCeilDivExpr, KindModExpr:
+		rhs := s.once(e.rhs)
+		if c, ok := rhs.IsConst(); ok && e.kind != KindMulExpr && (c == 0 || (c < 0 && e.kind == KindModExpr)) {
+			rhs = e.rhs // a divisor the affine forms cannot take: keep it as is
+		}
+		return rebuildNonAffine(e.kind, s.once(e.lhs), rhs)
 	}
 	return e
 }
 
-// sum simplifies the summands and folds (x mod c) * k + (x floordiv c) * c*k
-// into x * k, before and after simplifying the summands.
+// sum simplifies the summands, folds (x mod c) * k + (x floordiv c) * c*k
+// into x * k, before and after simplifying the summands, and rewrites
+// x - (x floordiv c) * c to x mod c.
 func (s *exprSimplifier) sum(e *Expr) *Expr {
-	e = recombineDivMod(e)
+	e = s.recombineDivMod(e)
 	if e.kind != KindAdd {
 		return e
 	}
@@ -90,43 +100,87 @@ func (s *exprSimplifier) sum(e *Expr) *Expr {
 	for _, t := range e.terms {
 		acc.add(s.once(t.Expr), t.Coef)
 	}
-	return recombineDivMod(acc.build())
+	return s.subIsMod(s.recombineDivMod(acc.build()))
 }
 
 // recombineDivMod rewrites (x mod c) * k + (x floordiv c) * (c * k) to x * k
-// in a sum, since x = (x floordiv c) * c + x mod c.
-func recombineDivMod(e *Expr) *Expr {
+// in a sum, since x = (x floordiv c) * c + x mod c. The floordiv may be
+// x floordiv c simplified (((y floordiv 2) mod 3) pairs with
+// y floordiv 6).
+func (s *exprSimplifier) recombineDivMod(e *Expr) *Expr {
 	for e.kind == KindAdd {
-		found := false
-		for i, mt := range e.terms {
-			if mt.Expr.kind != KindMod {
-				continue
-			}
-			for j, dt := range e.terms {
-				if dt.Expr.kind != KindFloorDiv || dt.Expr.val != mt.Expr.val ||
-					!Equal(dt.Expr.lhs, mt.Expr.lhs) {
-					continue
-				}
-				if p, ok := mulOK(mt.Coef, mt.Expr.val); !ok || p != dt.Coef {
-					continue
-				}
-				var acc sum
-				acc.c = e.val
-				for k, t := range e.terms {
-					if k != i && k != j {
-						acc.add(t.Expr, t.Coef)
-					}
-				}
-				acc.add(mt.Expr.lhs, mt.Coef)
-				e, found = acc.build(), true
-				break
-			}
-			if found {
-				break
+		i, j := s.divModPair(e)
+		if i < 0 {
+			return e
+		}
+		mt := e.terms[i]
+		var acc sum
+		acc.c = e.val
+		for k, t := range e.terms {
+			if k != i && k != j {
+				acc.add(t.Expr, t.Coef)
 			}
 		}
-		if !found {
-			return e
+		acc.add(mt.Expr.lhs, mt.Coef)
+		e = acc.build()
+	}
+	return e
+}
+
+// divModPair finds the summands (x mod c) * k and (x floordiv c) * (c * k)
+// of a sum and returns their indexes, or -1.
+func (s *exprSimplifier) divModPair(e *Expr) (int, int) {
+	for i, mt := range e.terms {
+		if mt.Expr.kind != KindMod {
+			continue
+		}
+		p, ok := mulOK(mt.Coef, mt.Expr.val)
+		if !ok {
+			continue
+		}
+		var div *Expr // x floordiv c, simplified, once needed
+		for j, dt := range e.terms {
+			if dt.Expr.kind != KindFloorDiv || dt.Coef != p {
+				continue
+			}
+			if dt.Expr.val == mt.Expr.val && Equal(dt.Expr.lhs, mt.Expr.lhs) {
+				return i, j
+			}
+			if div == nil {
+				div = s.simplify(FloorDiv(mt.Expr.lhs, mt.Expr.val))
+			}
+			if Equal(div, dt.Expr) {
+				return i, j
+			}
+		}
+	}
+	return -1, -1
+}
+
+// subIsMod rewrites the summand (x floordiv c) * (-b * c) of a sum to
+// -b * x + b * (x mod c), where that makes the sum no bigger: the
+// x - (x floordiv c) * c in it becomes x mod c.
+func (s *exprSimplifier) subIsMod(e *Expr) *Expr {
+	if e.kind != KindAdd {
+		return e
+	}
+	for i, t := range e.terms {
+		d := t.Expr
+		if d.kind != KindFloorDiv || t.Coef >= 0 || t.Coef%d.val != 0 {
+			continue
+		}
+		b := t.Coef / d.val
+		var acc sum
+		acc.c = e.val
+		for k, u := range e.terms {
+			if k != i {
+				acc.add(u.Expr, u.Coef)
+			}
+		}
+		acc.add(d.lhs, b)
+		acc.add(Mod(d.lhs, d.val), -b)
+		if alt := acc.build(); alt.Size() <= e.Size() {
+			return s.subIsMod(alt)
 		}
 	}
 	return e
@@ -145,11 +199,50 @@ func (s *exprSimplifier) floorDiv(x *Expr, d int64) *Expr {
 	}
 	// (A * g + B) floordiv d = (A * (g / g')) floordiv (d / g') where
 	// g' = gcd(g, d) and B lies in [0, g' - 1]: B cannot carry into A's part.
+	// When B is a constant, g' may also take its factor:
+	// (A * g + B) floordiv d = (A * g / g' + B / g') floordiv (d / g').
 	if x.kind == KindAdd || x.kind == KindMul {
 		multiplied, g, rest := splitByGcd(x)
-		if gd := gcd(g, d); gd > 1 && (Interval{0, gd - 1}).ContainsInterval(s.rng(rest)) {
+		gd := gcd(g, d)
+		rr := s.rng(rest)
+		switch {
+		case gd > 1 && (Interval{0, gd - 1}).ContainsInterval(rr):
 			return FloorDiv(Mul(multiplied, g/gd), d/gd)
+		case gd > 1 && rr.IsPoint() && rr.Lower != 0:
+			if gc := gcd(rr.Lower, gd); gc > 1 {
+				return FloorDiv(Add(Mul(multiplied, g/gc), Const(rr.Lower/gc)), d/gc)
+			}
 		}
+	}
+	// (y floordiv c + R) floordiv d = (y + R * c) floordiv (c * d) for an
+	// integer R; with two such inner divisions their roundings add up, so
+	// only one may be merged.
+	if x.kind == KindAdd {
+		inner := -1
+		for i, t := range x.terms {
+			if t.Expr.kind == KindFloorDiv && t.Coef == 1 {
+				if inner >= 0 {
+					return e
+				}
+				inner = i
+			}
+		}
+		if inner < 0 {
+			return e
+		}
+		c := x.terms[inner].Expr.val
+		cd, ok := mulOK(c, d)
+		if !ok {
+			return e
+		}
+		var acc sum
+		acc.c = x.val
+		for i, t := range x.terms {
+			if i != inner {
+				acc.add(t.Expr, t.Coef)
+			}
+		}
+		return FloorDiv(Add(x.terms[inner].Expr.lhs, Mul(acc.build(), c)), cd)
 	}
 	return e
 }

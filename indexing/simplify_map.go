@@ -1,5 +1,7 @@
 package indexing
 
+import "slices"
+
 // Simplify returns an equivalent map in simpler form, as the indexing map
 // simplifier of XLA:
 //
@@ -17,7 +19,15 @@ package indexing
 // The result has the same variables as m and, at every point of m's domain,
 // the same results; its domain is the same set of points. No expression
 // grows. Undefined and known-empty maps are returned unchanged.
-func (m *IndexingMap) Simplify() *IndexingMap {
+func (m *IndexingMap) Simplify() *IndexingMap { return m.simplify(false) }
+
+// SimplifyPreservingPoints is Simplify that keeps an expression whose
+// range is a single value (a dimension of size 1, say) instead of making it
+// that constant, as XLA simplifies the maps of reshapes and bitcasts
+// (SimplifyPointDimensions::kPreserve).
+func (m *IndexingMap) SimplifyPreservingPoints() *IndexingMap { return m.simplify(true) }
+
+func (m *IndexingMap) simplify(keepPoints bool) *IndexingMap {
 	if m.state != stateNormal {
 		return m
 	}
@@ -28,6 +38,7 @@ func (m *IndexingMap) Simplify() *IndexingMap {
 		before := *out
 		out.owned = 0
 		out.simplifyConstraints()
+		out.mergeModConstraints()
 		out.tightenModBounds()
 		out.tightenSumBounds()
 		if out.state != stateNormal || out.Equal(&before) {
@@ -37,11 +48,14 @@ func (m *IndexingMap) Simplify() *IndexingMap {
 	if out.state != stateNormal {
 		return out
 	}
-	s := &exprSimplifier{m: out, useConstraints: true}
+	s := &exprSimplifier{m: out, useConstraints: true, keepPoints: keepPoints}
 	for i, r := range out.results {
 		if n := s.simplify(r); n != r {
 			out.mutResults()[i] = n
 		}
+	}
+	if out.replica != nil {
+		out.replica = out.replica.simplify(keepPoints)
 	}
 	return out
 }
@@ -134,6 +148,43 @@ func rewriteConstraintOnce(e *Expr, b Interval) (*Expr, Interval, bool) {
 		return e.lhs, Interval{lo + 1, hi}, true
 	}
 	return e, b, false
+}
+
+// mergeModConstraints replaces the constraints "x mod a in [r, r]" and
+// "x mod b in [r, r]" on the same x by "x mod lcm(a, b) in [r, r]", as XLA's
+// MergeModConstraints: both hold exactly when x - r is a multiple of a and
+// of b.
+func (m *IndexingMap) mergeModConstraints() {
+	for m.state == stateNormal {
+		i, j, l := m.modPair()
+		if i < 0 {
+			return
+		}
+		x, r := m.constraints[i].Expr.lhs, m.constraints[i].Bounds
+		cs := slices.Delete(m.mutConstraints(), j, j+1)
+		m.constraints = slices.Delete(cs, i, i+1)
+		m.addConstraint(Mod(x, l), r)
+	}
+}
+
+// modPair finds two constraints "x mod a in [r, r]", "x mod b in [r, r]"
+// with 0 <= r < a, b and returns their indexes (i < j) and lcm(a, b), or -1.
+func (m *IndexingMap) modPair() (int, int, int64) {
+	for i, a := range m.constraints {
+		if a.Expr.kind != KindMod || !a.Bounds.IsPoint() || a.Bounds.Lower < 0 || a.Bounds.Lower >= a.Expr.val {
+			continue
+		}
+		for j := i + 1; j < len(m.constraints); j++ {
+			b := m.constraints[j]
+			if b.Expr.kind != KindMod || b.Bounds != a.Bounds || b.Bounds.Lower >= b.Expr.val || !Equal(a.Expr.lhs, b.Expr.lhs) {
+				continue
+			}
+			if l, ok := mulOK(a.Expr.val/gcd(a.Expr.val, b.Expr.val), b.Expr.val); ok {
+				return i, j, l
+			}
+		}
+	}
+	return -1, -1, 0
 }
 
 // tightenModBounds narrows the bounds of v for each constraint

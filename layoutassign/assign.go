@@ -135,6 +135,8 @@ type assigner struct {
 	inVregs map[*hlo.Computation]bool
 	// firstByInst replaces first once insertCopies shifted instructions.
 	firstByInst map[*hlo.Instruction]int
+	// fused are the computations fusions call.
+	fused map[*hlo.Computation]bool
 }
 
 // Assign chooses a layout for every array in the module and writes it
@@ -147,7 +149,8 @@ func Assign(m *hlo.Module, opts Options) (*Assignment, error) {
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
 	}
-	a := &assigner{m: m, opts: opts, log: opts.Logger, compIdx: make(map[*hlo.Computation]int, len(m.Computations))}
+	a := &assigner{m: m, opts: opts, log: opts.Logger, compIdx: make(map[*hlo.Computation]int, len(m.Computations)),
+		fused: fusedComputations(m)}
 	a.collect()
 	a.findVregComputations()
 	if err := a.fixStated(); err != nil {

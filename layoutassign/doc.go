@@ -42,7 +42,9 @@
 //     the *-done half of an async pair with the start's output. When both
 //     sides of a merge are already fixed to different layouts the merge is
 //     refused and a copy is recorded on that operand (or on the callee's
-//     root).
+//     root); inside a fused computation no copy is recorded: XLA lays out
+//     no fused computation, and its emitters read each operand of a fused
+//     instruction through that operand's own layout.
 //  3. Propagation, both directions. Fixed classes are queued first; a
 //     layout crosses a transpose (the one that makes it a bitcast), a
 //     reshape (the layout under which the reshape is a bitcast: every group

@@ -48,8 +48,11 @@ type Allocation struct {
 	// maybe-live-out", "constant", "maybe-live-out" or
 	// "preallocated-temp".
 	Kind string
-	// Start and End are the first and last steps of the flattened schedule
-	// at which the buffer is live.
+	// Start and End are the first and last steps of the flattened
+	// schedule at which the buffer holds memory as the space's Timeline
+	// counts it: the whole program for an allocation of its own (a
+	// parameter, constant or output), for a temporary the steps at whose
+	// fullest moment it is live (see Buffer).
 	Start, End int
 }
 

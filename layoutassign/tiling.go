@@ -50,6 +50,9 @@ type Target struct {
 	// the report gives no fits/exceeds verdict.
 	Device   string
 	HBMBytes int64
+	// VMEMBytes and SMEMBytes are the TPU's vector and scalar memories
+	// (S(1), S(2)) of one TensorCore; 0 when not known.
+	VMEMBytes, SMEMBytes int64
 	// HeapAlignment aligns the temporaries in the preallocated temp heap;
 	// 0 takes the backend's (see heapAlignment).
 	HeapAlignment int64

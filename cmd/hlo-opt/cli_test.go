@@ -84,7 +84,7 @@ func TestSplitInputFile(t *testing.T) {
 func TestUsageAndUnknownPass(t *testing.T) {
 	_, errOut, code := hloOpt(t, "", "--passes=stats,nope", example(t))
 	assert.Equal(t, 1, code)
-	assert.Equal(t, "hlo-opt: unknown pass \"nope\" (known: coalescing, cost, gpu-kernels, indexing, layout, layout-assign, stats, utilization, verify)\n", errOut)
+	assert.Equal(t, "hlo-opt: unknown pass \"nope\" (known: coalescing, cost, gpu-kernels, indexing, layout, layout-assign, stats, utilization, verify, xla-cost)\n", errOut)
 
 	_, _, code = hloOpt(t, "", "--bogus-flag", example(t))
 	assert.Equal(t, 2, code)
@@ -102,7 +102,7 @@ func TestUsageAndUnknownPass(t *testing.T) {
 	var help string
 	help, errOut, code = hloOpt(t, "", "-h")
 	assert.Equal(t, 0, code)
-	assert.Contains(t, help, "usage: hlo-opt [flags] [FILE|-]", "-h prints on stdout")
+	assert.Contains(t, help, "usage: hlo-opt [flags] [FILE|-|DIR]", "-h prints on stdout")
 	assert.Empty(t, errOut)
 	_, errOut, code = hloOpt(t, "", "--help")
 	assert.Equal(t, 0, code)

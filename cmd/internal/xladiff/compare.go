@@ -13,6 +13,7 @@ import (
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest/groundtruth"
+	"github.com/hlo-opt/hlo-opt/hlo/xladump"
 	"github.com/hlo-opt/hlo-opt/layoutassign"
 )
 
@@ -138,7 +139,7 @@ func readCompile(dir string) (*compile, error) {
 		return nil, err
 	}
 	if src, err := os.ReadFile(filepath.Join(dir, groundtruth.BufferAssignmentTxt)); err == nil {
-		if c.ba, err = groundtruth.ParseBufferAssignment(string(src)); err != nil {
+		if c.ba, err = xladump.ParseBufferAssignment(string(src)); err != nil {
 			return nil, fmt.Errorf("%s: %w", groundtruth.BufferAssignmentTxt, err)
 		}
 	} else if !os.IsNotExist(err) {

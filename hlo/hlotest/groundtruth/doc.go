@@ -5,8 +5,8 @@
 // set their numbers beside XLA's own.
 //
 // Cases lists the compiles; a Case reads its HLO modules (Module), XLA's
-// buffer assignment (BufferAssignment, parsed by ParseBufferAssignment from
-// the "-buffer-assignment.txt" dump), compiled.memory_analysis()
+// buffer assignment (BufferAssignment, parsed by xladump.ParseBufferAssignment
+// from the "-buffer-assignment.txt" dump), compiled.memory_analysis()
 // (MemoryAnalysis) and compiled.cost_analysis() (CostAnalysis);
 // BufferAssignment.Stats sums XLA's allocations by class, and LayoutTally
 // sets the layouts of a module hlo-opt laid out beside XLA's. Golden

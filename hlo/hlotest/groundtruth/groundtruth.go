@@ -13,6 +13,7 @@ import (
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
+	"github.com/hlo-opt/hlo-opt/hlo/xladump"
 )
 
 // The file names of one compile's directory.
@@ -120,7 +121,7 @@ func (c Case) BufferAssignment(tb testing.TB) *BufferAssignment {
 	if !ok {
 		return nil
 	}
-	ba, err := ParseBufferAssignment(string(src))
+	ba, err := xladump.ParseBufferAssignment(string(src))
 	require.NoError(tb, err, c.Path(BufferAssignmentTxt))
 	return ba
 }
@@ -147,6 +148,9 @@ type CostAnalysis struct {
 	Flops           float64 `json:"flops"`
 	Transcendentals float64 `json:"transcendentals"`
 	BytesAccessed   float64 `json:"bytes accessed"`
+	// OptimalSeconds is the TPU's roofline time of the module (its
+	// compiler's own estimate); negative where it could not cost an op.
+	OptimalSeconds float64 `json:"optimal_seconds"`
 }
 
 // CostAnalysis reads cost_analysis.json; nil when XLA gave none (the
