@@ -22,7 +22,7 @@ func TestParseErrors(t *testing.T) {
 		{"ENTRY e {\n  p = f33[2] parameter(0)\n}\n", `t.hlo:2:7: expected shape, found "f33"`},
 		{"ENTRY e {\n  p = f32[2,x] parameter(0)\n}\n", `t.hlo:2:13: expected dimension size, found "x"`},
 		{"ENTRY e {\n  p = f32[2,3]{0,0} parameter(0)\n}\n", `t.hlo:2:15: expected a permutation of 0..1 in minor_to_major, found 0`},
-		{"ENTRY e {\n  p = f32[2,3]{1} parameter(0)\n}\n", `t.hlo:2:15: expected 2 minor_to_major dimensions, found 1`},
+		{"ENTRY e {\n  p = f32[2,3]{1} parameter(0)\n}\n", `t.hlo:2:15: expected 2 minor_to_major dimensions, found 1 (Dimensions size is 2, but minor to major size is 1.)`},
 		{"ENTRY e {\n  p = f32[2,3]{1,0:Q(2)} parameter(0)\n}\n", `t.hlo:2:20: expected layout attribute (T, S, E, L, D, P, M, SC, # or *), found "Q"`},
 		{"ENTRY e {\n  p = f32[2,3]{1,0:T(8,128} parameter(0)\n}\n", `t.hlo:2:27: expected ')', found '}'`},
 		{head + "  ROOT n = f32[4] negate(p\n}\n", `t.hlo:4:1: expected ')', found '}'`},

@@ -331,6 +331,37 @@ func TestVerifyLayoutMadeByAPass(t *testing.T) {
 	assert.Equal(t, "5:8: e/r: layout of f32[4,8]: minor_to_major {1,1} is not a permutation of its 2 dimensions", l[0].Error())
 }
 
+// TestVerifyFusionKind: the parser refuses kind=kOutptu as XLA's does; a
+// kind a pass sets (or drops) is verify's to catch.
+func TestVerifyFusionKind(t *testing.T) {
+	_, err := hlo.ParseString(module("p = f32[4] parameter(0)\n  ROOT f = f32[4] fusion(p), kind=kOutptu, calls=neg_f"))
+	require.ErrorContains(t, err, "Unknown fusion kind: kOutptu")
+	pl, err := NewPipeline([]*Pass{Verify}, Options{Jobs: 1})
+	require.NoError(t, err)
+	for kind, want := range map[string]string{
+		"kOutptu": "fusion kind kOutptu, want one of kLoop, kInput, kOutput, kCustom (Unknown fusion kind)",
+		"":        "fusion kind none, want one of kLoop, kInput, kOutput, kCustom (Unknown fusion kind)",
+	} {
+		m, err := hlo.ParseString(module("p = f32[4] parameter(0)\n  ROOT f = f32[4] fusion(p), kind=kLoop, calls=neg_f"))
+		require.NoError(t, err)
+		f := m.Entry.Root
+		attrs := f.Attrs[:0:0]
+		for _, a := range f.Attrs {
+			if a.Name != "kind" {
+				attrs = append(attrs, a)
+			} else if kind != "" {
+				attrs = append(attrs, hlo.Attribute{Name: "kind", Value: kind})
+			}
+		}
+		f.Attrs = attrs
+		_, err = pl.Run(context.Background(), m)
+		var l ErrorList
+		require.True(t, errors.As(err, &l), "kind %q: got %v", kind, err)
+		require.Len(t, l, 1)
+		assert.Contains(t, l[0].Error(), "e/f: "+want)
+	}
+}
+
 // TestVerifyTupleElementIndex checks k of an operand "%t#k" against the
 // arity of t: a pass that shrinks the tuple leaves element 2 of a
 // 2-tuple, which verify reports in the text's spelling.
