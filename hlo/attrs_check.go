@@ -40,8 +40,28 @@ func (s *attrSet) union(o attrSet) {
 
 func (s attrSet) has(name string) bool {
 	b, ok := attrBit[name]
-	return ok && s[b/64]&(1<<(b%64)) != 0
+	return ok && s.hasBit(b)
 }
+
+func (s attrSet) hasBit(b uint) bool { return s[b/64]&(1<<(b%64)) != 0 }
+
+// attrMeta is what the parser needs of an attribute name: the package's
+// copy of it, its kind and its attrBit.
+type attrMeta struct {
+	name string
+	kind attrKind
+	bit  uint
+}
+
+// attrMetas are the attribute names of attrKinds, each with its attrMeta:
+// one lookup per attribute read.
+var attrMetas = func() map[string]attrMeta {
+	m := make(map[string]attrMeta, len(attrKinds))
+	for n, k := range attrKinds {
+		m[n] = attrMeta{name: n, kind: k, bit: attrBit[n]}
+	}
+	return m
+}()
 
 // attrBit numbers the attribute names of attrKinds.
 var attrBit = func() map[string]uint {

@@ -45,12 +45,39 @@ type chunkParser struct {
 	// deferred are the instructions whose shape is their callee's result
 	// (inferredFromCallee), given once calls are resolved.
 	deferred []*Instruction
+	// allowed are the attributes allowedAttrs gives allowedFor, the
+	// instruction whose attributes are being read.
+	allowed    attrSet
+	allowedFor *Instruction
+	// ops are opcodes found lately, by their spelling in the text (see
+	// opcode).
+	ops [8]struct {
+		text string
+		op   Opcode
+	}
+}
+
+// opcode is LookupOpcode, remembering the opcodes found lately: a module
+// has few opcodes, each in many instructions.
+func (p *chunkParser) opcode(text string) (Opcode, bool) {
+	if text == "" {
+		return LookupOpcode(text)
+	}
+	slot := &p.ops[(len(text)+int(text[len(text)-1]))%len(p.ops)]
+	if slot.text == text {
+		return slot.op, true
+	}
+	op, ok := LookupOpcode(text)
+	if ok && unsafe.StringData(string(op)) != unsafe.StringData(text) { // not async sugar, which is the text itself
+		slot.text, slot.op = text, op
+	}
+	return op, ok
 }
 
 // compScope is the state of the computation being parsed; a computation
 // written inline in an attribute value is parsed in a scope of its own.
 type compScope struct {
-	names    map[string]*Instruction
+	names    nameTable
 	insts    []*Instruction
 	ctrl     []ctrlRef
 	comp     *Computation
@@ -73,7 +100,7 @@ type compScope struct {
 
 // newCompScope returns an empty scope.
 func newCompScope() compScope {
-	return compScope{names: make(map[string]*Instruction, 256), elems: map[elemKey]*Instruction{}, params: map[int64]*Instruction{}}
+	return compScope{elems: map[elemKey]*Instruction{}, params: map[int64]*Instruction{}}
 }
 
 // recentValues are the last long attribute values a parser kept: a dump
@@ -176,7 +203,7 @@ func (p *chunkParser) parseComputation() (*Computation, *Truncation) {
 	if !p.expect('{') {
 		return p.failed(c)
 	}
-	clear(p.names)
+	p.names.reset()
 	clear(p.elems)
 	clear(p.params)
 	p.implicit = p.implicit[:0]
@@ -411,14 +438,14 @@ func (p *chunkParser) parseRHS(name string, pos Pos, top bool) *Instruction {
 func (p *chunkParser) anonName(op string) string {
 	base := op + ".anon"
 	name := base
-	for n := 1; p.names[name] != nil; n++ {
+	for n := 1; p.names.get(name) != nil; n++ {
 		name = base + "." + strconv.Itoa(n)
 	}
 	return name
 }
 
 func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, opPos Pos, top bool) *Instruction {
-	op, ok := LookupOpcode(opName)
+	op, ok := p.opcode(opName)
 	if !ok {
 		switch w := asyncSugarOf(opName); {
 		case opName == "":
@@ -500,11 +527,11 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 		in.Attrs = p.ar.attrList(p.attrs[base:])
 		p.attrs = p.attrs[:base]
 	}
-	if prev, dup := p.names[name]; dup {
+	if prev := p.names.get(name); prev != nil {
 		p.errorAt(pos, "expected unique instruction name, found duplicate "+strconv.Quote(name)+" (first at "+strconv.Itoa(prev.Pos.Line)+":"+strconv.Itoa(prev.Pos.Col)+")")
 		return nil
 	}
-	p.names[name] = in
+	p.names.put(name, in)
 	p.insts = append(p.insts, in)
 	return in
 }
@@ -607,7 +634,7 @@ func (p *chunkParser) parseOperands(in *Instruction) bool {
 				return false
 			default:
 				p.spelling.count(hasShape)
-				opnd = p.names[name]
+				opnd = p.names.get(name)
 				if opnd == nil && p.missing != nil {
 					if !hasShape {
 						p.errorAt(pos, "Operand had no shape in HLO text; cannot create parameter for operand "+strconv.Quote(name))
@@ -645,11 +672,15 @@ func (p *chunkParser) parseOperands(in *Instruction) bool {
 func (p *chunkParser) parseAttr(in *Instruction, base int) bool {
 	p.skipSpace()
 	pos := p.pos()
-	name, kind, ok := p.attrName(base)
+	name, meta, ok := p.attrName(base)
 	if !ok {
 		return false
 	}
-	if allowed := allowedAttrs(in); !allowed.has(name) {
+	kind := meta.kind
+	if p.allowedFor != in { // the same for all of in's attributes
+		p.allowed, p.allowedFor = allowedAttrs(in), in
+	}
+	if allowed := p.allowed; !allowed.hasBit(meta.bit) {
 		p.errorAt(pos, "unexpected attribute "+strconv.Quote(name)+" for "+string(in.Opcode)+": expected one of "+attrNamesOf(allowed))
 		return false
 	}
@@ -676,28 +707,28 @@ func (p *chunkParser) parseAttr(in *Instruction, base int) bool {
 }
 
 // attrName reads a known attribute name not among the attributes from
-// base on, and returns the package's copy of it.
-func (p *chunkParser) attrName(base int) (string, attrKind, bool) {
+// base on, and returns the package's copy of it and what it is.
+func (p *chunkParser) attrName(base int) (string, attrMeta, bool) {
 	pos := p.pos()
 	e := p.identEnd(p.off)
 	if e == p.off || !isLetter(p.src[p.off]) {
 		p.expected("attribute name")
-		return "", 0, false
+		return "", attrMeta{}, false
 	}
-	kind, known := attrKinds[p.src[p.off:e]]
+	meta, known := attrMetas[p.src[p.off:e]]
 	if !known {
 		p.errorAt(pos, "expected attribute name, found unknown "+strconv.Quote(p.src[p.off:e])+newerXLA)
-		return "", 0, false
+		return "", attrMeta{}, false
 	}
-	name := attrNames[p.src[p.off:e]] // not the text's copy
+	name := meta.name // not the text's copy
 	p.off = e
 	for _, a := range p.attrs[base:] {
 		if a.Name == name {
 			p.errorAt(pos, "expected unique attribute, found duplicate "+strconv.Quote(name))
-			return "", 0, false
+			return "", attrMeta{}, false
 		}
 	}
-	return name, kind, true
+	return name, meta, true
 }
 
 // parseAttrValue reads the value of attribute name, keeps it, and decodes
@@ -960,7 +991,7 @@ func (p *chunkParser) finishComputation(c *Computation) bool {
 		}
 	}
 	for _, r := range p.ctrl {
-		pred := p.names[r.name]
+		pred := p.names.get(r.name)
 		if pred == nil {
 			p.errorAt(r.pos, "expected defined instruction, found "+strconv.Quote(r.name)+" ('"+r.name+"' is not defined)")
 			return false

@@ -2,6 +2,7 @@ package hlo
 
 import (
 	"bytes"
+	"math/bits"
 	"runtime"
 	"strconv"
 	"strings"
@@ -326,29 +327,47 @@ func prescan(s scanner) []span {
 // same line after it. The body's '{' is the first '{' outside parentheses
 // and braces that does not follow ']' directly (that would open a layout
 // in the signature). Strings and comments are skipped. Inside the body
-// only quotes, slashes, newlines and braces matter (the bytes of
-// bodySpecial), which keeps the scan of large bodies fast.
+// only quotes, slashes and braces matter (the bytes of bodySpecial), which
+// keeps the scan of large bodies fast; lines are counted in bulk, up to
+// where the scan hands over to the scanner's methods and at the end.
 func (s *scanner) skipComputation() {
 	special := &headSpecial
 	parens, braces, depth := 0, 0, 0 // depth counts the body's open braces
-	for s.off < s.end {
-		c := s.src[s.off]
+	src, i, end := s.src, s.off, s.end
+	for i < end {
+		if depth > 0 { // in the body: skip to the next quote, slash or brace, 8 bytes at a time
+			for i+8 <= end {
+				if m := bodySpecialMask(load64(src, i)); m != 0 {
+					i += bits.TrailingZeros64(m) / 8
+					break
+				}
+				i += 8
+			}
+			if i >= end {
+				break
+			}
+		}
+		c := src[i]
 		if !special[c] {
-			s.off++
+			i++
 			continue
 		}
 		switch c {
 		case '"':
-			s.skipString()
-			continue
-		case '/':
-			if n := s.peekAt(1); n == '/' || n == '*' {
-				s.skipSpace()
+			if e := stringEnd(src, i+1, end); e >= 0 {
+				i = e
 				continue
 			}
-		case '\n':
-			s.line++
-			s.lineStart = s.off + 1
+			s.advanceTo(i)
+			s.skipString() // records the error
+			return
+		case '/':
+			if i+1 < end && (src[i+1] == '/' || src[i+1] == '*') {
+				s.advanceTo(i)
+				s.skipSpace()
+				i = s.off
+				continue
+			}
 		case '(':
 			parens++
 		case ')':
@@ -357,7 +376,7 @@ func (s *scanner) skipComputation() {
 			switch {
 			case depth > 0:
 				depth++
-			case parens <= 0 && braces == 0 && (s.off == 0 || s.src[s.off-1] != ']'):
+			case parens <= 0 && braces == 0 && (i == 0 || src[i-1] != ']'):
 				depth, special = 1, &bodySpecial
 			default:
 				braces++
@@ -367,15 +386,32 @@ func (s *scanner) skipComputation() {
 			case depth > 1:
 				depth--
 			case depth == 1:
-				s.off++
+				s.advanceTo(i + 1)
 				s.skipComputationAttrs()
 				return
 			case braces > 0:
 				braces--
 			}
 		}
-		s.off++
+		i++
 	}
+	s.advanceTo(end)
+}
+
+// load64 returns the 8 bytes of src at i as a little-endian word.
+func load64(src string, i int) uint64 {
+	b := src[i : i+8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// bodySpecialMask has the top bit of each byte of w that is one of
+// bodySpecial's set (at least the lowest such byte; above it a borrow may
+// mark others).
+func bodySpecialMask(w uint64) uint64 {
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	q, sl, lb, rb := w^(ones*'"'), w^(ones*'/'), w^(ones*'{'), w^(ones*'}')
+	return ((q - ones) &^ q & tops) | ((sl - ones) &^ sl & tops) | ((lb - ones) &^ lb & tops) | ((rb - ones) &^ rb & tops)
 }
 
 // skipComputationAttrs moves past ", execution_thread=..." after the '}'
@@ -458,8 +494,8 @@ func lastPos(text string, firstLine int) (line, lineStart int) {
 // headSpecial marks the bytes skipComputation looks at before the body,
 // bodySpecial those it looks at inside it.
 var (
-	headSpecial = [256]bool{'"': true, '/': true, '\n': true, '{': true, '}': true, '(': true, ')': true}
-	bodySpecial = [256]bool{'"': true, '/': true, '\n': true, '{': true, '}': true}
+	headSpecial = [256]bool{'"': true, '/': true, '{': true, '}': true, '(': true, ')': true}
+	bodySpecial = [256]bool{'"': true, '/': true, '{': true, '}': true}
 )
 
 // jobsOrDefault is a Jobs option's limit: n, or GOMAXPROCS when n <= 0.
@@ -522,7 +558,7 @@ func parseSingleInstruction(file, text string, m *Module, s scanner) (*Module, e
 		in := p.ar.inst()
 		in.Name, in.Pos, in.Shape, in.Opcode = p.keepStr(name), pos, sh.Clone(), OpParameter
 		in.Parent, in.ParameterNumber, in.Typed = c, int(n), sharedNoTyped
-		p.names[in.Name] = in
+		p.names.put(in.Name, in)
 		p.params[n] = in
 		p.insts = append(p.insts, in)
 		n++
