@@ -2,7 +2,6 @@ package hlo
 
 import (
 	"bytes"
-	"math/bits"
 	"runtime"
 	"strconv"
 	"strings"
@@ -335,18 +334,6 @@ func (s *scanner) skipComputation() {
 	parens, braces, depth := 0, 0, 0 // depth counts the body's open braces
 	src, i, end := s.src, s.off, s.end
 	for i < end {
-		if depth > 0 { // in the body: skip to the next quote, slash or brace, 8 bytes at a time
-			for i+8 <= end {
-				if m := bodySpecialMask(load64(src, i)); m != 0 {
-					i += bits.TrailingZeros64(m) / 8
-					break
-				}
-				i += 8
-			}
-			if i >= end {
-				break
-			}
-		}
 		c := src[i]
 		if !special[c] {
 			i++
@@ -396,22 +383,6 @@ func (s *scanner) skipComputation() {
 		i++
 	}
 	s.advanceTo(end)
-}
-
-// load64 returns the 8 bytes of src at i as a little-endian word.
-func load64(src string, i int) uint64 {
-	b := src[i : i+8]
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-}
-
-// bodySpecialMask has the top bit of each byte of w that is one of
-// bodySpecial's set (at least the lowest such byte; above it a borrow may
-// mark others).
-func bodySpecialMask(w uint64) uint64 {
-	const ones, tops = 0x0101010101010101, 0x8080808080808080
-	q, sl, lb, rb := w^(ones*'"'), w^(ones*'/'), w^(ones*'{'), w^(ones*'}')
-	return ((q - ones) &^ q & tops) | ((sl - ones) &^ sl & tops) | ((lb - ones) &^ lb & tops) | ((rb - ones) &^ rb & tops)
 }
 
 // skipComputationAttrs moves past ", execution_thread=..." after the '}'
