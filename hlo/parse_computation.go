@@ -26,6 +26,9 @@ type chunkResult struct {
 	err       *Error
 	truncated *Truncation
 	spelling  spellingCounts
+	// oddEnd says that a computation's attributes after its '}' went past
+	// that line, where prescan's span of it ends.
+	oddEnd bool
 }
 
 // chunkParser parses computations; each worker owns one, with its arena.
@@ -45,6 +48,8 @@ type chunkParser struct {
 	// deferred are the instructions whose shape is their callee's result
 	// (inferredFromCallee), given once calls are resolved.
 	deferred []*Instruction
+	// oddEnd: see chunkResult.
+	oddEnd bool
 	// allowed are the attributes allowedAttrs gives allowedFor, the
 	// instruction whose attributes are being read.
 	allowed    attrSet
@@ -166,6 +171,7 @@ func (p *chunkParser) parseSpan(sp span) chunkResult {
 	p.deferred = nil
 	r.err = p.err
 	r.spelling = p.spelling
+	r.oddEnd, p.oddEnd = p.oddEnd, false
 	return r
 }
 
@@ -231,6 +237,7 @@ func (p *chunkParser) parseComputation() (*Computation, *Truncation) {
 			return p.failed(c)
 		}
 	}
+	closed, attrsEnd := p.off, p.off
 	for p.accept(',') {
 		p.skipSpace()
 		e := p.identEnd(p.off)
@@ -248,7 +255,9 @@ func (p *chunkParser) parseComputation() (*Computation, *Truncation) {
 			return p.failed(c)
 		}
 		c.Attrs = append(c.Attrs, Attribute{Name: p.keepStr(name), Value: p.keepStr(v)})
+		attrsEnd = p.off
 	}
+	p.oddEnd = p.oddEnd || strings.IndexByte(p.src[closed:attrsEnd], '\n') >= 0
 	if !p.finishComputation(c) {
 		return nil, nil
 	}

@@ -52,6 +52,10 @@ type ParseOptions struct {
 	// sets it with every other limit: the passes package doc, "The jobs
 	// budget".)
 	Jobs int
+	// prescan makes the parse cut the text into computations before
+	// parsing them, as it does to report errors (see parseQuick): the
+	// tests check that it reads every text as the quick parse does.
+	prescan bool
 }
 
 // ParseFile is ParseFile with these options.
@@ -93,54 +97,23 @@ func parseText(file, text string, firstLine int, opts ParseOptions) (*Module, er
 		errs = append(errs, s.err)
 		return nil, errs
 	}
-	spans := prescan(s)
-	if len(spans) == 0 {
-		s.expected("computation")
-		errs = append(errs, s.err)
-		return nil, errs
-	}
-	results := make([]chunkResult, len(spans))
 	jobs := 1
-	if len(text) >= parallelThreshold && len(spans) > 1 {
+	if len(text) >= parallelThreshold {
 		jobs = jobsOrDefault(opts.Jobs)
 	}
-	if jobs == 1 {
-		cp := newChunkParser(file, text, len(text))
-		for i := range spans {
-			results[i] = cp.parseSpan(spans[i])
+	var results []chunkResult
+	ok := false
+	if !opts.prescan {
+		results, ok = parseQuick(file, text, s, jobs)
+	}
+	if !ok {
+		spans := prescan(s)
+		if len(spans) == 0 {
+			s.expected("computation")
+			errs = append(errs, s.err)
+			return nil, errs
 		}
-	} else {
-		// Contiguous batches of about equal size, a few per worker.
-		nb := min(len(spans), jobs*4)
-		per := (len(text) + nb - 1) / nb
-		var batches [][2]int
-		lo, size := 0, 0
-		for i, sp := range spans {
-			size += sp.end - sp.off
-			if size >= per || i == len(spans)-1 {
-				batches = append(batches, [2]int{lo, i + 1})
-				lo, size = i+1, 0
-			}
-		}
-		// One parser (and arena) per worker, reused across its batches, so
-		// that partly filled arena blocks are few.
-		parsers := make(chan *chunkParser, jobs)
-		for range jobs {
-			parsers <- newChunkParser(file, text, len(text)/jobs)
-		}
-		var g errgroup.Group
-		g.SetLimit(jobs)
-		for _, b := range batches {
-			g.Go(func() error {
-				cp := <-parsers
-				defer func() { parsers <- cp }()
-				for i := b[0]; i < b[1]; i++ {
-					results[i] = cp.parseSpan(spans[i])
-				}
-				return nil
-			})
-		}
-		_ = g.Wait()
+		results = parseSpans(file, text, spans, min(jobs, len(spans)))
 	}
 	var calls []callRef
 	var deferred []*Instruction
@@ -183,6 +156,92 @@ func parseText(file, text string, firstLine int, opts ParseOptions) (*Module, er
 		return nil, errs
 	}
 	return m, nil
+}
+
+// parseSpans parses the computations of each span, with up to jobs
+// goroutines.
+func parseSpans(file, text string, spans []span, jobs int) []chunkResult {
+	results := make([]chunkResult, len(spans))
+	if jobs <= 1 {
+		cp := newChunkParser(file, text, len(text))
+		for i := range spans {
+			results[i] = cp.parseSpan(spans[i])
+		}
+		return results
+	}
+	// Contiguous batches of about equal size, a few per worker.
+	nb := min(len(spans), jobs*4)
+	per := (len(text) + nb - 1) / nb
+	var batches [][2]int
+	lo, size := 0, 0
+	for i, sp := range spans {
+		size += sp.end - sp.off
+		if size >= per || i == len(spans)-1 {
+			batches = append(batches, [2]int{lo, i + 1})
+			lo, size = i+1, 0
+		}
+	}
+	// One parser (and arena) per worker, reused across its batches, so
+	// that partly filled arena blocks are few.
+	parsers := make(chan *chunkParser, jobs)
+	for range jobs {
+		parsers <- newChunkParser(file, text, len(text)/jobs)
+	}
+	var g errgroup.Group
+	g.SetLimit(jobs)
+	for _, b := range batches {
+		g.Go(func() error {
+			cp := <-parsers
+			defer func() { parsers <- cp }()
+			for i := b[0]; i < b[1]; i++ {
+				results[i] = cp.parseSpan(spans[i])
+			}
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return results
+}
+
+// parseQuick parses the computations after the header at s without
+// cutting the text into computations first (prescan): in one span, or
+// with jobs > 1 in up to jobs spans cut after lines "}" near equal shares
+// of the text, each parsed on its own. It succeeds when every span parses
+// into complete computations, none truncated and none with attributes
+// after its '}' that go past that line (where prescan would cut
+// elsewhere): a span that starts where the one before ends parsed, at
+// the first computation, starts at a computation, so the spans are
+// computations as prescan cuts them. Anything else (errors, truncation)
+// is left to the prescanned parse, which reports each computation's
+// errors.
+func parseQuick(file, text string, s scanner, jobs int) ([]chunkResult, bool) {
+	s.skipSpace()
+	if s.atEOF() {
+		return nil, false
+	}
+	spans := []span{{off: s.off, end: len(text), line: s.line, lineStart: s.lineStart}}
+	for k := 1; k < jobs; k++ {
+		last := &spans[len(spans)-1]
+		from := max(last.off, s.off+(len(text)-s.off)*k/jobs)
+		i := strings.Index(text[from:], "\n}\n")
+		if i < 0 {
+			break
+		}
+		next := newScanner(file, text, last.off, len(text), last.line, last.lineStart)
+		next.advanceTo(from + i + 3)
+		if next.skipSpace(); next.atEOF() {
+			break // the last computation ends there
+		}
+		last.end = next.off
+		spans = append(spans, span{off: next.off, end: len(text), line: next.line, lineStart: next.lineStart})
+	}
+	results := parseSpans(file, text, spans, len(spans))
+	for _, r := range results {
+		if r.err != nil || r.truncated != nil || r.oddEnd || len(r.comps) == 0 {
+			return nil, false
+		}
+	}
+	return results, true
 }
 
 // headerPositions remembers where header values start, for the errors of
