@@ -5,7 +5,7 @@ FUZZTIME ?= 60s
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
 
-.PHONY: all build test vet fmt-check lint bench fuzz golden clean corpus-today groundtruth groundtruth-data screenshot
+.PHONY: all build test vet fmt-check lint bench bench-shapes fuzz golden clean corpus-today groundtruth groundtruth-data groundtruth-venv xla-diff screenshot dumps
 
 all: build
 
@@ -35,6 +35,14 @@ bench:
 	@uptime
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) -count=$(BENCHCOUNT) $(PKGS)
 
+# bench-shapes: BenchmarkShapes alone: the parse, the print and every pass
+# on each module shape of hlogen (unrolled entry, many computations, nested
+# loops, wide tuples) at 1x, 4x and 16x, one iteration each; it ends with a
+# table of ns per instruction by scale and its growth from 1x to 16x.
+bench-shapes:
+	@uptime
+	$(GO) test ./cmd/hlo-opt -run='^$$' -bench='^BenchmarkShapes$$' -benchtime=1x -count=$(BENCHCOUNT)
+
 # fuzz: run each fuzz target for FUZZTIME (bounded: FUZZTIME per target);
 # crashers are kept under each package's testdata/fuzz.
 fuzz:
@@ -49,7 +57,7 @@ golden:
 # groundtruth: set our sizes, layouts, memory and cost beside XLA's own
 # compiles of the ground-truth programs (testdata/groundtruth) and print
 # the summary of each comparison (the full tables are the .golden files).
-GROUNDTRUTH_GOLDENS := sizes layouts memory cost h100-times
+GROUNDTRUTH_GOLDENS := sizes layouts memory xla-cost h100-times
 groundtruth:
 	$(GO) test -count=1 -run 'GroundTruth|Groundtruth' ./layoutassign ./cost
 	@for g in $(GROUNDTRUTH_GOLDENS); do echo; sed -n '1,/^## /p' testdata/groundtruth/$$g.golden | sed '$$d'; done
@@ -63,12 +71,33 @@ groundtruth:
 # GROUNDTRUTH_ARGS is passed on: --programs, --backends, --sizes, --out, --jobs.
 GROUNDTRUTH_VENV = $(if $(VENV),$(VENV),.venv-groundtruth)
 PYTHON312 ?= $(shell for p in $$(command -v python3.12) $$HOME/.pyenv/versions/3.12*/bin/python3.12; do $$p --version >/dev/null 2>&1 && { echo $$p; break; }; done)
-groundtruth-data:
+groundtruth-data: groundtruth-venv
+	$(GROUNDTRUTH_VENV)/bin/python testdata/groundtruth/gen/generate.py $(GROUNDTRUTH_ARGS)
+
+# groundtruth-venv: the venv of groundtruth-data and xla-diff (VENV=DIR, or
+# .venv-groundtruth made with the pinned requirements).
+groundtruth-venv:
 	@if [ ! -x $(GROUNDTRUTH_VENV)/bin/python ]; then \
-		if [ -z "$(PYTHON312)" ]; then echo "groundtruth-data: python3.12 not found (PATH, ~/.pyenv/versions/3.12*)"; exit 1; fi; \
+		if [ -z "$(PYTHON312)" ]; then echo "groundtruth-venv: python3.12 not found (PATH, ~/.pyenv/versions/3.12*)"; exit 1; fi; \
 		$(PYTHON312) -m venv $(GROUNDTRUTH_VENV) && $(GROUNDTRUTH_VENV)/bin/pip install -r testdata/groundtruth/gen/requirements.txt; \
 	fi
-	$(GROUNDTRUTH_VENV)/bin/python testdata/groundtruth/gen/generate.py $(GROUNDTRUTH_ARGS)
+
+# xla-diff: the differential tester. N random JAX programs from seed SEED
+# (testdata/xladiff/gen/randprog.py) compiled by XLA for TPU v5e, v6e and v4,
+# an H100 and the CPU (no accelerator needed), hlo-opt run on each compile as
+# a user would (cmd/xla-diff), the agreement table per backend and figure, and
+# up to XLA_DIFF_REDUCE disagreements reduced into testdata/xladiff/ (their
+# replay is in make test; this target is not). Compiles are cached in
+# XLA_DIFF_CACHE, outside the repository, so reruns are cheap; at most two
+# compiler processes run at once. VENV as for groundtruth-data;
+# XLA_DIFF_ARGS is passed on (--backends, --jobs, --results, --out).
+SEED ?= 1
+N ?= 20
+XLA_DIFF_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/hlo-opt-xladiff
+XLA_DIFF_REDUCE ?= 8
+xla-diff: groundtruth-venv
+	$(GROUNDTRUTH_VENV)/bin/python testdata/xladiff/gen/xladiff.py --seed $(SEED) --n $(N) \
+		--cache $(XLA_DIFF_CACHE) --reduce $(XLA_DIFF_REDUCE) $(XLA_DIFF_ARGS)
 
 clean:
 	rm -rf bin
@@ -88,18 +117,30 @@ corpus-today:
 	fi
 	"$(XLA_TODAY_VENV)/bin/python" testdata/xla-today/gen/generate.py testdata/xla-today
 
-# screenshot: the Memory Viewer pages (--format=html) of the TPU and GPU
-# training steps in testdata/layout, written to testdata/memview/*.html and
-# rendered by headless Chromium (Debian package chromium) to PNGs beside
-# them. Not part of make test; look at the PNGs before committing them.
+# screenshot: the Memory Viewer pages (--format=html) of a real TPU dump
+# (XLA's compile of testdata/groundtruth's transformer_fwd for a TPU v5e)
+# and of the GPU training step in testdata/layout, written to
+# testdata/memview/*.html and rendered by headless Chromium (Debian package
+# chromium) to PNGs beside them. Not part of make test; look at the PNGs
+# before committing them.
 CHROMIUM ?= $(shell command -v chromium || command -v chromium-browser || command -v google-chrome)
+SCREENSHOT_FLAGS = --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --disable-background-networking \
+	--disable-component-update --disable-sync --no-first-run --hide-scrollbars
 screenshot: build
 	@if [ -z "$(CHROMIUM)" ]; then echo "screenshot: no Chromium (apt install chromium)" >&2; exit 1; fi
 	mkdir -p testdata/memview
-	bin/hlo-opt --passes=layout,cost --device=tpu-v5e --format=html -o testdata/memview/tpu_train_step.html testdata/layout/tpu_train_step.hlo
+	bin/hlo-opt --passes=layout,cost,xla-cost --device=tpu-v5e --format=html -o testdata/memview/tpu_transformer_fwd.html \
+		testdata/groundtruth/transformer_fwd/tpu-v5e/large/after_optimizations.txt
 	bin/hlo-opt --passes=layout,cost --device=h100 --format=html -o testdata/memview/gpu_train_step.html testdata/layout/gpu_train_step.hlo
-	for p in tpu_train_step gpu_train_step; do \
-		"$(CHROMIUM)" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --disable-background-networking \
-			--no-first-run --hide-scrollbars --window-size=1280,2000 \
-			--screenshot=$(CURDIR)/testdata/memview/$$p.png file://$(CURDIR)/testdata/memview/$$p.html 2>/dev/null; \
-	done
+	"$(CHROMIUM)" $(SCREENSHOT_FLAGS) --window-size=1280,2600 \
+		--screenshot=$(CURDIR)/testdata/memview/tpu_transformer_fwd.png file://$(CURDIR)/testdata/memview/tpu_transformer_fwd.html 2>/dev/null
+	"$(CHROMIUM)" $(SCREENSHOT_FLAGS) --window-size=1280,2000 \
+		--screenshot=$(CURDIR)/testdata/memview/gpu_train_step.png file://$(CURDIR)/testdata/memview/gpu_train_step.html 2>/dev/null
+
+# dumps: regenerate testdata/dumps/<backend>/, XLA dump directories as
+# XLA_FLAGS=--xla_dump_to writes them (transformer_fwd compiled at batch 2
+# and at batch 8 in one process), the inputs of hlo-opt DIR and hlo-opt
+# diff's tests. Needs the ground truth's venv (see groundtruth-data).
+dumps:
+	$(GROUNDTRUTH_VENV)/bin/python testdata/groundtruth/gen/generate.py --dump-dir testdata/dumps --batches 2,8 \
+		--programs transformer_fwd --backends tpu-v5e,cpu --sizes small

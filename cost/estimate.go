@@ -1,9 +1,12 @@
 package cost
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
@@ -21,10 +24,13 @@ const (
 
 // OperandRead is the modelled read of one operand.
 type OperandRead struct {
-	Operand   int
-	Bytes     int64 // bytes accessed (repeated reads included)
-	NetBytes  int64 // distinct bytes: min(operand size, Bytes)
-	Coalesced bool
+	Operand  int
+	Bytes    int64 // bytes accessed (repeated reads included)
+	NetBytes int64 // distinct bytes: min(operand size, Bytes)
+	// Utilization is Bytes over the operand's size: how often the kernel
+	// reads the operand, at most once per element it computes.
+	Utilization float64
+	Coalesced   bool
 	// Rate is the DRAM bandwidth utilisation: 1 if coalesced, else element
 	// bytes over the DRAM->L2 transaction size.
 	Rate   float64
@@ -34,9 +40,19 @@ type OperandRead struct {
 // Estimate is the modelled run time of one kernel (a fusion or an unfused
 // instruction).
 type Estimate struct {
-	Instr       *hlo.Instruction
-	Emitter     EmitterKind
-	Launch      LaunchDims
+	Instr *hlo.Instruction
+	// Emitter is the GPU emitter; Unit, when set, what runs the kernel
+	// instead: a TPU's MXU or vector unit, a DMA, a collective (Kind
+	// gives the one to show).
+	Emitter EmitterKind
+	Unit    string
+	Launch  LaunchDims
+	// Flops is the kernel's flops as XLA's cost_analysis() counts them on
+	// the device's backend (XLACost), or the model's own count where XLA
+	// cannot cost the kernel (a library call); the compute time comes
+	// from the model's own weights (the GPU performance model's 3 per
+	// elementwise element, padded tiles, the TPU's vector and matrix
+	// units).
 	Flops       float64
 	BytesRead   int64
 	BytesOutput int64
@@ -53,6 +69,13 @@ type Estimate struct {
 	MatrixUnit bool
 	Cost       *InstructionCost
 	Coalescing []OperandCoalescing
+	// Executions is how often the kernel runs per run of the module (a
+	// loop body's kernels the loop's known trip count); 0 or 1 once.
+	Executions int64
+	// Note says how the model ran the kernel when it is not what the
+	// emitter's launch says: the tiles of a block-level kernel, or why
+	// the kernel is estimated as XLA would emit it instead.
+	Note string
 }
 
 // combine sets ExecUS, TimeUS and Bound from ComputeUS and MemoryUS on d,
@@ -66,8 +89,23 @@ func (e *Estimate) combine(d *Device) {
 	}
 }
 
-// Bytes is every byte the kernel moves: reads, fused constants and output.
-func (e *Estimate) Bytes() int64 { return e.Cost.BytesAccessed }
+// Kind is what runs the kernel: its Unit when set, else its GPU emitter.
+func (e *Estimate) Kind() string {
+	if e.Unit != "" {
+		return e.Unit
+	}
+	return e.Emitter.String()
+}
+
+// Bytes is every byte the kernel moves as the model counts them: its
+// operand reads (repeated ones included), fused constants and output.
+func (e *Estimate) Bytes() int64 {
+	n := satAdd(max(e.BytesRead, 0), max(e.BytesOutput, 0))
+	if e.Cost != nil {
+		n = satAdd(n, max(e.Cost.ConstantBytes, 0))
+	}
+	return n
+}
 
 // usesMatrixUnit reports whether a kernel's flops run on tensor cores / the
 // MXU: a dot, a convolution, a gemm or convolution custom call, or a
@@ -141,6 +179,16 @@ type Model struct {
 	Device Device
 	Mode   CoalescingMode
 	Costs  *Costs
+	// Devices is the number of devices the module runs on
+	// (ModuleDevices), the group of a collective that names none.
+	Devices int64
+	// base is the memo of HloCostAnalysis (NewBaseCosts) of the TPU
+	// model's compute; xla the one of XLA's cost_analysis() (XLACost's
+	// rules), whose flops the estimates report.
+	base   *Costs
+	xla    *xlaAnalysis
+	xlaV   XLACostValues
+	xlaBuf []float64
 }
 
 // NewModel returns a model for device d with heuristic coalescing.
@@ -187,12 +235,133 @@ func (m *Model) readTime(blocks, net, total int64, rate float64) float64 {
 // fully), plus the launch overhead.
 func (m *Model) Estimate(in *hlo.Instruction) *Estimate {
 	a := AnalyzeFusion(in)
+	return m.estimateKernel(a, m.costs().Of(in), func() []OperandCoalescing { return a.Coalescing(m.Mode, &m.Device) })
+}
+
+// estimateKernel is the one choice of model for a kernel, shared by
+// Estimate and the cost pass: a block-level (Triton) fusion from its tiles,
+// anything else from its cost analysis c and the coalescing of its reads,
+// which coal computes only when that model needs it.
+func (m *Model) estimateKernel(a *FusionAnalysis, c *InstructionCost, coal func() []OperandCoalescing) *Estimate {
+	f := m.xlaFlops(a.Fusion) // the TPU model reads m.xlaV's transcendentals
+	e := m.modelKernel(a, c, coal)
+	if f >= 0 {
+		e.Flops = f
+	}
+	return e
+}
+
+// modelKernel picks the model of a kernel (see estimateKernel).
+func (m *Model) modelKernel(a *FusionAnalysis, c *InstructionCost, coal func() []OperandCoalescing) *Estimate {
+	switch in := a.Fusion; {
+	case isCollective(in):
+		return m.collectiveEstimate(in, c)
+	case in.Opcode == hlo.OpCopyStart:
+		return m.copyStartEstimate(in, c)
+	case !m.Device.IsGPU():
+		return m.tpuEstimate(in)
+	}
 	if a.Emitter == EmitterTriton {
 		if e := m.tiledEstimate(a); e != nil {
 			return e
 		}
 	}
-	return m.estimate(a, m.Costs.Of(in), a.Coalescing(m.Mode, &m.Device))
+	if why := recomputedReduction(a, c); why != "" && m.Device.IsGPU() {
+		if bl, ok := newBlockLevel(a); ok {
+			if e := m.searchTiling(a, bl); e != nil {
+				e.Note = why + ": estimated as the block-level fusion XLA makes of it, " + e.Note
+				return e
+			}
+		}
+	}
+	if a.Emitter == EmitterReduction && !a.Reduction.raceFree() {
+		return m.splitReduction(a, c, coal())
+	}
+	return m.estimate(a, c, coal())
+}
+
+// splitReduction estimates a reduction fusion whose reduction is not race
+// free as XLA's GPU backend runs it: its tree reduction rewriter
+// (GpuTreeReductionRewriter) cuts such a reduce in two before fusion. The
+// first kernel is the fusion with the reduced dimension cut to partial
+// results (a batched row reduction reduces its rows only; a long row or
+// column is cut into k = ceil(sqrt(n)) pieces of k, each reduced); it
+// writes the partial results, which a second kernel reads and reduces.
+func (m *Model) splitReduction(a *FusionAnalysis, c *InstructionCost, coal []OperandCoalescing) *Estimate {
+	r := a.Reduction
+	first := r
+	D, H, W := r.Dims[0], r.Dims[1], r.Dims[2]
+	var partials int64
+	switch {
+	case r.IsRow && D > 8:
+		first.Dims = [3]int64{1, D * H, W}
+		partials = D * H
+	case r.IsRow:
+		k := int64(math.Ceil(math.Sqrt(float64(W))))
+		first.Dims = [3]int64{D, H * k, k}
+		partials = D * H * k
+	default:
+		k := int64(math.Ceil(math.Sqrt(float64(H))))
+		first.Dims = [3]int64{D, k, k * W}
+		partials = D * k * W
+	}
+	split := *a
+	split.Reduction = first
+	e := m.estimate(&split, c, coal)
+	d := &m.Device
+	bytes := float64(partials * max(bitsOf(firstArray(&a.Reduce.Shape))/8, 1))
+	e.MemoryUS += 2 * bytes / d.MemoryBandwidth * 1e6 // written, then read again
+	e.combine(d)
+	e.TimeUS += d.KernelLaunchOverheadUS
+	e.Note = fmt.Sprintf("reduction not race free: two kernels, as XLA's tree reduction rewriter splits it (%d partial results)", partials)
+	return e
+}
+
+// recomputedReduction says why a kernel's emitter would compute one of its
+// reductions again and again (a loop emitter evaluates each output
+// element's expression in full): a reduce that is not the hero of a root
+// whose result the fusion reads more than once (the cost analysis's
+// utilization of it, c.FusedUtilization, is above 1: a broadcast of it
+// feeds the fusion's elements), or a reduce-window whose window spans a
+// whole dimension (XLA's TPU lowering of cumulative sums and of a
+// reduction's broadcast). XLA's GPU backend makes such fusions
+// block-level (Triton) ones, whose tiles hold the reduced rows; "" when
+// the kernel has none.
+func recomputedReduction(a *FusionAnalysis, c *InstructionCost) string {
+	if a.Emitter == EmitterTriton {
+		return ""
+	}
+	check := func(in *hlo.Instruction) string {
+		switch in.Opcode {
+		case hlo.OpReduceWindow:
+			if effectiveWindow(in) < windowElements(in) {
+				return "reduce-window " + in.Name + " spans a whole dimension"
+			}
+		case hlo.OpReduce:
+			if u := c.FusedUtilization[in]; u > 1+1e-9 && !slices.Contains(a.Heroes, in) {
+				return fmt.Sprintf("reduce %s is computed %.4g times over", in.Name, u)
+			}
+		}
+		return ""
+	}
+	if a.Fused == nil {
+		return check(a.Fusion)
+	}
+	for _, in := range a.Fused.Instructions {
+		if why := check(in); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// windowElements is the number of elements of a reduce-window's window.
+func windowElements(in *hlo.Instruction) int64 {
+	n := int64(1)
+	for _, w := range in.Typed.Window {
+		n = satMul(n, max(w.Size, 1))
+	}
+	return n
 }
 
 // estimate models a kernel from its analysis, cost and coalescing.
@@ -218,17 +387,20 @@ func (m *Model) estimate(a *FusionAnalysis, c *InstructionCost, coal []OperandCo
 		e.Reads = make([]OperandRead, 0, len(in.Operands))
 	}
 	inPlace, updBytes := scatterInPlace(a)
+	outElems := computedElements(in)
 	for k, op := range in.Operands {
-		oc := c.Operands[k]
 		size := ShapeBytes(&op.Shape)
 		if op.Shape.IsTuple() {
 			size = arrayBytes(&op.Shape)
 		}
-		bytes := oc.BytesAccessed
+		bytes := readBytes(c.Operands[k].BytesAccessed, size, outElems)
 		if k == inPlace {
 			bytes = min(bytes, updBytes)
 		}
 		r := OperandRead{Operand: k, Bytes: bytes, NetBytes: min(size, bytes), Coalesced: true, Rate: 1}
+		if size > 0 {
+			r.Utilization = float64(bytes) / float64(size)
+		}
 		if k < len(e.Coalescing) && !e.Coalescing[k].Coalesced && d.IsGPU() {
 			r.Coalesced = false
 			elem := max(bitsOf(firstArray(&op.Shape))/8, 1)
@@ -252,6 +424,68 @@ func (m *Model) estimate(a *FusionAnalysis, c *InstructionCost, coal []OperandCo
 	e.MemoryUS = read + write
 	e.combine(d)
 	return e
+}
+
+// computedElements is the number of elements a kernel computes: the
+// elements of its fused computation's outputs, or of its own result.
+func computedElements(in *hlo.Instruction) int64 {
+	if c := fusedComputation(in); c != nil && c.Root != nil {
+		return elementsRecursive(&c.Root.Shape)
+	}
+	return elementsRecursive(&in.Shape)
+}
+
+// readBytes is what the time model charges for reading an operand of size
+// bytes that the cost analysis says is accessed for accessed bytes, in a
+// kernel computing outElems elements. XLA's GpuHloCostAnalysis counts
+// every access of every fused instruction: a scalar broadcast into a
+// reduction is read once per reduced element, and a reduction's input
+// behind another reduction's broadcast once per element of the outer one.
+// A kernel holds a value it has loaded in a register for as long as it
+// works on one output element, so it reads each operand element at most
+// once per element it computes: the model charges at most outElems reads
+// of the whole operand.
+func readBytes(accessed, size, outElems int64) int64 {
+	if size <= 0 || outElems <= 0 || accessed/size < outElems {
+		return accessed
+	}
+	return min(accessed, satMul(size, outElems))
+}
+
+// satMul is a*b for non-negative a and b, saturated at the largest int64.
+func satMul(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+// xlaTarget is the backend (and chip) whose cost_analysis() a device's
+// reports give the flops of.
+func xlaTarget(d *Device) XLATarget {
+	if d.IsGPU() {
+		return XLATarget{Backend: XLAGPU, Device: d.Name}
+	}
+	return XLATarget{Backend: XLATPU, Device: d.Name}
+}
+
+// xlaFlops is what XLA's cost_analysis() counts for kernel in on the
+// device's backend (XLACost's rules: 1 per element of an elementwise op,
+// none for a transcendental one, as HloCostAnalysis counts), or -1 when
+// XLA cannot cost it (a library call). The model memoizes the analysis.
+func (m *Model) xlaFlops(in *hlo.Instruction) float64 {
+	if m.xla == nil {
+		m.xla = newXLAAnalysis(xlaTarget(&m.Device))
+		m.xla.unrecorded = true
+	}
+	// The kernel's own figures are scratch: its operand slices come from a
+	// buffer kept for the next kernel.
+	if n := 2 * len(in.Operands); cap(m.xlaBuf) < n {
+		m.xlaBuf = make([]float64, n)
+	}
+	m.xla.spare = m.xlaBuf[:cap(m.xlaBuf)]
+	m.xla.fill(&m.xlaV, in)
+	return m.xlaV.Flops
 }
 
 // writtenBytes is what a kernel writes to memory: the cost analysis's output
@@ -285,6 +519,9 @@ func scatterInPlace(a *FusionAnalysis) (int, int64) {
 // Reasons explains an estimate: what bounds it and what wastes time.
 func (e *Estimate) Reasons() []string {
 	r := []string{fmt.Sprintf("%s-bound (compute %.3g us, memory %.3g us)", e.Bound, e.ComputeUS, e.MemoryUS)}
+	if e.Note != "" {
+		r = append(r, e.Note)
+	}
 	for _, rd := range e.Reads {
 		if !rd.Coalesced {
 			why := ""
@@ -294,17 +531,18 @@ func (e *Estimate) Reasons() []string {
 			r = append(r, fmt.Sprintf("operand %d uncoalesced, bandwidth x%.3g%s", rd.Operand, rd.Rate, why))
 		}
 	}
-	for _, oc := range e.Cost.Operands {
-		if oc.Utilization <= 1.0001 || oc.BytesAccessed <= 0 {
+	total := float64(e.BytesRead + e.BytesOutput)
+	for _, rd := range e.Reads {
+		if rd.Utilization <= 1.0001 || rd.Bytes <= 0 {
 			continue
 		}
 		// Re-reads: the bytes beyond one read of the operand. Worth naming
 		// only when they are a real share of the kernel's traffic, not a
 		// reduce's scalar init value read once per output.
-		reread := float64(oc.BytesAccessed) * (1 - 1/oc.Utilization)
-		if e.Cost.BytesAccessed > 0 && reread >= rereadShare*float64(e.Cost.BytesAccessed) {
+		reread := float64(rd.Bytes) * (1 - 1/rd.Utilization)
+		if total > 0 && reread >= rereadShare*total {
 			r = append(r, fmt.Sprintf("operand %d read %.3gx (utilization %.4g): %.0f%% of the kernel's bytes are re-reads",
-				oc.Operand, oc.Utilization, oc.Utilization, 100*reread/float64(e.Cost.BytesAccessed)))
+				rd.Operand, rd.Utilization, rd.Utilization, 100*reread/total))
 		}
 	}
 	return r
@@ -322,7 +560,7 @@ func isKernel(in *hlo.Instruction) bool {
 	case hlo.OpParameter, hlo.OpConstant, hlo.OpGetTupleElement, hlo.OpTuple, hlo.OpBitcast, hlo.OpAfterAll,
 		hlo.OpPartitionID, hlo.OpReplicaID, hlo.OpOptimizationBarrier, hlo.OpAddDependency, hlo.OpDomain,
 		hlo.OpWhile, hlo.OpConditional, hlo.OpCall, hlo.OpAsyncStart, hlo.OpAsyncUpdate, hlo.OpAsyncDone,
-		hlo.OpCopyStart, hlo.OpCopyDone, hlo.OpSend, hlo.OpSendDone, hlo.OpRecv, hlo.OpRecvDone,
+		hlo.OpCopyDone, hlo.OpSend, hlo.OpSendDone, hlo.OpRecv, hlo.OpRecvDone,
 		hlo.OpAllReduceDone, hlo.OpAllGatherDone, hlo.OpCollectivePermuteDone, hlo.OpIota, hlo.OpGetDimensionSize,
 		hlo.OpSetDimensionSize, hlo.OpInfeed, hlo.OpOutfeed, hlo.OpRngGetAndUpdateState:
 		return false
@@ -338,20 +576,40 @@ func isKernel(in *hlo.Instruction) bool {
 type ModuleEstimate struct {
 	Device  string
 	Kernels []*Estimate // in module order
-	TimeUS  float64
-	Flops   float64
-	Bytes   int64
+	// TimeUS, Flops and Bytes sum the kernels, each times its Executions.
+	TimeUS float64
+	Flops  float64
+	Bytes  int64
+	// Note, when set, is a line the report prints under its head: that
+	// the module was compiled for another backend than the device's.
+	Note string
 }
 
-// kernelComputations returns the computations whose instructions run as
-// kernels: the entry and, transitively, the bodies of while, conditional,
-// call and async ops, in module order; fused computations and reducers are
-// excluded.
-func kernelComputations(m *hlo.Module) []*hlo.Computation {
+// add counts e, Executions times, into the totals.
+func (me *ModuleEstimate) add(e *Estimate) {
+	me.Kernels = append(me.Kernels, e)
+	n := float64(e.runs())
+	me.TimeUS += e.TimeUS * n
+	me.Flops += e.Flops * n
+	me.Bytes = satAdd(me.Bytes, satMul(e.Bytes(), e.runs()))
+}
+
+// runs is how often the kernel runs per run of the module (Executions, at
+// least 1).
+func (e *Estimate) runs() int64 { return max(e.Executions, 1) }
+
+// executions returns the computations whose instructions run as kernels
+// (the entry and, transitively, the bodies of while, conditional, call and
+// async ops; not fused computations or reducers), in module order, with
+// how often each runs per run of the module: a while loop's body as often
+// as its known_trip_count says (its condition once more), times the runs
+// of the computation the loop is in; once when the count is unknown. Each
+// branch of a conditional is counted as if it ran.
+func executions(m *hlo.Module) ([]*hlo.Computation, map[*hlo.Computation]int64) {
 	if m.Entry == nil {
-		return nil
+		return nil, nil
 	}
-	keep := map[*hlo.Computation]bool{m.Entry: true}
+	runs := map[*hlo.Computation]int64{m.Entry: 1}
 	stack := []*hlo.Computation{m.Entry}
 	for len(stack) > 0 {
 		c := stack[len(stack)-1]
@@ -359,51 +617,107 @@ func kernelComputations(m *hlo.Module) []*hlo.Computation {
 		for _, in := range c.Instructions {
 			switch in.Opcode {
 			case hlo.OpWhile, hlo.OpConditional, hlo.OpCall, hlo.OpAsyncStart:
-				for _, cc := range in.Called {
-					if cc != nil && !keep[cc] {
-						keep[cc] = true
-						stack = append(stack, cc)
+			default:
+				continue
+			}
+			trips, known := knownTripCount(in)
+			for _, cc := range in.Called {
+				if cc == nil {
+					continue
+				}
+				n := runs[c]
+				if in.Opcode == hlo.OpWhile && known {
+					if cc == whileBody(in) {
+						n = satMul(n, trips)
+					} else {
+						n = satMul(n, satAdd(trips, 1)) // the condition
 					}
+				}
+				if _, seen := runs[cc]; !seen {
+					runs[cc] = n
+					stack = append(stack, cc)
 				}
 			}
 		}
 	}
 	var out []*hlo.Computation
 	for _, c := range m.Computations {
-		if keep[c] {
+		if _, ok := runs[c]; ok {
 			out = append(out, c)
 		}
 	}
-	return out
+	return out, runs
 }
 
-// EstimateModule estimates every kernel of the module (each loop body
-// counted once) and sums them.
+// whileBody is the body computation of a while (its body= attribute).
+func whileBody(in *hlo.Instruction) *hlo.Computation {
+	name, _ := in.Attr("body")
+	name = strings.TrimPrefix(name, "%")
+	for _, c := range in.Called {
+		if c != nil && c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// knownTripCount reads a while loop's "known_trip_count":{"n":"N"} from its
+// backend_config.
+func knownTripCount(in *hlo.Instruction) (int64, bool) {
+	if in.Opcode != hlo.OpWhile {
+		return 0, false
+	}
+	raw, ok := in.Attr("backend_config")
+	if !ok || !strings.Contains(raw, "known_trip_count") {
+		return 0, false
+	}
+	var cfg struct {
+		KnownTripCount *struct {
+			N json.Number `json:"n"`
+		} `json:"known_trip_count"`
+	}
+	if json.Unmarshal([]byte(raw), &cfg) != nil || cfg.KnownTripCount == nil {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(cfg.KnownTripCount.N.String(), 10, 64)
+	return n, err == nil && n >= 0
+}
+
+// EstimateModule estimates every kernel of the module and sums them, each
+// loop body times its known trip count.
 func (m *Model) EstimateModule(mod *hlo.Module) *ModuleEstimate {
-	me := &ModuleEstimate{Device: m.Device.Name}
-	for _, c := range kernelComputations(mod) {
+	if m.Devices == 0 {
+		m.Devices = ModuleDevices(mod)
+	}
+	me := &ModuleEstimate{Device: m.Device.Name, Note: foreignNote(compiledFor(mod), &m.Device)}
+	comps, runs := executions(mod)
+	var ests []*Estimate
+	for _, c := range comps {
 		for _, in := range c.Instructions {
 			if !isKernel(in) {
 				continue
 			}
 			e := m.Estimate(in)
-			me.Kernels = append(me.Kernels, e)
-			me.TimeUS += e.TimeUS
-			me.Flops += e.Flops
-			me.Bytes += e.Bytes()
+			e.Executions = runs[c]
+			ests = append(ests, e)
 		}
+	}
+	for _, e := range ests {
+		me.add(e)
 	}
 	return me
 }
 
-// Top returns the n most expensive kernels, slowest first (ties by module
-// order).
+// Top returns the n kernels that take the most time per run of the
+// module (their time times their executions), first the most (ties by
+// module order).
 func (me *ModuleEstimate) Top(n int) []*Estimate {
 	idx := make([]int, len(me.Kernels))
-	for i := range idx {
-		idx[i] = i
+	total := make([]float64, len(me.Kernels))
+	for i, e := range me.Kernels {
+		idx[i], total[i] = i, e.TimeUS*float64(e.runs())
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return me.Kernels[idx[a]].TimeUS > me.Kernels[idx[b]].TimeUS })
+	sort.SliceStable(idx, func(a, b int) bool { return total[idx[a]] > total[idx[b]] })
 	if n > len(idx) {
 		n = len(idx)
 	}
@@ -419,13 +733,20 @@ func (me *ModuleEstimate) Report(n int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "device %s: %d kernels, %.4g us, %.4g GFLOP, %.4g MB\n",
 		me.Device, len(me.Kernels), me.TimeUS, me.Flops/1e9, float64(me.Bytes)/1e6)
+	if me.Note != "" {
+		b.WriteString("note: " + me.Note + "\n")
+	}
 	for i, e := range me.Top(n) {
 		share := 0.0
 		if me.TimeUS > 0 {
-			share = 100 * e.TimeUS / me.TimeUS
+			share = 100 * e.TimeUS * float64(e.runs()) / me.TimeUS
 		}
-		fmt.Fprintf(&b, "%2d. %s %s (%s): %.4g us (%.1f%%), %.4g flops, %d bytes\n",
-			i+1, e.Instr.Name, e.Instr.Opcode, e.Emitter, e.TimeUS, share, e.Flops, e.Bytes())
+		times := ""
+		if e.runs() > 1 {
+			times = fmt.Sprintf(" x %d runs", e.runs())
+		}
+		fmt.Fprintf(&b, "%2d. %s %s (%s): %.4g us%s (%.1f%%), %.4g flops, %d bytes\n",
+			i+1, e.Instr.Name, e.Instr.Opcode, e.Kind(), e.TimeUS, times, share, e.Flops, e.Bytes())
 		for _, r := range e.Reasons() {
 			fmt.Fprintf(&b, "      %s\n", r)
 		}

@@ -2,6 +2,7 @@ package cost
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 )
@@ -372,25 +373,19 @@ func smallestBits(fused *hlo.Computation, roots []*hlo.Instruction) int64 {
 
 // backendKind returns the "kind" of a fusion's backend_config, if any.
 func backendKind(in *hlo.Instruction) string {
+	if in.Opcode != hlo.OpFusion {
+		return ""
+	}
 	v, ok := in.Attr("backend_config")
 	if !ok {
 		return ""
 	}
 	for _, k := range []string{"__triton_gemm", "__triton_nested_gemm_fusion", "__triton", "__cudnn", "__custom_fusion", "__dynamic_memcpy"} {
-		if containsQuoted(v, k) {
+		if strings.Contains(v, k) {
 			return k
 		}
 	}
 	return ""
-}
-
-func containsQuoted(s, k string) bool {
-	for i := 0; i+len(k) <= len(s); i++ {
-		if s[i:i+len(k)] == k {
-			return true
-		}
-	}
-	return false
 }
 
 // AnalyzeFusion picks the emitter of a fusion instruction following XLA's
@@ -430,13 +425,13 @@ func analyzeSingle(in *hlo.Instruction) *FusionAnalysis {
 }
 
 func (a *FusionAnalysis) pickEmitter() (EmitterKind, string) {
-	switch backendKind(a.Fusion) {
+	switch kind := backendKind(a.Fusion); kind {
 	case "__triton_gemm", "__triton_nested_gemm_fusion", "__triton":
-		return EmitterTriton, "backend_config kind " + backendKind(a.Fusion)
+		return EmitterTriton, "backend_config kind " + kind
 	case "__cudnn":
 		return EmitterCuDNN, "backend_config kind __cudnn"
 	case "__custom_fusion", "__dynamic_memcpy":
-		return EmitterCustom, "backend_config kind " + backendKind(a.Fusion)
+		return EmitterCustom, "backend_config kind " + kind
 	}
 	if a.Fused != nil && smallestBits(a.Fused, a.Roots) < 8 {
 		if len(a.Roots) > 1 && a.allNonStridedSlices() {

@@ -108,22 +108,29 @@ func kernelsIn(u *passes.Unit) *kernelSet { return u.ResultOf(KernelsPass).(*ker
 // coalescingOf judges the reads of u's kernels, in chunks (eachKernel).
 func coalescingOf(u *passes.Unit) (any, error) {
 	cfg := configOf(u)
-	return eachKernel(u, func(k *kernel, cache *VerdictCache) []OperandCoalescing {
-		return k.analysis.CoalescingCached(cfg.Mode, &cfg.Device, cache)
+	return eachKernel(u, func() func(*kernel, *VerdictCache) []OperandCoalescing {
+		return func(k *kernel, cache *VerdictCache) []OperandCoalescing {
+			return k.analysis.CoalescingCached(cfg.Mode, &cfg.Device, cache)
+		}
 	})
 }
 
-// eachKernel returns f of each kernel of u's computation. Large
+// eachKernel returns f of each kernel of u's computation, f made by newF
+// once per chunk (for what may not be shared between goroutines). Large
 // computations are split into contiguous chunks computed in parallel; all
 // share the run's verdict cache (kernelSet.verdicts: the loop bodies of a
 // model repeat each other's kernels). The results depend on neither. It
 // stops when u's context is done.
-func eachKernel[T any](u *passes.Unit, f func(k *kernel, cache *VerdictCache) T) (any, error) {
+func eachKernel[T any](u *passes.Unit, newF func() func(k *kernel, cache *VerdictCache) T) (any, error) {
 	ks := kernelsIn(u)
 	kernels := ks.byComp[u.Computation]
+	if len(kernels) == 0 {
+		return []T(nil), nil
+	}
 	out := make([]T, len(kernels))
 	err := inChunks(u, len(kernels), func(lo, hi int) (err error) {
 		defer indexing.Recover(&err)
+		f := newF()
 		for i := lo; i < hi; i++ {
 			if err := u.Context().Err(); err != nil {
 				return err
@@ -155,19 +162,32 @@ func coalescingResult(u *passes.Unit) (any, error) {
 // estimatesOf estimates u's kernels, in chunks (eachKernel).
 func estimatesOf(u *passes.Unit) (any, error) {
 	cfg := configOf(u)
-	m := &Model{Device: cfg.Device, Mode: cfg.CostMode}
-	return eachKernel(u, func(k *kernel, cache *VerdictCache) *Estimate {
-		return m.estimate(k.analysis, k.cost, k.analysis.CoalescingCached(cfg.CostMode, &cfg.Device, cache))
+	devices := ModuleDevices(u.Module)
+	return eachKernel(u, func() func(*kernel, *VerdictCache) *Estimate {
+		// One model per chunk: its cost memos are not shared.
+		m := &Model{Device: cfg.Device, Mode: cfg.CostMode, Devices: devices}
+		return func(k *kernel, cache *VerdictCache) *Estimate {
+			return m.estimateKernel(k.analysis, k.cost, func() []OperandCoalescing {
+				return k.analysis.CoalescingCached(cfg.CostMode, &cfg.Device, cache)
+			})
+		}
 	})
 }
 
 func costResult(u *passes.Unit) (any, error) {
 	var ests []*Estimate
+	_, runs := executions(u.Module)
 	for _, c := range u.Module.Computations {
 		part, _ := u.Part(c).([]*Estimate)
+		for _, e := range part {
+			e.Executions = runs[c]
+		}
 		ests = append(ests, part...)
 	}
-	return newCostResult(kernelsIn(u), ests, configOf(u)), nil
+	r := newCostResult(kernelsIn(u), ests, configOf(u))
+	r.compiled = compiledFor(u.Module)
+	r.me.Note = foreignNote(r.compiled, &r.cfg.Device)
+	return r, nil
 }
 
 // minChunk is the fewest kernels worth a goroutine of their own.
@@ -453,10 +473,15 @@ func (r *UtilizationResult) WriteText(w io.Writer, _ *hlo.Module) error {
 
 // CostResult is the result of the cost pass.
 type CostResult struct {
-	cfg Config
-	me  *ModuleEstimate
-	by  map[*hlo.Instruction]*Estimate
+	cfg      Config
+	me       *ModuleEstimate
+	by       map[*hlo.Instruction]*Estimate
+	compiled CompiledFor
 }
+
+// CompiledFor is the backend the module was compiled for, as its text
+// shows it ("" when it does not).
+func (r *CostResult) CompiledFor() CompiledFor { return r.compiled }
 
 func newCostResult(ks *kernelSet, ests []*Estimate, cfg Config) *CostResult {
 	me := &ModuleEstimate{Device: cfg.Device.Name}
@@ -465,10 +490,7 @@ func newCostResult(ks *kernelSet, ests []*Estimate, cfg Config) *CostResult {
 	}
 	r := &CostResult{cfg: cfg, me: me, by: make(map[*hlo.Instruction]*Estimate, len(ests))}
 	for _, e := range ests {
-		me.Kernels = append(me.Kernels, e)
-		me.TimeUS += e.TimeUS
-		me.Flops += e.Flops
-		me.Bytes += e.Bytes()
+		me.add(e)
 		r.by[e.Instr] = e
 	}
 	return r
@@ -480,23 +502,38 @@ func (r *CostResult) Of(in *hlo.Instruction) *Estimate { return r.by[in] }
 // Estimate returns the module estimate.
 func (r *CostResult) Estimate() *ModuleEstimate { return r.me }
 
+// Device is the device the estimates are for.
+func (r *CostResult) Device() Device { return r.cfg.Device }
+
 // costJSON is one instruction's entry in the JSON report.
 type costJSON struct {
-	Flops   float64 `json:"flops"`
-	Bytes   int64   `json:"bytes"`
-	TimeUS  float64 `json:"time_us"`
-	Bound   string  `json:"bound"`
-	Emitter string  `json:"emitter"`
+	Flops      float64 `json:"flops"`
+	Bytes      int64   `json:"bytes"`
+	TimeUS     float64 `json:"time_us"`
+	Executions int64   `json:"executions,omitempty"`
+	Bound      string  `json:"bound"`
+	Emitter    string  `json:"emitter,omitempty"`
+	Unit       string  `json:"unit,omitempty"`
 }
 
 // InstructionReport is the per-instruction JSON value:
-// {"flops": N, "bytes": N, "time_us": F, "bound": "memory|compute"}.
+// {"flops": N, "bytes": N, "time_us": F, "executions": N (when it runs
+// more than once per run of the module), "bound": "memory|compute",
+// "emitter": the GPU emitter (GPU devices), "unit": what runs it when not
+// a GPU emitter (MXU, vector, DMA, collective)}.
 func (r *CostResult) InstructionReport(in *hlo.Instruction) any {
 	e := r.by[in]
 	if e == nil {
 		return nil
 	}
-	return &costJSON{Flops: roundSig(e.Flops), Bytes: e.Bytes(), TimeUS: roundSig(e.TimeUS), Bound: e.Bound, Emitter: e.Emitter.String()}
+	j := &costJSON{Flops: roundSig(e.Flops), Bytes: e.Bytes(), TimeUS: roundSig(e.TimeUS), Bound: e.Bound, Unit: e.Unit}
+	if e.runs() > 1 {
+		j.Executions = e.runs()
+	}
+	if r.cfg.Device.IsGPU() {
+		j.Emitter = e.Emitter.String()
+	}
+	return j
 }
 
 // topJSON is one of the most expensive kernels in the module report.
@@ -506,15 +543,24 @@ type topJSON struct {
 	Reasons []string `json:"reasons"`
 }
 
-// ModuleReport is the module-level JSON value: totals and the most
-// expensive kernels with their reasons.
+// ModuleReport is the module-level JSON value: totals, the most expensive
+// kernels with their reasons, the backend the module was compiled for
+// ("compiled_for": {"backend", "evidence"}, when its text shows it) and,
+// when that is not the device's kind, the report's note saying so.
 func (r *CostResult) ModuleReport() any {
 	var top []topJSON
 	for _, e := range r.me.Top(r.cfg.Top) {
 		top = append(top, topJSON{Name: e.Instr.Name, TimeUS: roundSig(e.TimeUS), Reasons: e.Reasons()})
 	}
-	return map[string]any{"device": r.cfg.Device.Name, "kernels": len(r.me.Kernels), "time_us": roundSig(r.me.TimeUS),
+	out := map[string]any{"device": r.cfg.Device.Name, "kernels": len(r.me.Kernels), "time_us": roundSig(r.me.TimeUS),
 		"flops": roundSig(r.me.Flops), "bytes": r.me.Bytes, "top": top}
+	if r.compiled.Backend != "" {
+		out["compiled_for"] = r.compiled
+	}
+	if r.me.Note != "" {
+		out["note"] = r.me.Note
+	}
+	return out
 }
 
 // WriteText prints the module estimate and its most expensive kernels.

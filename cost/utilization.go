@@ -77,8 +77,9 @@ func NewCosts() *Costs {
 }
 
 // NewBaseCosts returns an empty cache for XLA's HloCostAnalysis as
-// compiled.cost_analysis() runs it: Base on, count_multiple_input_accesses
-// off.
+// compiled.cost_analysis() runs it, per kernel: Base on,
+// count_multiple_input_accesses off. (XLACost is the whole analysis, as
+// compiled.cost_analysis() reports it for each backend.)
 func NewBaseCosts() *Costs {
 	c := NewCosts()
 	c.Base, c.CountMultipleInputAccesses = true, false
@@ -294,7 +295,7 @@ func (b *costOf) flops() {
 	case hlo.OpDot:
 		r.Flops = dotFlops(in)
 	case hlo.OpConvolution:
-		r.Flops = convFlops(in, &in.Shape)
+		r.Flops = convFlops(in)
 	case hlo.OpCustomCall:
 		r.Flops = customCallFlops(in)
 		if r.Flops > 0 && in.Shape.IsTuple() && strings.Contains(customTarget(in), "cudnn$conv") {
@@ -334,74 +335,23 @@ func customTarget(in *hlo.Instruction) string {
 }
 
 // dotFlops is 2 * output elements * contracted elements (FMA = 2 flops).
+// A dot without dimension numbers is an outer product.
 func dotFlops(in *hlo.Instruction) float64 {
-	if len(in.Operands) < 2 || in.Typed.Dot == nil {
+	if len(in.Operands) < 2 {
 		return 0
 	}
 	k := int64(1)
 	lhs := &in.Operands[0].Shape
-	for _, d := range in.Typed.Dot.LhsContracting {
+	var contracting []int64
+	if in.Typed.Dot != nil {
+		contracting = in.Typed.Dot.LhsContracting
+	}
+	for _, d := range contracting {
 		if int(d) < lhs.Rank() {
 			k *= lhs.Dims[d]
 		}
 	}
 	return 2 * float64(firstArray(&in.Shape).ElementCount()) * float64(k)
-}
-
-// convFlops is XLA's HloCostAnalysis::GetConvolutionFlops: 2 (FMA) *
-// batch * output features * input features per group * the product over
-// spatial dims of the kernel taps that land on real (unpadded, undilated)
-// input elements, summed over output positions.
-func convFlops(in *hlo.Instruction, out *hlo.Shape) float64 {
-	if len(in.Operands) < 2 || in.Typed.Conv == nil {
-		return 0
-	}
-	lhs, k := &in.Operands[0].Shape, &in.Operands[1].Shape
-	cd := in.Typed.Conv
-	dim := func(s *hlo.Shape, d int64) int64 {
-		if d >= 0 && int(d) < s.Rank() {
-			return s.Dims[d]
-		}
-		return 1
-	}
-	flops := 2 * float64(dim(out, cd.OutputBatch)) * float64(dim(out, cd.OutputFeature)) * float64(dim(k, cd.KernelInputFeature))
-	if bgc := in.Typed.BatchGroupCount; bgc > 1 {
-		flops /= float64(bgc)
-	}
-	for i, ks := range cd.KernelSpatial {
-		kSize := dim(k, ks)
-		var inSize, outSize int64 = 1, 1
-		if i < len(cd.InputSpatial) {
-			inSize = dim(lhs, cd.InputSpatial[i])
-		}
-		if i < len(cd.OutputSpatial) {
-			outSize = dim(out, cd.OutputSpatial[i])
-		}
-		w := hlo.WindowDim{Size: kSize, Stride: 1, BaseDilation: 1, WindowDilation: 1}
-		if i < len(in.Typed.Window) {
-			w = in.Typed.Window[i]
-		}
-		flops *= float64(validTaps(inSize, outSize, kSize, w))
-	}
-	return flops
-}
-
-// validTaps counts (output position, kernel tap) pairs of one spatial
-// dimension that read a real input element.
-func validTaps(inSize, outSize, kSize int64, w hlo.WindowDim) int64 {
-	stride, ld, rd := max(w.Stride, 1), max(w.BaseDilation, 1), max(w.WindowDilation, 1)
-	dilatedIn := (inSize-1)*ld + 1
-	n := int64(0)
-	for o := range outSize {
-		for t := range kSize {
-			pos := o*stride + t*rd - w.PadLow
-			if pos < 0 || pos >= dilatedIn || pos%ld != 0 {
-				continue
-			}
-			n++
-		}
-	}
-	return n
 }
 
 // customCallFlops handles cuBLAS gemms (dot formula from the backend
@@ -432,7 +382,7 @@ func customCallFlops(in *hlo.Instruction) float64 {
 		}
 		return 2 * float64(out.ElementCount()) * float64(k)
 	case strings.Contains(t, "cudnn$conv"):
-		return convFlops(in, out)
+		return convFlops(in)
 	}
 	return 0
 }

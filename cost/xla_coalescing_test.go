@@ -90,7 +90,12 @@ func coalescingCheck(t *testing.T, m *hlo.Module, check string, d *Device) strin
 			require.NoError(t, err, check)
 			tile = append(tile, n)
 		}
-		tf, ok := tileFusion(NewCosts(), m.Entry, blockLevelConfig{tiles: [][]int64{tile}}, d.DRAMToL2TransactionBytes)
+		// The case's entry computation is the fused computation tiled.
+		bl, ok := newBlockLevel(&FusionAnalysis{Fused: m.Entry, Roots: FusionRoots(m.Entry)})
+		if !ok {
+			return "no tiling of the root"
+		}
+		tf, ok := bl.propagate(NewModel(*d), tiling{tiles: [][]int64{tile}})
 		if !ok || len(tf.reads) != 1 {
 			return "no tiling of the root"
 		}

@@ -8,6 +8,7 @@ import (
 	gonum "gonum.org/v1/gonum/graph"
 	"gonum.org/v1/gonum/graph/encoding"
 	"gonum.org/v1/gonum/graph/encoding/dot"
+	"gonum.org/v1/gonum/graph/iterator"
 	"gonum.org/v1/gonum/graph/simple"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
@@ -32,6 +33,37 @@ type DOTOptions struct {
 	// when negative): the instructions nearest the root are kept and a note
 	// says how many were cut.
 	MaxNodes int
+	// Annotate, when set, adds an analysis's figures to each box of the
+	// computation drawn (not to a fused computation's) and may fill it.
+	Annotate func(*hlo.Instruction) Annotation
+}
+
+// Annotation is what an analysis adds to a box: a line of its figures
+// ("4.0MiB, 12.3 µs") and a fill color ("" keeps the box's own).
+type Annotation struct {
+	Line, Fill string
+}
+
+// apply adds a to a box's attributes: its line under the label, its fill.
+func (a Annotation) apply(attrs []encoding.Attribute) []encoding.Attribute {
+	out := make([]encoding.Attribute, 0, len(attrs)+2)
+	for _, at := range attrs {
+		switch {
+		case at.Key == "label" && a.Line != "":
+			l, err := strconv.Unquote(at.Value)
+			if err != nil {
+				l = at.Value
+			}
+			at.Value = strconv.Quote(l + "\n" + cutLabel(a.Line))
+		case (at.Key == "style" || at.Key == "fillcolor") && a.Fill != "":
+			continue // the annotation's fill replaces the box's
+		}
+		out = append(out, at)
+	}
+	if a.Fill != "" {
+		out = append(out, encoding.Attribute{Key: "style", Value: "filled"}, encoding.Attribute{Key: "fillcolor", Value: strconv.Quote(a.Fill)})
+	}
+	return out
 }
 
 // DefaultMaxNodes is the instruction count DOT draws at most by default:
@@ -52,7 +84,7 @@ func DOT(c *hlo.Computation, opts DOTOptions) ([]byte, error) {
 	}
 	g := newDOTGraph(c.Name)
 	keep := d.nearestRoot(opts.maxNodes())
-	g.addDAG(d, "", keep)
+	g.addDAG(d, "", keep, opts.Annotate)
 	if cut := len(c.Instructions) - len(keep); keep != nil && cut > 0 {
 		g.note(fmt.Sprintf("%d of %d instructions drawn, the %d nearest the root; %d cut (--max-nodes)",
 			len(keep), len(c.Instructions), len(keep), cut))
@@ -76,7 +108,7 @@ func DOT(c *hlo.Computation, opts DOTOptions) ([]byte, error) {
 				_ = cl.attrs.SetAttribute(encoding.Attribute{Key: "label", Value: strconv.Quote(fc.Name)})
 				_ = cl.attrs.SetAttribute(encoding.Attribute{Key: "style", Value: "rounded"})
 				prefix := in.Name + "/"
-				cl.addDAG(sub, prefix, nil)
+				cl.addDAG(sub, prefix, nil, nil)
 				g.subs = append(g.subs, cl)
 				if fc.Root != nil {
 					// The fused root feeds the fusion's node.
@@ -237,14 +269,19 @@ func (g *dotGraph) node(name string, attrs []encoding.Attribute) *dotNode {
 }
 
 // addDAG adds d's instructions (those in keep; all when keep is nil) with
-// their names qualified by prefix, and the edges between them.
-func (g *dotGraph) addDAG(d *DAG, prefix string, keep map[*hlo.Instruction]bool) {
+// their names qualified by prefix, annotated when annotate is set, and
+// the edges between them.
+func (g *dotGraph) addDAG(d *DAG, prefix string, keep map[*hlo.Instruction]bool, annotate func(*hlo.Instruction) Annotation) {
 	nodes := make([]*dotNode, len(d.nodes))
 	for i, n := range d.nodes {
 		if keep != nil && !keep[n.Instr] {
 			continue
 		}
-		nodes[i] = g.node(prefix+n.Instr.Name, instrAttributes(n.Instr))
+		attrs := instrAttributes(n.Instr)
+		if annotate != nil {
+			attrs = annotate(n.Instr).apply(attrs)
+		}
+		nodes[i] = g.node(prefix+n.Instr.Name, attrs)
 	}
 	for i, n := range d.nodes {
 		if nodes[i] == nil {
@@ -387,6 +424,45 @@ func (e *CallEdge) Attributes() []encoding.Attribute {
 
 // DOT renders the call graph as a DOT digraph.
 func (g *CallGraph) DOT() ([]byte, error) { return dot.Marshal(g, "", "", "  ") }
+
+// DOTAnnotated renders the call graph as DOT with an analysis's figures
+// on each computation's box (see Annotation).
+func (g *CallGraph) DOTAnnotated(annotate func(*hlo.Computation) Annotation) ([]byte, error) {
+	return dot.Marshal(annotatedCallGraph{g, annotate}, "", "", "  ")
+}
+
+// annotatedCallGraph is a call graph whose nodes carry annotations.
+type annotatedCallGraph struct {
+	*CallGraph
+	annotate func(*hlo.Computation) Annotation
+}
+
+// annotatedNode is a computation's node with its annotation.
+type annotatedNode struct {
+	*CompNode
+	a Annotation
+}
+
+func (n annotatedNode) Attributes() []encoding.Attribute { return n.a.apply(n.CompNode.Attributes()) }
+
+func (g annotatedCallGraph) wrap(n gonum.Node) gonum.Node {
+	if c, ok := n.(*CompNode); ok {
+		return annotatedNode{c, g.annotate(c.Comp)}
+	}
+	return n
+}
+
+// Node returns the annotated node of id.
+func (g annotatedCallGraph) Node(id int64) gonum.Node { return g.wrap(g.CallGraph.Node(id)) }
+
+// Nodes returns the annotated nodes.
+func (g annotatedCallGraph) Nodes() gonum.Nodes {
+	var ns []gonum.Node
+	for it := g.CallGraph.Nodes(); it.Next(); {
+		ns = append(ns, g.wrap(it.Node()))
+	}
+	return iterator.NewOrderedNodes(ns)
+}
 
 // compile-time check that the edge types carry attributes.
 var (

@@ -151,3 +151,37 @@ func TestDOTRendersReadably(t *testing.T) {
 		})
 	}
 }
+
+// An analysis annotates the boxes: a line under the label and a fill that
+// replaces a fusion's grey; the call graph's computations too, its edges
+// as before.
+func TestDOTAnnotated(t *testing.T) {
+	m, cs := hlotest.LoopsModule()
+	ann := func(in *hlo.Instruction) Annotation {
+		if in.Name == "fus" {
+			return Annotation{Line: "4.0KiB, 1.5 µs", Fill: "#fb6a4a"}
+		}
+		return Annotation{Line: "32B"}
+	}
+	b, err := DOT(cs["main"], DOTOptions{Annotate: ann, ExpandFusions: true})
+	require.NoError(t, err)
+	s := string(b)
+	assert.Contains(t, s, `label="fus\nfusion, 4 ops\nf32[8]\n4.0KiB, 1.5 µs"`)
+	assert.Regexp(t, `(?s)fus \[.*style=filled.*fillcolor="#fb6a4a"`, s)
+	assert.NotRegexp(t, `fus \[[^\]]*lightgrey`, s, "the annotation's fill replaces the fusion's grey")
+	assert.Contains(t, s, `label="p\nparameter\nf32[8]\n32B"`)
+	assert.NotContains(t, s, `fm\n32B`, "a fused computation's boxes are left as they are")
+
+	cg, err := NewCallGraph(m).DOTAnnotated(func(c *hlo.Computation) Annotation {
+		return Annotation{Line: c.Name + " figures", Fill: "#fee0d2"}
+	})
+	require.NoError(t, err)
+	s = string(cg)
+	assert.Contains(t, s, `main\n`)
+	assert.Contains(t, s, `main figures"`)
+	assert.Contains(t, s, `fillcolor="#fee0d2"`)
+	assert.Contains(t, s, `main -> body [label="while_body"];`, "the edges as the plain call graph's")
+	plain, err := NewCallGraph(m).DOT()
+	require.NoError(t, err)
+	assert.Equal(t, strings.Count(string(plain), "->"), strings.Count(s, "->"))
+}

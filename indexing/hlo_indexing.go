@@ -275,6 +275,18 @@ func inRange(xs []int64, n int) bool {
 	return true
 }
 
+// distinctInRange reports whether every x is in [0, n) and none repeats
+// (XLA's gather and scatter dimension numbers: offset, window, collapsed,
+// inserted, batching and index-map dims name each dim at most once).
+func distinctInRange(xs []int64, n int) bool {
+	for i, x := range xs {
+		if x < 0 || x >= int64(n) || slices.Contains(xs[:i], x) {
+			return false
+		}
+	}
+	return true
+}
+
 // hasUnboundedDims reports whether the instruction's shape or an operand's
 // has an unbounded dynamic dim ("?"), whose indexing is not defined.
 func hasUnboundedDims(in *hlo.Instruction) bool {

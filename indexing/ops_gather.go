@@ -52,10 +52,10 @@ func gatherOutputToInput(in *hlo.Instruction) (*HloInstructionIndexing, error) {
 		}
 	}
 	ok := ivd >= 0 && ivd <= int64(len(idxDims)) && int64(len(g.StartIndexMap)) == vecLen &&
-		len(g.SliceSizes) == len(opDims) && inRange(g.StartIndexMap, len(opDims)) &&
-		inRange(g.OffsetDims, len(out)) && len(batchOut) == len(batchIdx) &&
+		len(g.SliceSizes) == len(opDims) && distinctInRange(g.StartIndexMap, len(opDims)) &&
+		distinctInRange(g.OffsetDims, len(out)) && len(batchOut) == len(batchIdx) &&
 		len(g.OperandBatchingDims) == len(g.StartIndicesBatchingDims) &&
-		inRange(g.CollapsedSliceDims, len(opDims)) && inRange(g.OperandBatchingDims, len(opDims))
+		distinctInRange(g.CollapsedSliceDims, len(opDims)) && distinctInRange(g.OperandBatchingDims, len(opDims))
 	if !ok {
 		return nil, instrError(in, "expected gather dimension numbers consistent with operand %v, indices %v and result %v",
 			opDims, idxDims, out)
@@ -170,9 +170,10 @@ func scatterOutputToInput(in *hlo.Instruction, k int) (*HloInstructionIndexing, 
 		}
 	}
 	ok := ivd >= 0 && ivd <= int64(len(idxDims)) && len(windowOperand) == len(sc.UpdateWindowDims) &&
-		inRange(sc.UpdateWindowDims, len(updDims)) && inRange(sc.ScatterDimsToOperandDims, len(out)) &&
+		distinctInRange(sc.UpdateWindowDims, len(updDims)) && distinctInRange(sc.ScatterDimsToOperandDims, len(out)) &&
 		len(updDims)-len(sc.UpdateWindowDims) == len(batchIdx) &&
-		len(sc.InputBatchingDims) == len(sc.ScatterIndicesBatchingDims) && inRange(sc.InputBatchingDims, len(out))
+		len(sc.InputBatchingDims) == len(sc.ScatterIndicesBatchingDims) && distinctInRange(sc.InputBatchingDims, len(out)) &&
+		distinctInRange(sc.InsertedWindowDims, len(out)) && distinctInRange(sc.ScatterIndicesBatchingDims, len(idxDims))
 	if !ok {
 		return nil, instrError(in, "expected scatter dimension numbers consistent with result %v, indices %v and updates %v",
 			out, idxDims, updDims)

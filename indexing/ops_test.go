@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -204,6 +205,48 @@ ENTRY e {
 		}
 	}
 	assert.GreaterOrEqual(t, checked, 6, "most bad instructions must reach the indexing analysis")
+}
+
+// TestRepeatedGatherScatterDimsAreErrors: gather and scatter dimension
+// numbers that name a dim twice (the verifier refuses them; --verify=false
+// lets them through) give a positioned error, inside a fusion too, never a
+// panic.
+func TestRepeatedGatherScatterDimsAreErrors(t *testing.T) {
+	for _, root := range []string{
+		"sc = f32[8,16] scatter(op, idx, upd), update_window_dims={1,1}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add",
+		"sc = f32[8,16] scatter(op, idx, upd), update_window_dims={1,2}, inserted_window_dims={0,0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add",
+		"sc = f32[8,16] scatter(op, idx, upd), update_window_dims={1,2}, scatter_dims_to_operand_dims={0,0}, index_vector_dim=1, to_apply=add",
+		"g = f32[4,8,16] gather(op, idx), offset_dims={1,1}, collapsed_slice_dims={}, start_index_map={0}, index_vector_dim=1, slice_sizes={8,16}",
+		"g = f32[4,16] gather(op, idx), offset_dims={1}, collapsed_slice_dims={0,0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,16}",
+	} {
+		src := `HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+fused {
+  op = f32[8,16] parameter(0)
+  idx = s32[4,1] parameter(1)
+  upd = f32[4,8,16] parameter(2)
+  ROOT ` + root + `
+}
+ENTRY e {
+  p0 = f32[8,16] parameter(0)
+  p1 = s32[4,1] parameter(1)
+  p2 = f32[4,8,16] parameter(2)
+  ROOT f = ` + strings.Fields(root)[2] + ` fusion(p0, p1, p2), kind=kLoop, calls=fused
+}`
+		m, err := hlo.ParseString(src)
+		require.NoError(t, err, root)
+		for _, in := range []*hlo.Instruction{m.Computation("fused").Root, m.Entry.Root} {
+			var err error
+			require.NotPanics(t, func() { _, err = ComputeOutputToInput(in, 0) }, root)
+			if assert.Error(t, err, root) {
+				assert.Contains(t, err.Error(), "dimension numbers consistent with", root)
+			}
+		}
+	}
 }
 
 // TestBitcastMatchesMemory checks bitcast maps against memory: for random

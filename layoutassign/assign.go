@@ -95,6 +95,7 @@ type assigner struct {
 	lastCI   int
 	first    [][]int
 	users    csr[*hlo.Instruction]
+	leaves   leafIndex
 
 	parent unionFind[int]
 	fixed  [][]int64 // per class root: the fixed minor_to_major
@@ -128,6 +129,11 @@ type assigner struct {
 	// laid out already (a dump after optimizations), so a stated layout
 	// without tiles is meant untiled (XLA's TPU scalars in S(2)).
 	tiledModule bool
+	// inVregs are the per-element computations (reducers, comparators) of
+	// a laid-out TPU module that state no layout at all: XLA's TPU compile
+	// keeps their values in vector registers (RuleTPUVectorRegisters), and
+	// the pass leaves them unlaid (keeping the stated layouts only).
+	inVregs map[*hlo.Computation]bool
 	// firstByInst replaces first once insertCopies shifted instructions.
 	firstByInst map[*hlo.Instruction]int
 	// fused are the computations fusions call.
@@ -145,8 +151,9 @@ func Assign(m *hlo.Module, opts Options) (*Assignment, error) {
 		opts.Logger = zap.NewNop()
 	}
 	a := &assigner{m: m, opts: opts, log: opts.Logger, compIdx: make(map[*hlo.Computation]int, len(m.Computations)),
-		fused: fusedComputations(m)}
+		fused: fusedComputations(m), leaves: leafIndex{}}
 	a.collect()
+	a.findVregComputations()
 	if err := a.fixStated(); err != nil {
 		return nil, err
 	}
@@ -164,6 +171,64 @@ func Assign(m *hlo.Module, opts Options) (*Assignment, error) {
 	a.log.Debug("layout assigned", zap.Int("arrays", res.Arrays), zap.Int("fixed", res.Fixed),
 		zap.Int("copies", len(res.Copies)), zap.Int("free_transposes", len(res.FreeTransposes)))
 	return res, nil
+}
+
+// findVregComputations fills inVregs (keeping layouts, on the TPU, in a
+// laid-out module): the computations that a non-fusion, non-control-flow
+// instruction calls and none of whose arrays states a layout, when every
+// array of the other computations states one, fused computations aside (a
+// dump after XLA's layout assignment, whose fused constants may state none;
+// a module with other layouts missing has them all assigned).
+func (a *assigner) findVregComputations() {
+	if !a.tiledModule || a.opts.Relayout || a.opts.Target.Backend != BackendTPU {
+		return
+	}
+	perElement, fused := map[*hlo.Computation]bool{}, map[*hlo.Computation]bool{}
+	for _, c := range a.m.Computations {
+		for _, in := range c.Instructions {
+			switch {
+			case in.Opcode == hlo.OpFusion:
+				for _, callee := range in.Called {
+					fused[callee] = true
+				}
+			case !controlFlow(in):
+				for _, callee := range in.Called {
+					perElement[callee] = true
+				}
+			}
+		}
+	}
+	vregs := map[*hlo.Computation]bool{}
+	for _, c := range a.m.Computations {
+		switch stated := statedLayouts(c); {
+		case stated == 0 && perElement[c]:
+			vregs[c] = true
+		case stated < 0 && !fused[c]:
+			return // some layouts missing elsewhere (a fusion's are not materialised)
+		}
+	}
+	a.inVregs = vregs
+}
+
+// statedLayouts is 1 when every array of c states a layout, 0 when none
+// does, -1 when some do.
+func statedLayouts(c *hlo.Computation) int {
+	with, without := false, false
+	for _, in := range c.Instructions {
+		for _, l := range in.Shape.Leaves() {
+			if l.Shape.IsArray() {
+				with = with || l.Shape.Layout != nil
+				without = without || l.Shape.Layout == nil
+			}
+		}
+	}
+	switch {
+	case !without:
+		return 1
+	case !with:
+		return 0
+	}
+	return -1
 }
 
 // collect numbers every leaf of every instruction result and records users.
@@ -250,7 +315,7 @@ func (a *assigner) leafID(in *hlo.Instruction, path []int64) int {
 	if len(path) == 0 {
 		return base
 	}
-	off, _, ok := leafRange(&in.Shape, path)
+	off, _, ok := a.leaves.leafRange(&in.Shape, path)
 	if !ok {
 		return -1
 	}

@@ -42,6 +42,19 @@ type BufferStats struct {
 	TotalBytes                         int64 `json:"total_bytes"`
 }
 
+// StatClass is one class of BufferStats, by the name XLA's stats give it.
+type StatClass struct {
+	Name  string
+	Bytes int64
+}
+
+// Classes lists the stats' classes in XLA's order: parameter, constant,
+// maybe_live_out, preallocated_temp, thread_local, total.
+func (s BufferStats) Classes() []StatClass {
+	return []StatClass{{"parameter", s.ParameterBytes}, {"constant", s.ConstantBytes}, {"maybe_live_out", s.MaybeLiveOutBytes},
+		{"preallocated_temp", s.PreallocatedTempBytes}, {"thread_local", s.ThreadLocalBytes}, {"total", s.TotalBytes}}
+}
+
 func (s *BufferStats) add(o BufferStats) {
 	s.ParameterBytes += o.ParameterBytes
 	s.ConstantBytes += o.ConstantBytes
@@ -58,8 +71,9 @@ func (s *BufferStats) add(o BufferStats) {
 // and what is live at it.
 type SpaceReport struct {
 	Space int64
-	// Name is "HBM" for S(0), "VMEM" for S(1), "host" for S(5), else
-	// "S(n)".
+	// Name is "HBM" for S(0), "VMEM" for S(1), "SMEM" for S(2) (the TPU's
+	// scalar memory, as XLA's memory-usage report names it), "host" for
+	// S(5), else "S(n)".
 	Name  string
 	Stats BufferStats
 	// ArgumentBytes, OutputBytes, AliasedBytes and TemporaryBytes are
@@ -72,6 +86,9 @@ type SpaceReport struct {
 	// peak_memory_in_bytes; WithoutReuseBytes gives every buffer its own
 	// allocation.
 	TemporaryPeakBytes, PeakBytes, PeakUnpadded, WithoutReuseBytes int64
+	// valuePeak is the most the temporaries hold counted value by value
+	// (see heapRun.valuePeak).
+	valuePeak int64
 	// PeakStep is the schedule step at which the peak is first reached
 	// (PeakAt its instruction).
 	PeakStep int
@@ -79,6 +96,11 @@ type SpaceReport struct {
 	// LiveAtPeak are the allocations live at the peak, largest first;
 	// their sizes add up to PeakBytes.
 	LiveAtPeak []Allocation
+	// Buffers are the space's buffers, each once (its own allocations in
+	// the order made, then the temporaries in the order the heap
+	// replay allocates them): what the Timeline counts at each step (see
+	// LiveAt).
+	Buffers []Buffer
 	// Timeline is what the space holds at each step of the schedule: the
 	// parameters, constants and outputs throughout, plus the temporaries
 	// live at the step (the most during it), padded and unpadded, as XLA's
@@ -100,6 +122,8 @@ func SpaceName(n int64) string {
 		return "HBM"
 	case 1:
 		return "VMEM"
+	case 2:
+		return "SMEM"
 	case 5:
 		return "host"
 	}
@@ -209,8 +233,8 @@ func sortedKeys[V any](m map[int64]V) []int64 {
 // fillSpace sets a memory space's figures from its allocations and the
 // replay of its temporaries (nil when it has none).
 func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, sizes []int64) {
-	var live []Allocation
 	var fixed, fixedU int64 // parameters, constants and outputs
+	sr.Buffers = make([]Buffer, 0, len(allocs))
 	for _, a := range allocs {
 		if a.space != sr.Space || a.tuple && !a.output {
 			continue // a temporary tuple table is counted in the temp allocation
@@ -228,18 +252,17 @@ func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, si
 			sr.Stats.MaybeLiveOutBytes += a.size
 		}
 		sr.Stats.TotalBytes += a.size
-		al := lv.allocation(a.first, a.size, a.kind())
-		fixed, fixedU = fixed+al.Cost.Bytes, fixedU+al.Cost.Unpadded
-		live = append(live, al)
+		b := lv.fixedBuffer(a)
+		fixed, fixedU = fixed+b.Cost.Bytes, fixedU+b.Cost.Unpadded
+		sr.Buffers = append(sr.Buffers, b)
 	}
 	sr.Timeline = lv.timeline(fixed, fixedU, run)
 	sr.ArgumentBytes, sr.OutputBytes = sr.Stats.ParameterBytes, sr.Stats.MaybeLiveOutBytes
 	if run != nil {
 		sr.Stats.PreallocatedTempFragmentationBytes = run.heapSize - run.noFrag
 		sr.TemporaryPeakBytes = run.peak
-		for _, id := range run.liveAtPeak() {
-			live = append(live, lv.allocation(id, sizes[lv.bufOf[id]], KindTemp))
-		}
+		sr.valuePeak = run.valuePeak
+		sr.Buffers = slices.Concat(sr.Buffers, lv.tempBuffers(run, sizes))
 		if run.peakEvent >= 0 {
 			sr.PeakStep = run.events[run.peakEvent].time
 			if sr.PeakStep < len(lv.seq) {
@@ -247,14 +270,14 @@ func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, si
 			}
 		}
 	}
-	for _, a := range live {
-		sr.PeakBytes += a.Cost.Bytes
-		sr.PeakUnpadded += a.Cost.Unpadded
+	idx := sr.liveAt(sr.PeakStep)
+	sr.LiveAtPeak = make([]Allocation, len(idx))
+	for k, i := range idx {
+		b := &sr.Buffers[i]
+		sr.PeakBytes += b.Cost.Bytes
+		sr.PeakUnpadded += b.Cost.Unpadded
+		sr.LiveAtPeak[k] = b.Allocation
 	}
-	slices.SortStableFunc(live, func(a, b Allocation) int {
-		return cmp.Or(cmp.Compare(b.Cost.Bytes, a.Cost.Bytes), cmp.Compare(a.Start, b.Start))
-	})
-	sr.LiveAtPeak = live
 }
 
 // timeline is a space's LivePoint at every step: fixed (fixedU unpadded)
@@ -349,6 +372,18 @@ type alloc struct {
 	// values it holds.
 	first  int32
 	values []int32
+	// tree is the reuser's tree of a donated parameter's or an output's
+	// allocation, pos its leaf there and occ its values by time.
+	tree *allocTree
+	pos  int
+	occ  occupancy
+}
+
+// accepts reports whether a buffer described by in may go into a, its
+// values aside: the same memory space, a writable allocation at least as
+// large (exactly as large for an output).
+func (a *alloc) accepts(in bufferInfo) bool {
+	return in.space == a.space && in.size <= a.size && !a.constant && !a.tuple && !(a.param && !a.aliased) && !(in.output && in.size != a.size)
 }
 
 func (a *alloc) kind() string {
@@ -368,38 +403,51 @@ func (a *alloc) kind() string {
 // allocation of its own and the rest are temporaries, returned by memory
 // space for the heap. The allocations are returned in the order made.
 func (lv *liveness) assign(bufs []int32, infos []bufferInfo) ([]*alloc, map[int64][]int32) {
+	return lv.assignWith(bufs, infos, newReuser(lv, len(bufs)))
+}
+
+// allocFinder finds the allocation a buffer may reuse (find) among the
+// allocations made so far, which hold tells it about.
+type allocFinder interface {
+	find(b int32, in bufferInfo, of map[int32]*alloc) *alloc
+	// hold records that a now holds the values ids too; made says a is
+	// new and reusable (a donated parameter's or an output's).
+	hold(a *alloc, ids []int32, made bool)
+}
+
+// assignWith is assign with the reuse found by f.
+func (lv *liveness) assignWith(bufs []int32, infos []bufferInfo, f allocFinder) ([]*alloc, map[int64][]int32) {
 	order := slices.Clone(bufs)
 	firstDef := func(b int32) int { return lv.values[lv.buffers[b][0]].def.time }
 	slices.SortStableFunc(order, func(a, b int32) int {
 		ia, ib := infos[a], infos[b]
 		return cmp.Or(cmp.Compare(ib.size, ia.size), -cmpBool(ia.output, ib.output), cmp.Compare(firstDef(a), firstDef(b)), cmp.Compare(a, b))
 	})
-	var allocs, reusable []*alloc
+	var allocs []*alloc
 	of := map[int32]*alloc{} // value -> its allocation
 	temps := map[int64][]int32{}
 	for _, b := range order {
 		in, ids := infos[b], lv.buffers[b]
-		a := lv.reuse(b, in, of, reusable)
+		a := f.find(b, in, of)
+		made := false
 		switch {
 		case a != nil:
 		case in.constant || in.param:
 			a = &alloc{size: in.size, space: in.space, param: in.param, aliased: in.aliased, constant: in.constant && !in.param, first: ids[0]}
 			allocs = append(allocs, a)
-			if in.aliased {
-				reusable = append(reusable, a)
-			}
+			made = in.aliased
 		case lv.tupleBuffer(b) && lv.t.Backend != BackendTPU:
 			a = &alloc{size: in.size, space: in.space, tuple: true, first: ids[0]}
 			allocs = append(allocs, a)
 		case in.output:
 			a = &alloc{size: in.size, space: in.space, first: ids[0]}
 			allocs = append(allocs, a)
-			reusable = append(reusable, a)
+			made = true
 		default:
 			temps[in.space] = append(temps[in.space], ids...)
 			continue
 		}
-		a.values = append(a.values, ids...)
+		f.hold(a, ids, made)
 		a.output = a.output || in.output
 		for _, id := range ids {
 			of[id] = a
@@ -423,44 +471,12 @@ func cmpBool(a, b bool) int {
 	return -1
 }
 
-// reuse finds an allocation buffer b may share (XLA's MaybeAssignBuffer):
-// an operand's allocation, else one of the reusable ones, the last
-// allocated first. Constants, parameters and tuple tables never reuse one.
-func (lv *liveness) reuse(b int32, in bufferInfo, of map[int32]*alloc, reusable []*alloc) *alloc {
-	if in.constant || in.param || lv.tupleBuffer(b) {
-		return nil
-	}
-	for _, id := range lv.buffers[b] {
-		v := lv.values[id]
-		if len(v.path()) > 0 {
-			continue
-		}
-		for _, op := range v.def.in.Operands {
-			st := lv.stepOf(op)
-			if st == nil {
-				continue
-			}
-			for _, ov := range st.sets[0] {
-				if a := of[ov]; a != nil && lv.fits(a, b, in) {
-					return a
-				}
-			}
-		}
-	}
-	for i := len(reusable) - 1; i >= 0; i-- {
-		if lv.fits(reusable[i], b, in) {
-			return reusable[i]
-		}
-	}
-	return nil
-}
-
 // fits reports whether buffer b may go into allocation a: it is in the
 // same memory space, writable and large enough (exactly as large for an
 // output), and no value of b is live while one of a's is, unless the one
 // ends where the other starts and may be written over by it.
 func (lv *liveness) fits(a *alloc, b int32, in bufferInfo) bool {
-	if in.space != a.space || in.size > a.size || a.constant || a.tuple || a.param && !a.aliased || in.output && in.size != a.size {
+	if !a.accepts(in) {
 		return false
 	}
 	for _, nid := range lv.buffers[b] {
@@ -518,7 +534,7 @@ func (lv *liveness) allocation(id int32, size int64, kind string) Allocation {
 	c := ArrayCost{Shape: *v.shape(), Bytes: size, Unpadded: size, Expansion: 1, Rule: RuleTupleTable}
 	switch {
 	case v.shape().IsTuple():
-		c.Unpadded = min(PointerBytes*int64(len(v.shape().Tuple)), size)
+		c.Unpadded = v.unpadded(size)
 		c.Expansion = expansion(c.Bytes, c.Unpadded)
 	case v.cost != nil:
 		c = *v.cost

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -42,16 +41,14 @@ func groundTruthTarget(backend string) Target {
 type sizeCount struct {
 	values, agree int
 	refused       int
-	// unlaid are the scalars of a sort's comparator, which XLA's TPU
-	// compile sizes as 1024-element vectors (the comparator runs on vector
-	// lanes) although their layouts state no tiles: listed, not compared.
-	unlaid []string
-	misses []string
+	misses        []string
 }
 
 // TestGroundTruthSizes compares every value of XLA's buffer assignment with
 // our byte size of that array (or tuple index table) in the layout the
-// after-optimizations module gives it.
+// after-optimizations module gives it, as the memory report sizes it
+// (the values of a sort's comparator, which XLA's TPU compile keeps in
+// vector registers, included).
 func TestGroundTruthSizes(t *testing.T) {
 	counts := map[string]*sizeCount{}
 	var backends []string
@@ -72,56 +69,34 @@ func TestGroundTruthSizes(t *testing.T) {
 			continue
 		}
 		byName := groundtruth.Instructions(m)
-		comparators := map[*hlo.Computation]bool{}
-		for _, comp := range m.Computations {
-			for _, in := range comp.Instructions {
-				if in.Opcode == "sort" {
-					for _, callee := range in.Called {
-						comparators[callee] = true
-					}
-				}
-			}
-		}
 		target := groundTruthTarget(c.Backend)
+		r, err := AnalyzeMemory(m, target)
+		require.NoError(t, err, c.String())
 		for _, v := range ba.Values() {
 			n.values++
-			in := byName[v.Instruction]
-			got, what := valueBytes(in, v.Index, target)
+			got, what := valueBytes(r, byName[v.Instruction], v.Index, target)
 			if got == v.Size {
 				n.agree++
 				continue
 			}
-			miss := fmt.Sprintf("%s %s%s: XLA %d, ours %d (%s; XLA's shape %s)",
-				c, v.Instruction, indexText(v.Index), v.Size, got, what, v.Shape)
-			if in != nil && comparators[in.Parent] {
-				n.values--
-				n.unlaid = append(n.unlaid, miss)
-				continue
-			}
-			n.misses = append(n.misses, miss)
+			n.misses = append(n.misses, fmt.Sprintf("%s %s%s: XLA %d, ours %d (%s; XLA's shape %s)",
+				c, v.Instruction, indexText(v.Index), v.Size, got, what, v.Shape))
 		}
 	}
 	var b strings.Builder
 	b.WriteString("# Buffer sizes: every value of XLA's buffer assignment against our size of that array\n\n")
-	b.WriteString("| backend | values | equal | share | sort comparator scalars | modules refused |\n|---|---|---|---|---|---|\n")
+	b.WriteString("| backend | values | equal | share | modules refused |\n|---|---|---|---|---|\n")
 	slices.Sort(backends)
 	var all sizeCount
 	for _, be := range backends {
 		n := counts[be]
-		fmt.Fprintf(&b, "| %s | %d | %d | %s | %d | %d |\n", be, n.values, n.agree, share(n.agree, n.values), len(n.unlaid), n.refused)
+		fmt.Fprintf(&b, "| %s | %d | %d | %s | %d |\n", be, n.values, n.agree, share(n.agree, n.values), n.refused)
 		all.values += n.values
 		all.agree += n.agree
 		all.refused += n.refused
 		all.misses = append(all.misses, n.misses...)
-		all.unlaid = append(all.unlaid, n.unlaid...)
 	}
-	fmt.Fprintf(&b, "| all | %d | %d | %s | %d | %d |\n", all.values, all.agree, share(all.agree, all.values), len(all.unlaid), all.refused)
-	if len(all.unlaid) > 0 {
-		b.WriteString("\n## Scalars of sort comparators (XLA's TPU compile sizes them as 1024-element vectors; not compared)\n\n")
-		for _, m := range all.unlaid {
-			fmt.Fprintf(&b, "- %s\n", m)
-		}
-	}
+	fmt.Fprintf(&b, "| all | %d | %d | %s | %d |\n", all.values, all.agree, share(all.agree, all.values), all.refused)
 	if len(all.misses) > 0 {
 		b.WriteString("\n## Different\n\n")
 		for _, m := range all.misses {
@@ -134,9 +109,10 @@ func TestGroundTruthSizes(t *testing.T) {
 	t.Logf("sizes: %d of %d values equal (%s), %d modules refused", all.agree, all.values, share(all.agree, all.values), all.refused)
 }
 
-// valueBytes is our size of the value of in at index: the padded bytes of
-// an array, or the index table of a tuple; what says which rule gave it.
-func valueBytes(in *hlo.Instruction, index []int64, t Target) (int64, string) {
+// valueBytes is the report r's size of the value of in at index: the
+// padded bytes of an array leaf, or the index table of a tuple; what says
+// which rule gave it.
+func valueBytes(r *MemoryReport, in *hlo.Instruction, index []int64, t Target) (int64, string) {
 	if in == nil {
 		return -1, "no such instruction"
 	}
@@ -147,11 +123,12 @@ func valueBytes(in *hlo.Instruction, index []int64, t Target) (int64, string) {
 	if sub.IsTuple() {
 		return t.TupleTableBytes(len(sub.Tuple)), "tuple index table"
 	}
-	c, err := costOf(*sub, t)
-	if err != nil {
-		return -1, err.Error()
+	for _, c := range r.Arrays[in] {
+		if slices.Equal(c.Index, index) || in.Shape.IsArray() {
+			return c.Bytes, "array " + sub.String() + ", " + c.Rule.Name
+		}
 	}
-	return c.Bytes, "array " + sub.String()
+	return -1, "no cost"
 }
 
 func indexText(idx []int64) string {
@@ -172,107 +149,9 @@ func share(ok, n int) string {
 	return fmt.Sprintf("%.1f%%", 100*float64(ok)/float64(n))
 }
 
-// Layouts: Assign runs on XLA's before-optimizations module of each TPU
-// compile and its layouts are set beside those XLA's TPU compile chose, as
-// the after-optimizations module shows them. XLA renames what it fuses, so
-// an array of the after-optimizations module is matched to the one of the
-// before-optimizations module with the same opcode, op_name metadata,
-// element type and dims; arrays XLA made (fusions, copies, bitcasts,
-// fusion parameters) have no match and are not compared, nor are those
-// whose matches got different layouts from us (ambiguous).
-
-var opNameAttr = regexp.MustCompile(`op_name="([^"]*)"`)
-
-// layoutKey identifies an array across the two modules.
-func gtLayoutKey(in *hlo.Instruction) string {
-	op := ""
-	if md, ok := in.Attr("metadata"); ok {
-		if m := opNameAttr.FindStringSubmatch(md); m != nil {
-			op = m[1]
-		}
-	}
-	return string(in.Opcode) + "|" + op + "|" + in.Shape.StringNoLayout()
-}
-
-// layoutText is what the layouts are compared on: minor_to_major and tiles.
-func layoutText(s hlo.Shape) string {
-	l := s.Layout
-	if l == nil {
-		return fmt.Sprint(hlo.DefaultMinorToMajor(len(s.Dims)))
-	}
-	return fmt.Sprint(l.MinorToMajor, l.Tiles)
-}
-
-type layoutCount struct {
-	arrays, agree, spaceAgree, unmatched, ambiguous int
-	misses                                          map[string]int
-	examples                                        map[string]string
-}
-
-func (n *layoutCount) miss(kind, example string) {
-	n.misses[kind]++
-	if _, ok := n.examples[kind]; !ok {
-		n.examples[kind] = example
-	}
-}
-
-// compare counts the arrays of after (XLA's compile) against those of
-// before (laid out by Assign) that match them, for the case named name.
-func (n *layoutCount) compare(name string, before, after *hlo.Module) {
-	ours := map[string][]*hlo.Instruction{}
-	for _, comp := range before.Computations {
-		for _, in := range comp.Instructions {
-			if in.Shape.IsArray() {
-				k := gtLayoutKey(in)
-				ours[k] = append(ours[k], in)
-			}
-		}
-	}
-	for _, comp := range after.Computations {
-		for _, in := range comp.Instructions {
-			if !in.Shape.IsArray() {
-				continue
-			}
-			cands := ours[gtLayoutKey(in)]
-			if len(cands) == 0 {
-				n.unmatched++
-				continue
-			}
-			want := layoutText(cands[0].Shape)
-			if slices.ContainsFunc(cands[1:], func(o *hlo.Instruction) bool { return layoutText(o.Shape) != want }) {
-				n.ambiguous++
-				continue
-			}
-			n.arrays++
-			ex := fmt.Sprintf("%s %s: XLA %s, ours %s", name, in.Name, in.Shape, cands[0].Shape)
-			xla, our := in.Shape.Layout, cands[0].Shape.Layout
-			space := func(l *hlo.Layout) int64 {
-				if l == nil {
-					return 0
-				}
-				return l.MemorySpace
-			}
-			sameSpace := space(xla) == space(our)
-			if sameSpace {
-				n.spaceAgree++
-			}
-			switch {
-			case layoutText(in.Shape) == want && sameSpace:
-				n.agree++
-			case layoutText(in.Shape) == want:
-				n.miss(fmt.Sprintf("memory space S(%d), ours S(%d)", space(xla), space(our)), ex)
-			case xla != nil && our != nil && slices.Equal(xla.MinorToMajor, our.MinorToMajor):
-				n.miss("tiles", ex)
-			default:
-				n.miss("minor_to_major", ex)
-			}
-		}
-	}
-}
-
 // TestGroundTruthLayouts compares our TPU layouts with XLA's.
 func TestGroundTruthLayouts(t *testing.T) {
-	counts := map[string]*layoutCount{}
+	counts := map[string]*groundtruth.LayoutTally{}
 	var backends []string
 	var refused []string
 	for _, c := range groundtruth.Cases(t) {
@@ -281,7 +160,7 @@ func TestGroundTruthLayouts(t *testing.T) {
 		}
 		n := counts[c.Backend]
 		if n == nil {
-			n = &layoutCount{misses: map[string]int{}, examples: map[string]string{}}
+			n = groundtruth.NewLayoutTally()
 			counts[c.Backend] = n
 			backends = append(backends, c.Backend)
 		}
@@ -297,7 +176,7 @@ func TestGroundTruthLayouts(t *testing.T) {
 		}
 		_, err = Assign(before, Options{Target: TPU(), Relayout: true, Logger: zap.NewNop()})
 		require.NoError(t, err, c.String())
-		n.compare(c.String(), before, after)
+		n.Compare(c.String(), before, after)
 	}
 	var b strings.Builder
 	b.WriteString("# TPU layouts: ours (Assign on the before-optimizations module) against XLA's TPU compile\n\n")
@@ -305,41 +184,25 @@ func TestGroundTruthLayouts(t *testing.T) {
 	b.WriteString("that has one match in the before-optimizations module (same opcode, op_name, type and dims).\n\n")
 	b.WriteString("| backend | arrays compared | equal | share | minor_to_major and tiles equal | not in the program before optimization | ambiguous |\n|---|---|---|---|---|---|---|\n")
 	slices.Sort(backends)
-	var all layoutCount
-	all.misses, all.examples = map[string]int{}, map[string]string{}
-	allLayoutsEqual := 0
+	all := groundtruth.NewLayoutTally()
 	for _, be := range backends {
 		n := counts[be]
-		layoutsEqual := n.agree
-		for k, v := range n.misses {
-			if strings.HasPrefix(k, "memory space") {
-				layoutsEqual += v
-			}
-		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %d | %d |\n", be, n.arrays, n.agree, share(n.agree, n.arrays),
-			share(layoutsEqual, n.arrays), n.unmatched, n.ambiguous)
-		all.arrays += n.arrays
-		all.agree += n.agree
-		allLayoutsEqual += layoutsEqual
-		for k, v := range n.misses {
-			all.misses[k] += v
-			if _, ok := all.examples[k]; !ok {
-				all.examples[k] = n.examples[k]
-			}
-		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %d | %d |\n", be, n.Arrays, n.Agree, share(n.Agree, n.Arrays),
+			share(n.LayoutsEqual(), n.Arrays), n.Unmatched, n.Ambiguous)
+		all.Add(n)
 	}
-	fmt.Fprintf(&b, "| all | %d | %d | %s | %s | | |\n", all.arrays, all.agree, share(all.agree, all.arrays), share(allLayoutsEqual, all.arrays))
+	fmt.Fprintf(&b, "| all | %d | %d | %s | %s | | |\n", all.Arrays, all.Agree, share(all.Agree, all.Arrays), share(all.LayoutsEqual(), all.Arrays))
 	b.WriteString("\nMemory spaces S(1) (VMEM), S(4), S(6) are chosen by XLA's memory-space assignment, a pass after layout\n")
 	b.WriteString("assignment that hlo-opt does not model: our layouts leave every array in device memory.\n")
-	if len(all.misses) > 0 {
+	if len(all.Misses) > 0 {
 		b.WriteString("\n## Misses by kind\n\n| kind | arrays | first example |\n|---|---|---|\n")
-		kinds := make([]string, 0, len(all.misses))
-		for k := range all.misses {
+		kinds := make([]string, 0, len(all.Misses))
+		for k := range all.Misses {
 			kinds = append(kinds, k)
 		}
 		slices.Sort(kinds)
 		for _, k := range kinds {
-			fmt.Fprintf(&b, "| %s | %d | %s |\n", k, all.misses[k], all.examples[k])
+			fmt.Fprintf(&b, "| %s | %d | %s |\n", k, all.Misses[k], all.Examples[k])
 		}
 	}
 	if len(refused) > 0 {
@@ -349,10 +212,10 @@ func TestGroundTruthLayouts(t *testing.T) {
 		}
 	}
 	hlotest.Golden(t, filepath.Join(groundtruth.Dir(t), "layouts.golden"), b.String())
-	require.NotZero(t, all.arrays)
-	assert.GreaterOrEqual(t, float64(allLayoutsEqual), 0.95*float64(all.arrays), "minor_to_major and tiles on >= 95%% of arrays")
+	require.NotZero(t, all.Arrays)
+	assert.GreaterOrEqual(t, float64(all.LayoutsEqual()), 0.95*float64(all.Arrays), "minor_to_major and tiles on >= 95%% of arrays")
 	t.Logf("TPU layouts: minor_to_major and tiles equal on %d of %d arrays (%s); with memory space %s",
-		allLayoutsEqual, all.arrays, share(allLayoutsEqual, all.arrays), share(all.agree, all.arrays))
+		all.LayoutsEqual(), all.Arrays, share(all.LayoutsEqual(), all.Arrays), share(all.Agree, all.Arrays))
 }
 
 // memoryRow is one compile's memory figures, XLA's and ours.
@@ -474,6 +337,11 @@ func TestGroundTruthMemory(t *testing.T) {
 		assert.Equal(t, r.xla.Arguments, r.ours.ArgumentBytes, "%s arguments", r.c)
 		assert.Equal(t, r.xla.Outputs, r.ours.OutputBytes, "%s outputs", r.c)
 		assert.Equal(t, r.xla.Aliased, r.ours.AliasedBytes, "%s aliased", r.c)
+		// XLA's CPU peak has no temporaries (arguments + outputs -
+		// aliased + constants): exact on every CPU compile.
+		if r.c.Backend == "cpu" {
+			assert.Equal(t, r.xla.Peak, r.ours.XLAPeakBytes, "%s peak", r.c)
+		}
 	}
 }
 
@@ -549,14 +417,14 @@ func TestMemoryAgainstXLA(t *testing.T) {
 			check("temp", r.TemporaryBytes, want.Temporaries)
 		}
 		check("peak", r.XLAPeakBytes, want.Peak)
-		if ba, ok := c.Text(t, groundtruth.BufferAssignmentTxt); ok {
-			got, want := r.Stats, xlaStats(ba)
-			check("parameter allocation", got.ParameterBytes, want.ParameterBytes)
-			check("constant allocation", got.ConstantBytes, want.ConstantBytes)
-			check("maybe_live_out allocation", got.MaybeLiveOutBytes, want.MaybeLiveOutBytes)
-			check("preallocated temp allocation", got.PreallocatedTempBytes, want.PreallocatedTempBytes)
-			check("thread-local allocation", got.ThreadLocalBytes, want.ThreadLocalBytes)
-			check("total allocation", got.TotalBytes, want.TotalBytes)
+		if ba := c.BufferAssignment(t); ba != nil {
+			got, want := r.Stats, ba.Stats()
+			check("parameter allocation", got.ParameterBytes, want.Parameter)
+			check("constant allocation", got.ConstantBytes, want.Constant)
+			check("maybe_live_out allocation", got.MaybeLiveOutBytes, want.MaybeLiveOut)
+			check("preallocated temp allocation", got.PreallocatedTempBytes, want.PreallocatedTemp)
+			check("thread-local allocation", got.ThreadLocalBytes, want.ThreadLocal)
+			check("total allocation", got.TotalBytes, want.Total)
 		}
 	}
 	for backend, tl := range byBackend {
@@ -565,35 +433,4 @@ func TestMemoryAgainstXLA(t *testing.T) {
 			assert.GreaterOrEqual(t, float64(tl.agree), 0.85*float64(tl.fields), "%s: at least 85%% of the figures equal XLA's", backend)
 		}
 	}
-}
-
-// xlaStats sums the allocations of an XLA buffer-assignment.txt by
-// class, as BufferAssignment::ComputeSummaryStats does (an allocation
-// counts in each class it is in).
-func xlaStats(text string) BufferStats {
-	var st BufferStats
-	for _, line := range strings.Split(text, "\n") {
-		var n, size int64
-		if _, err := fmt.Sscanf(line, "allocation %d: size %d,", &n, &size); err != nil {
-			continue
-		}
-		flags := line[strings.LastIndex(line, ",")+1:]
-		if strings.Contains(line, ", parameter ") {
-			st.ParameterBytes += size
-		}
-		if strings.Contains(flags, "constant") {
-			st.ConstantBytes += size
-		}
-		if strings.Contains(flags, "maybe-live-out") {
-			st.MaybeLiveOutBytes += size
-		}
-		if strings.Contains(flags, "preallocated-temp") {
-			st.PreallocatedTempBytes += size
-		}
-		if strings.Contains(flags, "thread-local") {
-			st.ThreadLocalBytes += size
-		}
-		st.TotalBytes += size
-	}
-	return st
 }

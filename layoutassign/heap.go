@@ -57,6 +57,10 @@ type heapRun struct {
 	// fragmentation-free figure (NoFragmentationStatsHeap, which counts a
 	// share as an allocation).
 	heapSize, noFrag int64
+	// valuePeak is the most the values hold at once counted one by one
+	// (sharing or not), each live from its definition to its last use,
+	// both steps included; a value dead where it is defined is not counted.
+	valuePeak int64
 }
 
 // simulate replays the values ids (the temporaries of one memory space)
@@ -81,11 +85,9 @@ func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []
 		freed[v.end] = append(freed[v.end], id)
 		in[id] = true
 		r.size[id] = bufSize[bufOf[id]]
-		r.unpadded[id] = r.size[id]
-		if v.cost != nil && v.cost.Unpadded < r.size[id] {
-			r.unpadded[id] = v.cost.Unpadded
-		}
+		r.unpadded[id] = v.unpadded(r.size[id])
 	}
+	r.valuePeak = valuePeak(lv.values, ids, r.size, n)
 	first := map[int32]int32{}
 	for t := range n {
 		for _, id := range defined[t] {
@@ -112,6 +114,26 @@ func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []
 	r.replay()
 	r.heapSize, _ = r.bestHeap(lv.t.heapAlignment(space))
 	return r
+}
+
+// valuePeak is the most the values ids hold at once, each counted from
+// its start to its end step (both included, before simulate joins shared
+// buffers' ranges), values with start == end left out.
+func valuePeak(values []*hloValue, ids []int32, size map[int32]int64, n int) int64 {
+	delta := make([]int64, n+1)
+	for _, id := range ids {
+		v := values[id]
+		if v.start < v.end && v.end < n {
+			delta[v.start] += size[id]
+			delta[v.end+1] -= size[id]
+		}
+	}
+	var mem, most int64
+	for _, d := range delta {
+		mem += d
+		most = max(most, mem)
+	}
+	return most
 }
 
 // reusableOperand finds an operand value of id's instruction whose buffer
@@ -252,66 +274,47 @@ func (b bufferRefs) buffer(v int32) int32 {
 
 // interval is one value's life in event time, as the best-fit heap sees
 // it: a value placed on its own (need) or sharing the placement of the
-// value it was shared with (its colocations).
+// value it was shared with (its colocations, always later intervals).
+// colocatedEnd is the latest end of it and its colocations, theirs and so
+// on.
 type interval struct {
-	id          int32
-	size        int64
-	start, end  int
-	need        bool
-	colocations []int
-}
-
-// chunk is a placed interval: bytes [offset, offset+size) from start to
-// end.
-type chunk struct {
-	offset, size int64
+	id           int32
+	size         int64
 	start, end   int
+	need         bool
+	colocations  []int
+	colocatedEnd int
 }
 
-type intervalOrder func(a, b *interval, ivs []interval) int
+type intervalOrder func(a, b *interval) int
 
 // spatialOrder puts larger values first, then longer lived, then by id.
-func spatialOrder(a, b *interval, _ []interval) int {
+func spatialOrder(a, b *interval) int {
 	return cmp.Or(cmp.Compare(b.size, a.size), cmp.Compare(a.start-a.end, b.start-b.end), cmp.Compare(a.id, b.id))
 }
 
 // temporalOrder puts longer lived values first (colocations included),
 // then larger, then by id.
-func temporalOrder(a, b *interval, ivs []interval) int {
-	return cmp.Or(cmp.Compare(a.start-colocatedEnd(a, ivs), b.start-colocatedEnd(b, ivs)), cmp.Compare(b.size, a.size), cmp.Compare(a.id, b.id))
+func temporalOrder(a, b *interval) int {
+	return cmp.Or(cmp.Compare(a.start-a.colocatedEnd, b.start-b.colocatedEnd), cmp.Compare(b.size, a.size), cmp.Compare(a.id, b.id))
 }
 
-// transitive returns the intervals placed with iv (its colocations, theirs
-// and so on).
-func transitive(iv *interval, ivs []interval) []int {
-	var out []int
-	work := slices.Clone(iv.colocations)
-	seen := map[int]bool{}
-	for len(work) > 0 {
-		k := work[len(work)-1]
-		work = work[:len(work)-1]
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
+// transitive appends to out the intervals placed with iv (its
+// colocations, theirs and so on; they form a tree, each interval sharing
+// with one earlier interval).
+func transitive(out []int, iv *interval, ivs []interval) []int {
+	for _, k := range iv.colocations {
 		out = append(out, k)
-		work = append(work, ivs[k].colocations...)
+		out = transitive(out, &ivs[k], ivs)
 	}
 	return out
 }
 
-func colocatedEnd(iv *interval, ivs []interval) int {
-	end := iv.end
-	for _, k := range transitive(iv, ivs) {
-		end = max(end, ivs[k].end)
-	}
-	return end
-}
-
 // intervals turns the events into the intervals of the best-fit heaps:
 // event time advances by one for every allocation, share or free of a
-// buffer that is not empty.
-func (r *heapRun) intervals() []interval {
+// buffer that is not empty. It returns them with the time after the last
+// event.
+func (r *heapRun) intervals() ([]interval, int) {
 	var ivs []interval
 	at := map[int32]int{}
 	now := 0
@@ -336,58 +339,145 @@ func (r *heapRun) intervals() []interval {
 		}
 		now++
 	}
-	for i := range ivs {
-		if ivs[i].end < 0 {
-			ivs[i].end = now
+	// Colocations come after the interval they share with: the latest
+	// end of each tree is known once its later members are.
+	for i := len(ivs) - 1; i >= 0; i-- {
+		iv := &ivs[i]
+		if iv.end < 0 {
+			iv.end = now
+		}
+		iv.colocatedEnd = iv.end
+		for _, k := range iv.colocations {
+			iv.colocatedEnd = max(iv.colocatedEnd, ivs[k].colocatedEnd)
 		}
 	}
-	return ivs
+	return ivs, now
 }
 
 // bestFit places the intervals in the given order, each in the smallest
 // gap (then the lowest) that no placed interval overlapping it or its
 // colocations in time uses, else above them all, and returns the heap
 // size and each value's offset (XLA's GlobalDecreasingSizeBestFitHeap
-// without slicing).
+// without slicing). A gap starts at the aligned end of a placed interval:
+// it is a hole in the union of the placed intervals' [offset, aligned
+// end), which a heapIndex gives for any time range.
 func (r *heapRun) bestFit(order intervalOrder, align int64) (int64, map[int32]int64) {
 	offsets := map[int32]int64{}
-	ivs := r.intervals()
+	ivs, now := r.intervals()
 	sorted := make([]int, len(ivs))
 	for i := range sorted {
 		sorted[i] = i
 	}
-	slices.SortStableFunc(sorted, func(a, b int) int { return order(&ivs[a], &ivs[b], ivs) })
-	var placed []chunk // by offset
+	slices.SortStableFunc(sorted, func(a, b int) int { return order(&ivs[a], &ivs[b]) })
+	idx := newHeapIndex(now + 1)
 	var heap int64
-	var used []chunk
+	var group []int
 	for _, k := range sorted {
 		iv := &ivs[k]
 		if !iv.need {
 			continue
 		}
-		group := append([]int{k}, transitive(iv, ivs)...)
+		group = transitive(append(group[:0], k), iv, ivs)
 		size := int64(0)
 		for _, g := range group {
 			size = max(size, ivs[g].size)
 		}
-		used = used[:0]
-		for _, c := range placed {
-			for _, g := range group {
-				if c.start <= ivs[g].end && ivs[g].start <= c.end {
-					used = append(used, c)
-					break
-				}
-			}
-		}
-		off := bestGap(used, size, align)
-		at, _ := slices.BinarySearchFunc(placed, off, func(c chunk, o int64) int { return cmp.Compare(c.offset, o) })
 		for _, g := range group {
-			placed = slices.Insert(placed, at, chunk{off, size, ivs[g].start, ivs[g].end})
+			idx.collect(ivs[g].start, ivs[g].end)
+		}
+		off := idx.bestGap(size)
+		used := span{off, alignUp(off+size, align)}
+		for _, g := range group {
+			idx.add(ivs[g].start, ivs[g].end, used)
 			offsets[ivs[g].id] = off
 		}
 		heap = max(heap, off+size)
 	}
 	return heap, offsets
+}
+
+// span is the bytes [lo, hi) of the heap.
+type span struct{ lo, hi int64 }
+
+// heapIndex holds the heap bytes that placed intervals use, by time, in
+// two segment trees over event time (node 1 the root, node i the parent of
+// 2i and 2i+1, leaf t at size+t): cover[v] is the union of the spans of
+// the intervals of which v is a node of the canonical cover, start[v] that
+// of the intervals that start within v's times. An interval overlaps the
+// times [s, e] when it covers s (the cover unions on the path from s's
+// leaf to the root) or starts in (s, e] (the start unions of that range's
+// canonical cover). Each union is a sorted list of disjoint spans; the
+// placed intervals of a best-fit heap pack tightly, so the lists stay
+// short.
+type heapIndex struct {
+	size          int
+	cover, starts []spanSet
+	// found are the spans collect gathered since the last bestGap.
+	found []span
+}
+
+func newHeapIndex(times int) *heapIndex {
+	size := 1
+	for size < times {
+		size *= 2
+	}
+	return &heapIndex{size: size, cover: make([]spanSet, 2*size), starts: make([]spanSet, 2*size)}
+}
+
+// add records that an interval living at times [s, e] uses sp.
+func (x *heapIndex) add(s, e int, sp span) {
+	for l, r := s+x.size, e+x.size+1; l < r; l, r = l/2, r/2 {
+		if l&1 == 1 {
+			x.cover[l].add(sp)
+			l++
+		}
+		if r&1 == 1 {
+			r--
+			x.cover[r].add(sp)
+		}
+	}
+	for v := s + x.size; v >= 1; v /= 2 {
+		x.starts[v].add(sp)
+	}
+}
+
+// collect gathers the spans used by the intervals that overlap [s, e].
+func (x *heapIndex) collect(s, e int) {
+	for v := s + x.size; v >= 1; v /= 2 {
+		x.found = x.cover[v].appendTo(x.found)
+	}
+	for l, r := s+1+x.size, e+x.size+1; l < r; l, r = l/2, r/2 {
+		if l&1 == 1 {
+			x.found = x.starts[l].appendTo(x.found)
+			l++
+		}
+		if r&1 == 1 {
+			r--
+			x.found = x.starts[r].appendTo(x.found)
+		}
+	}
+}
+
+// bestGap returns the offset of the smallest hole (then the lowest) in the
+// union of the spans collected that holds size bytes, else the end of the
+// union, and forgets the spans.
+func (x *heapIndex) bestGap(size int64) int64 {
+	slices.SortFunc(x.found, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
+	best, bestLen := int64(-1), int64(math.MaxInt64)
+	free := int64(0) // start of the current hole
+	for _, sp := range x.found {
+		if sp.lo > free {
+			if gap := sp.lo - free; gap >= size && gap < bestLen {
+				best, bestLen = free, gap
+			}
+		}
+		free = max(free, sp.hi)
+	}
+	x.found = x.found[:0]
+	if best < 0 {
+		return free
+	}
+	return best
 }
 
 // bestHeap runs both of XLA's best-fit orders and keeps the smaller heap
@@ -398,26 +488,6 @@ func (r *heapRun) bestHeap(align int64) (int64, map[int32]int64) {
 		return s2, o2
 	}
 	return size, offsets
-}
-
-// bestGap returns the offset of the smallest free gap (then the lowest)
-// between the used chunks (sorted by offset) that holds size bytes; gaps
-// start at aligned chunk ends.
-func bestGap(used []chunk, size, align int64) int64 {
-	best, bestLen := int64(-1), int64(math.MaxInt64)
-	free := int64(0) // start of the current gap
-	for _, c := range used {
-		if c.offset > free {
-			if gap := c.offset - free; gap >= size && gap < bestLen {
-				best, bestLen = free, gap
-			}
-		}
-		free = max(free, alignUp(c.offset+c.size, align))
-	}
-	if best < 0 {
-		return free
-	}
-	return best
 }
 
 func alignUp(n, a int64) int64 {

@@ -1,10 +1,13 @@
 package layoutassign
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -223,6 +226,30 @@ func TestMemoryInvariantsCorpus(t *testing.T) {
 	}
 }
 
+// TestMemoryInvariantsTestdata checks the invariants on every module of
+// testdata (the ground truth's XLA compiles, testdata/xla-today, the
+// passes' inputs), for the TPU and the GPU.
+func TestMemoryInvariantsTestdata(t *testing.T) {
+	corpus := hlotest.FindCorpus(t)
+	n := 0
+	for _, f := range hlotest.ModuleFiles(t, "verify") {
+		if corpus != "" && strings.HasPrefix(f, corpus) {
+			continue // TestMemoryInvariantsCorpus
+		}
+		for _, cm := range hlotest.ParseModules(t, f) {
+			if _, err := AnalyzeMemory(cm.Module, TPU()); err != nil {
+				t.Logf("%s#%d: %v (refused: an error, as it should be)", f, cm.Chunk, err)
+				continue
+			}
+			n++
+			for _, tgt := range []Target{TPU(), GPU()} {
+				checkMemoryInvariants(t, f+"#"+strconv.Itoa(cm.Chunk)+"/"+tgt.Backend.String(), cm.Module, tgt)
+			}
+		}
+	}
+	assert.Greater(t, n, 500, "the modules of testdata")
+}
+
 func TestMemoryInvariantsGenerated(t *testing.T) {
 	n := 300
 	if testing.Short() {
@@ -283,6 +310,7 @@ func checkMemoryInvariants(t *testing.T, name string, m *hlo.Module, tgt Target)
 		}
 		check(len(sp.Timeline) == 0 || most.Bytes == sp.PeakBytes && most.Step == sp.PeakStep,
 			"%s: the timeline's top %d at step %d, the peak %d at step %d", s, most.Bytes, most.Step, sp.PeakBytes, sp.PeakStep)
+		checkStepBuffers(sp, len(r.Spaces[0].Timeline), check)
 		check(sp.PeakBytes <= sp.WithoutReuseBytes, "%s: peak %d above no-reuse %d", s, sp.PeakBytes, sp.WithoutReuseBytes)
 		check(sp.PeakBytes-sp.TemporaryPeakBytes >= sp.ArgumentBytes, "%s: peak %d less temporaries %d below arguments %d",
 			s, sp.PeakBytes, sp.TemporaryPeakBytes, sp.ArgumentBytes)
@@ -297,11 +325,56 @@ func checkMemoryInvariants(t *testing.T, name string, m *hlo.Module, tgt Target)
 	hbm := r.Spaces[0]
 	check(hbm.Space == 0 && r.PeakBytes == hbm.PeakBytes && r.ArgumentBytes == hbm.ArgumentBytes && r.OutputBytes == hbm.OutputBytes &&
 		r.AliasedBytes == hbm.AliasedBytes && r.TemporaryBytes == hbm.TemporaryBytes, "HBM figures differ from the report's")
-	check(r.XLAPeakBytes >= r.PeakBytes, "XLA peak %d below HBM peak %d", r.XLAPeakBytes, r.PeakBytes)
+	if tgt.Backend == BackendCPU {
+		var static int64
+		for _, sp := range r.Spaces {
+			static += sp.PeakBytes - sp.TemporaryPeakBytes
+		}
+		check(r.XLAPeakBytes == static, "CPU: XLA peak %d, want the peaks less their temporaries, %d", r.XLAPeakBytes, static)
+	} else {
+		check(r.XLAPeakBytes >= r.PeakBytes, "XLA peak %d below HBM peak %d", r.XLAPeakBytes, r.PeakBytes)
+	}
 	if ok {
 		ok = checkAllocations(t, name, m, tgt, r)
 	}
 	return ok
+}
+
+// checkStepBuffers checks that the buffers live at each step add up to
+// the timeline there, padded and unpadded, that those at the peak are
+// LiveAtPeak, that an allocation of its own spans the program and a
+// temporary's steps lie in it, and that a buffer is not among its own
+// aliases.
+func checkStepBuffers(sp SpaceReport, steps int, check func(bool, string, ...any)) {
+	s := sp.Name
+	for _, p := range sp.Timeline {
+		var bytes, unpadded int64
+		for _, b := range sp.LiveAt(p.Step) {
+			bytes += b.Cost.Bytes
+			unpadded += b.Cost.Unpadded
+		}
+		check(bytes == p.Bytes && unpadded == p.Unpadded, "%s: step %d: buffers live %d (unpadded %d), timeline %d (%d)",
+			s, p.Step, bytes, unpadded, p.Bytes, p.Unpadded)
+		if bytes != p.Bytes {
+			return
+		}
+	}
+	atPeak := sp.LiveAt(sp.PeakStep)
+	check(len(atPeak) == len(sp.LiveAtPeak), "%s: %d buffers live at step %d, %d at the peak", s, len(atPeak), sp.PeakStep, len(sp.LiveAtPeak))
+	for i := range min(len(atPeak), len(sp.LiveAtPeak)) {
+		check(atPeak[i].Instruction == sp.LiveAtPeak[i].Instruction && slices.Equal(atPeak[i].Index, sp.LiveAtPeak[i].Index),
+			"%s: buffer %d at the peak differs", s, i)
+	}
+	for _, b := range sp.Buffers {
+		if b.Kind == KindTemp {
+			check(b.Start > b.End || 0 <= b.Start && b.End < steps, "%s: %s%v live at steps %d-%d of %d", s, b.Instruction.Name, b.Index, b.Start, b.End, steps)
+		} else {
+			check(b.Start == 0 && b.End == max(steps-1, 0), "%s: %s %s%v live at steps %d-%d of %d", s, b.Kind, b.Instruction.Name, b.Index, b.Start, b.End, steps)
+		}
+		for _, a := range b.Aliases {
+			check(a.Instruction != b.Instruction || !slices.Equal(a.Index, b.Index), "%s: %s%v among its own aliases", s, b.Instruction.Name, b.Index)
+		}
+	}
 }
 
 // checkSuggestions checks that each suggestion starts from the array as
@@ -340,6 +413,16 @@ func checkAllocations(t *testing.T, name string, m *hlo.Module, tgt Target, r *M
 	}
 	allocs, temps := lv.assign(all, infos)
 	ok := true
+	plainAllocs, plainTemps := lv.assignWith(all, infos, &plainFinder{lv: lv})
+	if !assert.Equal(t, len(plainAllocs), len(allocs), "%s: allocations", name) || !assert.Equal(t, plainTemps, temps, "%s: temporaries", name) {
+		ok = false
+	}
+	for i := range min(len(allocs), len(plainAllocs)) {
+		if !assert.Equal(t, plainAllocs[i].values, allocs[i].values, "%s: allocation %d", name, i) {
+			ok = false
+			break
+		}
+	}
 	for _, a := range allocs {
 		for i, x := range a.values {
 			if sizes[lv.bufOf[x]] > a.size {
@@ -363,7 +446,13 @@ func checkAllocations(t *testing.T, name string, m *hlo.Module, tgt Target, r *M
 				ok = false
 				t.Errorf("%s: S(%d) heap %d below the temporaries' peak %d", name, sp, heap, run.peak)
 			}
-			ok = checkDisjoint(t, fmt.Sprintf("%s: S(%d)", name, sp), run.intervals(), offsets) && ok
+			ivs, _ := run.intervals()
+			ok = checkDisjoint(t, fmt.Sprintf("%s: S(%d)", name, sp), ivs, offsets) && ok
+			refHeap, refOffsets := bestFitScan(ivs, order, tgt.heapAlignment(sp))
+			if heap != refHeap || !maps.Equal(offsets, refOffsets) {
+				ok = false
+				t.Errorf("%s: S(%d) best-fit heap %d, by scanning every placed interval %d (or offsets differ)", name, sp, heap, refHeap)
+			}
 		}
 	}
 	return ok
@@ -380,7 +469,7 @@ func checkDisjoint(t *testing.T, name string, ivs []interval, offsets map[int32]
 	for i := range ivs {
 		if group[i] < 0 {
 			group[i] = i
-			for _, k := range transitive(&ivs[i], ivs) {
+			for _, k := range transitive(nil, &ivs[i], ivs) {
 				group[k] = i
 			}
 		}
@@ -408,6 +497,86 @@ func checkDisjoint(t *testing.T, name string, ivs []interval, offsets map[int32]
 		}
 	}
 	return true
+}
+
+// plainFinder is the reuse of assign done the plain way, the yardstick of
+// reuser: every allocation checked with lv.fits, the last made first.
+type plainFinder struct {
+	lv       *liveness
+	reusable []*alloc
+}
+
+func (p *plainFinder) find(b int32, in bufferInfo, of map[int32]*alloc) *alloc {
+	lv := p.lv
+	if in.constant || in.param || lv.tupleBuffer(b) {
+		return nil
+	}
+	if a := lv.operandAlloc(b, of, func(a *alloc) bool { return lv.fits(a, b, in) }); a != nil {
+		return a
+	}
+	for i := len(p.reusable) - 1; i >= 0; i-- {
+		if lv.fits(p.reusable[i], b, in) {
+			return p.reusable[i]
+		}
+	}
+	return nil
+}
+
+func (p *plainFinder) hold(a *alloc, ids []int32, made bool) {
+	a.values = append(a.values, ids...)
+	if made {
+		p.reusable = append(p.reusable, a)
+	}
+}
+
+// bestFitScan is the best-fit placement of bestFit done the plain way,
+// the yardstick of its heap index: each interval in order is checked
+// against every placed one, kept sorted by offset.
+func bestFitScan(ivs []interval, order intervalOrder, align int64) (int64, map[int32]int64) {
+	type chunk struct {
+		offset, size int64
+		start, end   int
+	}
+	offsets := map[int32]int64{}
+	sorted := make([]int, len(ivs))
+	for i := range sorted {
+		sorted[i] = i
+	}
+	slices.SortStableFunc(sorted, func(a, b int) int { return order(&ivs[a], &ivs[b]) })
+	var placed []chunk // by offset
+	var heap int64
+	for _, k := range sorted {
+		iv := &ivs[k]
+		if !iv.need {
+			continue
+		}
+		group := transitive([]int{k}, iv, ivs)
+		size := int64(0)
+		for _, g := range group {
+			size = max(size, ivs[g].size)
+		}
+		best, bestLen := int64(-1), int64(math.MaxInt64)
+		free := int64(0)
+		for _, c := range placed {
+			if !slices.ContainsFunc(group, func(g int) bool { return c.start <= ivs[g].end && ivs[g].start <= c.end }) {
+				continue
+			}
+			if gap := c.offset - free; c.offset > free && gap >= size && gap < bestLen {
+				best, bestLen = free, gap
+			}
+			free = max(free, alignUp(c.offset+c.size, align))
+		}
+		if best < 0 {
+			best = free
+		}
+		at, _ := slices.BinarySearchFunc(placed, best, func(c chunk, o int64) int { return cmp.Compare(c.offset, o) })
+		for _, g := range group {
+			placed = slices.Insert(placed, at, chunk{best, size, ivs[g].start, ivs[g].end})
+			offsets[ivs[g].id] = best
+		}
+		heap = max(heap, best+size)
+	}
+	return heap, offsets
 }
 
 // moduleGen writes random modules: elementwise chains, while loops over

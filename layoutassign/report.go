@@ -188,6 +188,9 @@ func (r *Result) WriteText(w io.Writer, m *hlo.Module) error {
 		device = ", device " + mr.Target.Device
 	}
 	fmt.Fprintf(bw, "Memory report for module %s on %s%s (offline estimate; nothing ran)\n", mr.Module, mr.Target, device)
+	if n := Partitions(m); n != "" {
+		fmt.Fprintf(bw, "Per device: %s runs this program; every figure is one device's.\n", n)
+	}
 	r.writeLayouts(bw)
 	fmt.Fprintf(bw, "All arrays (fused computations excluded): %s, unpadded %s (%.1fx expansion).\n",
 		fb(mr.Bytes), fb(mr.Unpadded), expansion(mr.Bytes, mr.Unpadded))
@@ -203,6 +206,22 @@ func (r *Result) WriteText(w io.Writer, m *hlo.Module) error {
 	writeSuggestions(bw, mr)
 	fmt.Fprintf(bw, "\n%s\n", mr.Verdict())
 	return bw.Flush()
+}
+
+// Partitions says which devices run a partitioned module's program:
+// "each of num_partitions=4 SPMD partitions" (and of replica_count=N
+// replicas); "" for one device.
+func Partitions(m *hlo.Module) string {
+	if m == nil {
+		return ""
+	}
+	var parts []string
+	for _, a := range []struct{ attr, what string }{{"num_partitions", "SPMD partitions"}, {"replica_count", "replicas"}} {
+		if v, ok := m.Attr(a.attr); ok && v != "1" && v != "0" {
+			parts = append(parts, fmt.Sprintf("each of %s=%s %s", a.attr, v, a.what))
+		}
+	}
+	return strings.Join(parts, " and ")
 }
 
 // fb is passes.FormatBytes, XLA's byte notation.
@@ -302,6 +321,7 @@ func writePeak(bw *bufio.Writer, mr *MemoryReport) {
 		fb(byKind[KindConstant]), fb(byKind[KindLiveOut]), fb(byKind[KindTemp]))
 	fmt.Fprintf(bw, "    Unpadded (%s) Padded (%s), extra memory due to padding: %s (%.1fx expansion)\n",
 		fb(mr.PeakUnpadded), fb(mr.PeakBytes), fb(mr.PeakBytes-mr.PeakUnpadded), expansion(mr.PeakBytes, mr.PeakUnpadded))
+	fmt.Fprintf(bw, "%s\n", mr.xlaPeakLine())
 	n := min(len(mr.LiveAtPeak), MaxAllocations)
 	fmt.Fprintf(bw, "\n  Largest allocations live at the peak (%d of %d):\n", n, len(mr.LiveAtPeak))
 	for i, a := range mr.LiveAtPeak[:n] {
@@ -347,10 +367,16 @@ func percent(part, whole int64) string {
 	return fmt.Sprintf("%.0f%%", p)
 }
 
-// Verdict says whether the HBM peak fits the device: "Fits: 12.30GiB of
+// Verdict says whether the HBM peak fits the device, "Fits: 12.30GiB of
 // 16.00GiB HBM (77%) on tpu-v5e." or "Exceeds HBM capacity by 4.10GiB on
 // tpu-v5e (20.10GiB of 16.00GiB); largest: ...", naming the largest
-// allocations at the peak as XLA's out-of-memory message does.
+// allocations at the peak as XLA's out-of-memory message does. When the
+// program uses the TPU's on-chip memories it adds their peaks against
+// their capacities ("; VMEM 2.00MiB of 128.00MiB (2%)"). Only HBM decides:
+// XLA places buffers in VMEM and SMEM itself (memory-space assignment,
+// its kernels' scoped allocations) within their capacities, and a module
+// that names S(1) was laid out so; hlo-opt's replay of those placements
+// may hold more at once than XLA's (see VMEMNote).
 func (mr *MemoryReport) Verdict() string {
 	t := mr.Target
 	switch {
@@ -358,13 +384,50 @@ func (mr *MemoryReport) Verdict() string {
 		return "No verdict: the module has no entry computation."
 	case t.HBMBytes <= 0:
 		return "No verdict: no device given (hlo-opt --device=tpu-v4|tpu-v5e|tpu-v5p|tpu-v6e|h100|h200|a100)."
-	case mr.PeakBytes <= t.HBMBytes:
-		return fmt.Sprintf("Fits: %s of %s HBM (%s) on %s.", fb(mr.PeakBytes), fb(t.HBMBytes), percent(mr.PeakBytes, t.HBMBytes), t.Device)
 	}
-	var largest []string
-	for _, a := range mr.LiveAtPeak[:min(MaxContributors, len(mr.LiveAtPeak))] {
-		largest = append(largest, fmt.Sprintf("%s%s %s (%s)", a.Instruction.Name, indexSuffix(a.Index), fb(a.Cost.Bytes), a.Kind))
+	var s string
+	if mr.Fits() {
+		s = fmt.Sprintf("Fits: %s of %s HBM (%s) on %s", fb(mr.PeakBytes), fb(t.HBMBytes), percent(mr.PeakBytes, t.HBMBytes), t.Device)
+	} else {
+		var largest []string
+		for _, a := range mr.LiveAtPeak[:min(MaxContributors, len(mr.LiveAtPeak))] {
+			largest = append(largest, fmt.Sprintf("%s%s %s (%s)", a.Instruction.Name, indexSuffix(a.Index), fb(a.Cost.Bytes), a.Kind))
+		}
+		s = fmt.Sprintf("Exceeds HBM capacity by %s on %s (%s of %s); largest: %s", fb(mr.PeakBytes-t.HBMBytes), t.Device,
+			fb(mr.PeakBytes), fb(t.HBMBytes), strings.Join(largest, ", "))
 	}
-	return fmt.Sprintf("Exceeds HBM capacity by %s on %s (%s of %s); largest: %s.", fb(mr.PeakBytes-t.HBMBytes), t.Device,
-		fb(mr.PeakBytes), fb(t.HBMBytes), strings.Join(largest, ", "))
+	var onChip []string
+	for _, v := range mr.SpaceVerdicts() {
+		if v.Space == 0 {
+			continue
+		}
+		c := fmt.Sprintf("%s %s of %s (%s)", v.Name, fb(v.Peak), fb(v.Capacity), percent(v.Peak, v.Capacity))
+		if !v.Fits() {
+			c += ", " + VMEMNote
+		}
+		onChip = append(onChip, c)
+	}
+	if len(onChip) > 0 {
+		s += "; " + strings.Join(onChip, ", ")
+	}
+	return s + "."
+}
+
+// VMEMNote says why an on-chip memory above its capacity is no verdict.
+const VMEMNote = "above it in hlo-opt's replay, which may hold VMEM buffers longer than XLA, whose memory-space assignment keeps them within it"
+
+// spaceIndex is the index of memory space space in Spaces.
+func (mr *MemoryReport) spaceIndex(space int64) int {
+	for i, sp := range mr.Spaces {
+		if sp.Space == space {
+			return i
+		}
+	}
+	return -1
+}
+
+// Fits reports whether the HBM peak fits the device's HBM (see Verdict);
+// false without a device or an entry.
+func (mr *MemoryReport) Fits() bool {
+	return mr.Entry != "" && mr.Target.HBMBytes > 0 && mr.PeakBytes <= mr.Target.HBMBytes
 }

@@ -1,6 +1,8 @@
 package layoutassign
 
 import (
+	"slices"
+
 	"github.com/hlo-opt/hlo-opt/hlo"
 )
 
@@ -14,6 +16,30 @@ type ArrayJSON struct {
 	Rule          string  `json:"rule"`
 	// Leaves lists a tuple's array leaves (the totals above sum them).
 	Leaves []ArrayJSON `json:"leaves,omitempty"`
+	// Tables lists the index tables of a tuple and of the tuples nested in
+	// it, the buffers XLA's buffer assignment gives a tuple-shaped value
+	// (not in the totals above).
+	Tables []TupleTableJSON `json:"tables,omitempty"`
+}
+
+// TupleTableJSON is the index table of the tuple at Index (empty: the
+// instruction's own result) and its size on the target.
+type TupleTableJSON struct {
+	Index []int64 `json:"index"`
+	Bytes int64   `json:"bytes"`
+}
+
+// tupleTables lists the index tables of s and of the tuples nested in it,
+// in shape-index order.
+func tupleTables(s *hlo.Shape, index []int64, t Target, out []TupleTableJSON) []TupleTableJSON {
+	if !s.IsTuple() {
+		return out
+	}
+	out = append(out, TupleTableJSON{Index: slices.Clone(index), Bytes: t.TupleTableBytes(len(s.Tuple))})
+	for i := range s.Tuple {
+		out = tupleTables(&s.Tuple[i], append(index, int64(i)), t, out)
+	}
+	return out
 }
 
 func arrayJSON(c ArrayCost) ArrayJSON {
@@ -44,6 +70,7 @@ func (r *Result) InstructionReport(in *hlo.Instruction) any {
 		out.Leaves = append(out.Leaves, arrayJSON(c))
 	}
 	out.Expansion = round3(expansion(out.Bytes, out.UnpaddedBytes))
+	out.Tables = tupleTables(&in.Shape, []int64{}, r.Memory.Target, nil)
 	return out
 }
 
@@ -58,7 +85,7 @@ func (r *Result) InstructionReport(in *hlo.Instruction) any {
 //	temporary_bytes  temp_size_in_bytes (the preallocated temp allocation;
 //	                 the TPU reports 0 there)
 //	xla_peak_memory_bytes  peak_memory_in_bytes (all memory spaces: see
-//	                 MemoryReport.XLAPeakBytes)
+//	                 MemoryReport.XLAPeakBytes; xla_peak_parts its terms)
 //	peak.bytes       the HBM peak (peak_memory_in_bytes on the GPU)
 //
 // and buffer_assignment as XLA's "BufferAssignment stats" (all memory
@@ -91,6 +118,7 @@ type ModuleJSON struct {
 	AliasedBytes     int64             `json:"aliased_bytes"`
 	TemporaryBytes   int64             `json:"temporary_bytes"`
 	XLAPeakBytes     int64             `json:"xla_peak_memory_bytes"`
+	XLAPeakParts     []XLAPeakPartJSON `json:"xla_peak_parts"`
 	BufferAssignment BufferStats       `json:"buffer_assignment"`
 	MemorySpaces     []SpaceJSON       `json:"memory_spaces"`
 	Peak             PeakJSON          `json:"peak"`
@@ -137,14 +165,37 @@ type AllocationJSON struct {
 	End           int     `json:"end"`
 }
 
-// CapacityJSON is the verdict against the device's HBM.
+// CapacityJSON is the verdict against the device's memories: HBM, and
+// on the TPU VMEM and SMEM when the program uses them. Fits and Percent
+// are HBM's, which decides (see MemoryReport.Verdict).
 type CapacityJSON struct {
-	Device   string  `json:"device"`
-	HBMBytes int64   `json:"hbm_bytes"`
-	Fits     bool    `json:"fits"`
-	Percent  float64 `json:"percent"`
-	Verdict  string  `json:"verdict"`
+	Device   string              `json:"device"`
+	HBMBytes int64               `json:"hbm_bytes"`
+	Fits     bool                `json:"fits"`
+	Percent  float64             `json:"percent"`
+	Verdict  string              `json:"verdict"`
+	Spaces   []SpaceCapacityJSON `json:"spaces"`
 }
+
+// SpaceCapacityJSON is one memory space's peak against its capacity.
+type SpaceCapacityJSON struct {
+	Space         int64   `json:"space"`
+	Name          string  `json:"name"`
+	PeakBytes     int64   `json:"peak_bytes"`
+	CapacityBytes int64   `json:"capacity_bytes"`
+	Fits          bool    `json:"fits"`
+	Percent       float64 `json:"percent"`
+}
+
+// XLAPeakPartJSON is one term of XLA's peak_memory_in_bytes (see
+// MemoryReport.XLAPeakParts).
+type XLAPeakPartJSON struct {
+	Space       string `json:"space"`
+	Temporaries bool   `json:"temporaries"`
+	Bytes       int64  `json:"bytes"`
+}
+
+func round1(f float64) float64 { return float64(int64(10*f+0.5)) / 10 }
 
 // ComputationJSON is one computation of a module without entry.
 type ComputationJSON struct {
@@ -180,7 +231,7 @@ func (r *Result) ModuleReport() any {
 	j := ModuleJSON{Target: mr.Target.String(), Device: mr.Target.Device, Layouts: "kept", Bytes: mr.Bytes, UnpaddedBytes: mr.Unpadded,
 		Expansion: round3(expansion(mr.Bytes, mr.Unpadded)), UnsizedArrays: mr.Unsized, Entry: mr.Entry, Order: mr.Order, Steps: mr.Steps,
 		ArgumentBytes: mr.ArgumentBytes, OutputBytes: mr.OutputBytes, AliasedBytes: mr.AliasedBytes, TemporaryBytes: mr.TemporaryBytes,
-		XLAPeakBytes:     mr.XLAPeakBytes,
+		XLAPeakBytes: mr.XLAPeakBytes, XLAPeakParts: []XLAPeakPartJSON{},
 		BufferAssignment: mr.Stats, MemorySpaces: []SpaceJSON{}, Copies: []Copy{},
 		FreeTransposes: []string{}, CostlyTransposes: []string{}, FreeReshapes: []string{}, CostlyReshapes: []string{},
 		Peak:        PeakJSON{Bytes: mr.PeakBytes, UnpaddedBytes: mr.PeakUnpadded, Step: mr.PeakStep, Instruction: mr.PeakAt, Live: []AllocationJSON{}},
@@ -207,8 +258,15 @@ func (r *Result) ModuleReport() any {
 			Rule: a.Cost.Rule.Name, Operator: operator(a.Instruction), Start: a.Start, End: a.End})
 	}
 	if t := mr.Target; t.HBMBytes > 0 && mr.Entry != "" {
-		j.Capacity = &CapacityJSON{Device: t.Device, HBMBytes: t.HBMBytes, Fits: mr.PeakBytes <= t.HBMBytes,
-			Percent: float64(int64(1000*float64(mr.PeakBytes)/float64(t.HBMBytes)+0.5)) / 10, Verdict: mr.Verdict()}
+		j.Capacity = &CapacityJSON{Device: t.Device, HBMBytes: t.HBMBytes, Fits: mr.Fits(),
+			Percent: round1(100 * float64(mr.PeakBytes) / float64(t.HBMBytes)), Verdict: mr.Verdict(), Spaces: []SpaceCapacityJSON{}}
+		for _, v := range mr.SpaceVerdicts() {
+			j.Capacity.Spaces = append(j.Capacity.Spaces, SpaceCapacityJSON{Space: v.Space, Name: v.Name, PeakBytes: v.Peak,
+				CapacityBytes: v.Capacity, Fits: v.Fits(), Percent: round1(v.Percent())})
+		}
+	}
+	for _, p := range mr.XLAPeakParts() {
+		j.XLAPeakParts = append(j.XLAPeakParts, XLAPeakPartJSON(p))
 	}
 	for _, c := range mr.Computations {
 		j.Computations = append(j.Computations, ComputationJSON(c))

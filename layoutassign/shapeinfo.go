@@ -58,7 +58,11 @@ type ShapeInfoOptions struct {
 // LayoutShape returns the shape as the layout pass lays it out on t: the
 // default major-to-minor order when no layout is given, and the target's
 // tiles unless the layout states some (the layout's minor_to_major and
-// memory space are kept).
+// memory space are kept). A layout in a memory space other than the
+// default is taken as stated: only XLA's memory-space assignment, after
+// layout assignment, writes one, and the layouts it writes are complete
+// (u32[]{:S(2)}, an SMEM scalar, is 4 bytes, untiled, as the memory
+// report and XLA's buffer assignment size it).
 func LayoutShape(s hlo.Shape, t Target) hlo.Shape {
 	if s.IsTuple() {
 		out := s.Clone()
@@ -73,7 +77,7 @@ func LayoutShape(s hlo.Shape, t Target) hlo.Shape {
 	if s.Layout == nil {
 		return layoutFor(s.Clone(), hlo.DefaultMinorToMajor(s.Rank()), t)
 	}
-	if len(s.Layout.Tiles) > 0 {
+	if len(s.Layout.Tiles) > 0 || s.Layout.MemorySpace != 0 {
 		return s.Clone()
 	}
 	return withRuleTiles(s.Clone(), t)

@@ -50,6 +50,9 @@ type Target struct {
 	// the report gives no fits/exceeds verdict.
 	Device   string
 	HBMBytes int64
+	// VMEMBytes and SMEMBytes are the TPU's vector and scalar memories
+	// (S(1), S(2)) of one TensorCore; 0 when not known.
+	VMEMBytes, SMEMBytes int64
 	// HeapAlignment aligns the temporaries in the preallocated temp heap;
 	// 0 takes the backend's (see heapAlignment).
 	HeapAlignment int64
@@ -183,9 +186,13 @@ var (
 		"PRED of rank >= 2: tiled as an integer of the target's PRED size: 1 byte gives the 8-bit tiles (4 or 8,128)(4,1) (corpus: pred[1,128,1] T(4,128)(4,1), pred[1,128,128256] T(8,128)(4,1)), 4 bytes the 32-bit tiles, packed PRED (32,128)(32,1) E(1) (tiled-layout.md, \"TPU 1 bit tile format\")."}
 	RuleTPUWide = Rule{"tpu-wide-8x128",
 		"Types wider than 32 bits (s64, f64, c64, c128): (8,128), assumed (no public source or corpus evidence for the TPU format)."}
+	RuleTPUVectorRegisters = Rule{"tpu-vector-registers",
+		"Kept in vector registers of 1024 elements (8 sublanes of 128 lanes), sized as whole registers: the values XLA's TPU compile leaves without a layout in a laid-out module (a sort's comparator, some reducers), and untiled arrays of memory spaces S(4) and S(6) (XLA's buffer assignments: f32[] 4096 bytes, pred[] and pred[]{:S(6)} 1024, s32[2]{0:S(4)} 4096)."}
 )
 
-// Rules lists every rule, for documentation and reports.
+// Rules lists every rule ChooseTiling applies, for documentation and
+// reports (RuleFromLayout, RuleUnbounded and RuleTPUVectorRegisters size
+// arrays without choosing tiles).
 func Rules() []Rule {
 	return []Rule{RuleUntiled, RuleInvalidLayout, RuleUntiledSubByte, RuleTPUScalar, RuleTPURank1, RuleTPURank1Packed,
 		RuleTPU32Bit, RuleTPU16Bit, RuleTPU8Bit, RuleTPUSubByte, RuleTPUCompact1x128,

@@ -389,3 +389,23 @@ ENTRY %main (p: (f32[4], f32[4], f32[4])) -> f32[4] {
 	assert.Equal(t, "tuple element %p#2: index 2 out of range for a 2-tuple", l[0].Msg)
 	assert.Equal(t, hlo.Pos{Line: 5, Col: 33}, l[0].Pos, "the position of the operand in the text")
 }
+
+// TestVerifyTPUBitcastKeepsThePaddedSize: XLA's TPU compiles emit bitcasts
+// whose data sizes differ but whose tiled sizes agree (f32[64,1000] with
+// T(8,128) is 64x1024 elements, as f32[8,8,8,128] is); the verifier must
+// accept what XLA emitted and still refuse a bitcast that changes both.
+func TestVerifyTPUBitcastKeepsThePaddedSize(t *testing.T) {
+	run := func(to string) error {
+		m, err := hlo.ParseString("HloModule m\n\nENTRY e {\n  p = f32[8,8,8,128]{3,2,1,0:T(8,128)} parameter(0)\n  ROOT b = " + to + " bitcast(p)\n}\n")
+		require.NoError(t, err)
+		pl, err := NewPipeline([]*Pass{Verify}, Options{Jobs: 1})
+		require.NoError(t, err)
+		_, err = pl.Run(context.Background(), m)
+		return err
+	}
+	assert.NoError(t, run("f32[64,1000]{1,0:T(8,128)}"), "XLA's bitcast: 262144 bytes both, tiled")
+	assert.NoError(t, run("f32[64,1024]{1,0}"), "equal data sizes")
+	err := run("f32[64,1100]{1,0:T(8,128)}")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "bitcast from f32[8,8,8,128] (262144 bytes) to f32[64,1100] (281600 bytes) changes the size")
+}

@@ -84,9 +84,12 @@ func dimsPresent(in *hlo.Instruction) string {
 	return ""
 }
 
-// bitcastProblem: a bitcast keeps the number of bytes (XLA compares the
-// byte sizes with layouts; without the target's tiling, the data sizes
-// are compared).
+// bitcastProblem: a bitcast keeps the number of bytes. XLA's verifier
+// compares the target's sizes of the two shapes as laid out (on a TPU
+// with tiling padding: f32[64,1000]{1,0:T(8,128)} is 64x1024 elements) and
+// also accepts equal data sizes (allow_bitcast_to_have_different_size);
+// without the target, the data sizes and the padded sizes of the stated
+// layouts are compared, and only a bitcast that changes both is refused.
 func bitcastProblem(in *hlo.Instruction) string {
 	op := &in.Operands[0].Shape
 	if !arrays(in, 1) || op.Dynamic != nil || in.Shape.Dynamic != nil {
@@ -94,10 +97,15 @@ func bitcastProblem(in *hlo.Instruction) string {
 	}
 	a, errA := hlo.UnpaddedBytes(*op, hlo.SizeOptions{})
 	b, errB := hlo.UnpaddedBytes(in.Shape, hlo.SizeOptions{})
-	if errA == nil && errB == nil && a != b {
-		return fmt.Sprintf("bitcast from %s (%d bytes) to %s (%d bytes) changes the size", op.StringNoLayout(), a, in.Shape.StringNoLayout(), b)
+	if errA != nil || errB != nil || a == b {
+		return ""
 	}
-	return ""
+	pa, errA := hlo.PaddedBytes(*op, hlo.SizeOptions{})
+	pb, errB := hlo.PaddedBytes(in.Shape, hlo.SizeOptions{})
+	if errA == nil && errB == nil && pa == pb {
+		return ""
+	}
+	return fmt.Sprintf("bitcast from %s (%d bytes) to %s (%d bytes) changes the size", op.StringNoLayout(), a, in.Shape.StringNoLayout(), b)
 }
 
 // concatProblem: one dimension, and the operands equal in every other

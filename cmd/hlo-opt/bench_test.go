@@ -7,11 +7,15 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest/hlogen"
+	"github.com/hlo-opt/hlo-opt/layoutassign"
 	"github.com/hlo-opt/hlo-opt/passes"
 )
 
@@ -96,4 +100,151 @@ func benchCLI(b *testing.B, path string, size int, format string, jobs int) {
 			b.Fatalf("exit %d", code)
 		}
 	}
+}
+
+// cpuTime is the CPU time the process has used (user and system, every
+// thread): what BenchmarkShapes charges a stage, so that other work on
+// the machine does not inflate it.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// shapeStage is one measured stage of BenchmarkShapes: the parse, the
+// print or one pass. run does the stage once on the module text src and
+// the module parsed from it and returns the stage's own CPU time (a
+// pass's prerequisites, and the parse of a fresh module for a Transform,
+// are not counted).
+type shapeStage struct {
+	name string
+	run  func(src []byte, m *hlo.Module) (time.Duration, error)
+}
+
+// shapeStages are the parse, the print, every pass hlo-opt offers (each
+// run alone, with one job and hlo-opt's default settings) and "all", every
+// analysis in one run as hlo-opt --passes with all of them does it (the
+// layout assignment they require included).
+func shapeStages() []shapeStage {
+	cfg := defaultPassConfig().config()
+	timed := func(f func() error) (time.Duration, error) {
+		start := cpuTime()
+		err := f()
+		return cpuTime() - start, err
+	}
+	stages := []shapeStage{
+		{"parse", func(src []byte, _ *hlo.Module) (time.Duration, error) {
+			return timed(func() error { _, err := hlo.ParseOptions{Jobs: 1}.ParseFile("", src); return err })
+		}},
+		{"print", func(_ []byte, m *hlo.Module) (time.Duration, error) {
+			return timed(func() error { return m.Print(io.Discard, hlo.PrintOptions{Jobs: 1}) })
+		}},
+	}
+	// pipeline runs ps and charges the CPU time of the passes named
+	// charged (all when nil), measured around each pass by AfterPass.
+	pipeline := func(ps []*passes.Pass, fresh bool, charged *passes.Pass) func([]byte, *hlo.Module) (time.Duration, error) {
+		var spent, since time.Duration
+		pl, err := passes.NewPipeline(ps, passes.Options{Jobs: 1, Config: cfg, AfterPass: func(e passes.PassEvent) error {
+			now := cpuTime()
+			if charged == nil || e.Pass == charged {
+				spent += now - since
+			}
+			since = cpuTime() // verification after a pass is not charged
+			return nil
+		}})
+		return func(src []byte, m *hlo.Module) (time.Duration, error) {
+			if err != nil {
+				return 0, err
+			}
+			if fresh { // a Transform changes the module: run it on a new one
+				if m, err = hlo.Parse(src); err != nil {
+					return 0, err
+				}
+			}
+			spent, since = 0, cpuTime()
+			_, err := pl.Run(context.Background(), m)
+			return spent, err
+		}
+	}
+	var analyses []*passes.Pass
+	for _, p := range allPasses() {
+		stages = append(stages, shapeStage{p.Name, pipeline([]*passes.Pass{p}, p.Transform, p)})
+		if !p.Transform {
+			analyses = append(analyses, p)
+		}
+	}
+	return append(stages, shapeStage{"all", pipeline(analyses, true, nil)})
+}
+
+// BenchmarkShapes runs the parse, the print and every pass on each module
+// shape of hlogen (a training step unrolled into the entry, many small
+// computations, nested loops, wide tuples) at each of hlogen.Scales, and
+// reports each stage's CPU time (the process's, so that other work on a
+// loaded machine does not count) per instruction (ns/inst) and per MB of
+// text (ms/MB; ns/op is the stage's CPU time too). Its log ends with the table of
+// ns/inst by scale and the growth from the smallest scale to the largest,
+// which stays near 1 for a stage linear in the module. The table goes to
+// standard output, as go test prints a benchmark's log only with -v.
+//
+//	go test ./cmd/hlo-opt -run '^$' -bench 'Shapes' -benchtime 1x
+func BenchmarkShapes(b *testing.B) {
+	stages := shapeStages()
+	type key struct{ shape, stage string }
+	perInst := map[key][]float64{}
+	for _, sh := range hlogen.Shapes {
+		for _, scale := range hlogen.Scales {
+			src := sh.Gen(scale)
+			m, err := hlo.Parse(src)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n := hlotest.CountInstructions(m)
+			// The passes that read layouts find the module laid out, as
+			// they do after the layout assignment in hlo-opt.
+			for _, st := range stages {
+				if st.name == layoutassign.AssignPass.Name {
+					if _, err := st.run(src, m); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			for _, st := range stages {
+				b.Run(fmt.Sprintf("%s/%dx/%s", sh.Name, scale, st.name), func(b *testing.B) {
+					var spent time.Duration
+					for b.Loop() {
+						runtime.GC() // the garbage of the last stage is not this one's
+						d, err := st.run(src, m)
+						if err != nil {
+							b.Fatal(err)
+						}
+						spent += d
+					}
+					per := float64(spent) / float64(b.N)
+					b.ReportMetric(per, "ns/op")
+					b.ReportMetric(per/float64(n), "ns/inst")
+					b.ReportMetric(per/1e6/(float64(len(src))/(1<<20)), "ms/MB")
+					k := key{sh.Name, st.name}
+					perInst[k] = append(perInst[k], per/float64(n))
+				})
+			}
+		}
+	}
+	var t strings.Builder
+	fmt.Fprintf(&t, "ns per instruction at scales %v, and the growth from the first to the last:\n", hlogen.Scales)
+	for _, sh := range hlogen.Shapes {
+		for _, st := range stages {
+			v := perInst[key{sh.Name, st.name}]
+			if len(v) != len(hlogen.Scales) {
+				continue // filtered out by -bench
+			}
+			fmt.Fprintf(&t, "%-14s %-14s", sh.Name, st.name)
+			for _, x := range v {
+				fmt.Fprintf(&t, " %10.1f", x)
+			}
+			fmt.Fprintf(&t, "   x%.2f\n", v[len(v)-1]/v[0])
+		}
+	}
+	fmt.Print(t.String())
 }

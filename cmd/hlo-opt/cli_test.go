@@ -84,7 +84,7 @@ func TestSplitInputFile(t *testing.T) {
 func TestUsageAndUnknownPass(t *testing.T) {
 	_, errOut, code := hloOpt(t, "", "--passes=stats,nope", example(t))
 	assert.Equal(t, 1, code)
-	assert.Equal(t, "hlo-opt: unknown pass \"nope\" (known: coalescing, cost, gpu-kernels, indexing, layout, layout-assign, stats, utilization, verify)\n", errOut)
+	assert.Equal(t, "hlo-opt: unknown pass \"nope\" (known: coalescing, cost, gpu-kernels, indexing, layout, layout-assign, stats, utilization, verify, xla-cost)\n", errOut)
 
 	_, _, code = hloOpt(t, "", "--bogus-flag", example(t))
 	assert.Equal(t, 2, code)
@@ -102,7 +102,7 @@ func TestUsageAndUnknownPass(t *testing.T) {
 	var help string
 	help, errOut, code = hloOpt(t, "", "-h")
 	assert.Equal(t, 0, code)
-	assert.Contains(t, help, "usage: hlo-opt [flags] [FILE|-]", "-h prints on stdout")
+	assert.Contains(t, help, "usage: hlo-opt [flags] [FILE|-|DIR]", "-h prints on stdout")
 	assert.Empty(t, errOut)
 	_, errOut, code = hloOpt(t, "", "--help")
 	assert.Equal(t, 0, code)
@@ -216,6 +216,16 @@ func TestShapeInfoFormats(t *testing.T) {
 	assert.Equal(t, "bf16[8,16]{1,0:T(8,128)(2,1)}", info.Shape)
 	assert.Equal(t, int64(2048), info.Bytes)
 
+	// An SMEM scalar as XLA prints it after optimization: 4 bytes, untiled,
+	// as XLA's buffer assignment and the memory report size it.
+	out, errOut, code = hloOpt(t, "", "shape-info", "u32[]{:S(2)}")
+	require.Equal(t, 0, code, errOut)
+	require.NoError(t, json.Unmarshal([]byte(out), &info))
+	assert.Equal(t, "u32[]{:S(2)}", info.Shape)
+	assert.Equal(t, int64(4), info.Bytes)
+
+	out, errOut, code = hloOpt(t, "", "shape-info", "bf16[8,16]")
+	require.Equal(t, 0, code, errOut)
 	text, errOut, code := hloOpt(t, "", "shape-info", "--format=text", "--index=1,2", "bf16[8,16]")
 	require.Equal(t, 0, code, errOut)
 	assert.True(t, strings.HasPrefix(text, "bf16[8,16]{1,0:T(8,128)(2,1)} on tpu(pred=1B)\n"), text)

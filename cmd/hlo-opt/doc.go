@@ -38,6 +38,12 @@
 // coalescing pass, or heuristic, which the cost estimate always uses as
 // XLA's performance model does).
 //
+// The xla-cost pass reports what compiled.cost_analysis() returns (flops,
+// transcendentals, bytes accessed; optimal_seconds on a TPU) for the
+// backend --device or --target names (cpu, gpu, tpu, tpu-v5e, tpu-v6e,
+// tpu-v4, h100, ...); without either it infers the backend from the
+// module and says which it assumed.
+//
 // Exit status: 0 ok, 1 failure (parse error, unknown pass, pass or verifier
 // error; messages on stderr as FILE:LINE:COL: ...), 2 usage.
 //

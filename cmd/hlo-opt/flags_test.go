@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hlo-opt/hlo-opt/cost"
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 	"github.com/hlo-opt/hlo-opt/layoutassign"
 )
@@ -65,6 +66,8 @@ func TestLayoutTargetFollowsDevice(t *testing.T) {
 		{passes: "coalescing", device: "tpu-v5e", want: layoutassign.BackendTPU},
 		{passes: "layout", device: "h100", want: layoutassign.BackendGPU},
 		{passes: "coalescing", target: "cpu", want: layoutassign.BackendCPU},
+		{passes: "xla-cost", want: layoutassign.BackendGPU},
+		{passes: "xla-cost", device: "tpu-v6e", want: layoutassign.BackendTPU},
 	} {
 		ps, err := reg.Parse(tc.passes)
 		require.NoError(t, err)
@@ -72,6 +75,40 @@ func TestLayoutTargetFollowsDevice(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, tc.want, cfg.layout.Target.Backend, "--passes=%s --device=%s --target=%s", tc.passes, tc.device, tc.target)
 	}
+}
+
+// The xla-cost pass's backend: the --device's (a TPU chip or a GPU),
+// overridden by --target; without either none, so that the pass infers
+// it from the module.
+func TestXLACostTargetFlags(t *testing.T) {
+	reg, err := newRegistry()
+	require.NoError(t, err)
+	ps, err := reg.Parse("xla-cost")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		device, target string
+		want           cost.XLATarget
+	}{
+		{want: cost.XLATarget{}},
+		{device: "tpu-v6e", want: cost.XLATarget{Backend: cost.XLATPU, Device: "tpu-v6e"}},
+		{device: "h100", want: cost.XLATarget{Backend: cost.XLAGPU, Device: "h100"}},
+		{target: "cpu", want: cost.XLATarget{Backend: cost.XLACPU}},
+		{target: "tpu", want: cost.XLATarget{Backend: cost.XLATPU}},
+		{device: "tpu-v5e", target: "tpu", want: cost.XLATarget{Backend: cost.XLATPU, Device: "tpu-v5e"}},
+		{device: "tpu-v5e", target: "tpu-v6e", want: cost.XLATarget{Backend: cost.XLATPU, Device: "tpu-v6e"}},
+		{device: "h100", target: "cpu", want: cost.XLATarget{Backend: cost.XLACPU}},
+	} {
+		cfg, err := newPassConfig(&options{device: tc.device, target: tc.target}, ps)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, cfg.xla, "--device=%s --target=%s", tc.device, tc.target)
+	}
+	in := hlotest.TestdataPath(t, "xla-cost", "cpu_while.hlo")
+	out, errOut, code := hloOpt(t, "", "--passes=xla-cost", "--target=cpu", in)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "xla-cost: backend cpu, as compiled.cost_analysis() reports it\n  module: flops 1.04858e+06,")
+	_, errOut, code = hloOpt(t, "", "--passes=xla-cost", "--target=nope", in)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "--target=nope")
 }
 
 // --device picks a preset or reads a JSON device file; --coalescing picks
@@ -224,5 +261,17 @@ func TestDeviceFlag(t *testing.T) {
 		for _, w := range tc.want {
 			assert.Contains(t, out, w, "%v", tc.args)
 		}
+	}
+}
+
+// TestDeviceTPUV6eTupleTables: --device=tpu-v6e lays out with v6e's
+// 32-byte tuple index tables (XLA's v6e buffer assignments), as
+// --target=tpu-v6e does; v5e's are 512 bytes.
+func TestDeviceTPUV6eTupleTables(t *testing.T) {
+	src := "HloModule m\n\nENTRY e {\n  p = f32[8,128]{1,0:T(8,128)} parameter(0)\n  n = f32[8,128]{1,0:T(8,128)} negate(p)\n  ROOT t = (f32[8,128]{1,0:T(8,128)}, f32[8,128]{1,0:T(8,128)}) tuple(n, p)\n}\n"
+	for device, want := range map[string]string{"tpu-v6e": `"output_bytes": 8224`, "tpu-v5e": `"output_bytes": 8704`} {
+		out, errOut, code := hloOpt(t, src, "--passes=layout", "--format=json", "--device="+device, "-")
+		require.Equal(t, 0, code, errOut)
+		assert.Contains(t, out, want, device)
 	}
 }

@@ -16,13 +16,11 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/hlo-opt/hlo-opt/cost"
+	"github.com/hlo-opt/hlo-opt/cmd/hlo-opt/render/memview"
 	"github.com/hlo-opt/hlo-opt/graph"
 	"github.com/hlo-opt/hlo-opt/hlo"
-	"github.com/hlo-opt/hlo-opt/layoutassign"
 	"github.com/hlo-opt/hlo-opt/passes"
 	"github.com/hlo-opt/hlo-opt/passes/render"
-	"github.com/hlo-opt/hlo-opt/passes/render/memview"
 )
 
 type options struct {
@@ -79,7 +77,7 @@ func newFlagSet(env *Env, o *options) *flag.FlagSet {
 	fs.IntVar(&o.maxNodes, "max-nodes", graph.DefaultMaxNodes, "with --format=dot --computation: draw at most `N` instructions, those nearest the root (negative: all)")
 	fs.BoolVar(&o.progress, "progress", true, "show a progress line on stderr when it is a terminal")
 	fs.StringVar(&o.device, "device", "", "the device every pass models: tpu-v4, tpu-v5e, tpu-v5p, tpu-v6e, h100, h200, a100 or a JSON device `file`; the layout target follows its kind and the memory report checks its HBM capacity (default: h100 for the cost passes, the tpu target without capacity for the layout pass; cost passes alone lay out for a gpu)")
-	fs.StringVar(&o.target, "target", "", "target of the layout pass: tpu, tpu-pred4 (4-byte PRED), gpu or cpu (default: the --device's kind, else tpu)")
+	fs.StringVar(&o.target, "target", "", "target of the layout pass and backend of the xla-cost pass: tpu, tpu-v6e, tpu-pred4 (4-byte PRED), gpu or cpu (default: the --device's kind, else tpu; xla-cost infers the backend from the module)")
 	fs.BoolVar(&o.keepLayouts, "keep-layouts", false, "layout pass: keep every layout stated in the module (the default; kept for scripts)")
 	fs.BoolVar(&o.relayout, "relayout", false, "layout pass: assign every layout anew, keeping only the entry signature and layout constraints (by default every stated layout is kept)")
 	fs.BoolVar(&o.allowTrunc, "allow-truncated", false, "accept a text that ends inside a computation (a truncated dump): keep the complete computations and say what was dropped")
@@ -87,11 +85,11 @@ func newFlagSet(env *Env, o *options) *flag.FlagSet {
 	fs.StringVar(&o.coalescing, "coalescing", "indexing", "analysis of the coalescing pass: indexing or heuristic (the cost pass derates reads by the heuristic in either case, as XLA's GPU performance model does)")
 	fs.Usage = func() {
 		w := fs.Output()
-		fmt.Fprintf(w, "usage: hlo-opt [flags] [FILE|-]\n")
+		fmt.Fprintf(w, "usage: hlo-opt [flags] [FILE|-|DIR]\n")
 		for _, name := range subcommandNames() {
 			fmt.Fprintf(w, "       hlo-opt %s\n", subcommands[name].Synopsis)
 		}
-		fmt.Fprintf(w, "\nParses an HLO module, runs the passes named by --passes and prints the module\nand/or the passes' reports. Without FILE, reads standard input when it is not a\nterminal. Exit status: 0 ok, 1 failure, 2 usage.\n\nFlags:\n")
+		fmt.Fprintf(w, "\nParses an HLO module, runs the passes named by --passes and prints the module\nand/or the passes' reports. Without FILE, reads standard input when it is not a\nterminal. A DIR (XLA_FLAGS=--xla_dump_to=DIR) gets a summary of its optimized\nmodules (--passes=layout,cost by default; --format=html -o OUTDIR writes an index\nand a page per module). Exit status: 0 ok, 1 failure, 2 usage.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	return fs
@@ -144,6 +142,10 @@ func Main(ctx context.Context, args []string, env *Env) int {
 	if p := flagProblem(&o, args); p != "" {
 		return usage("%s", p)
 	}
+	dir := isDir(args[0])
+	if dir && o.passes == "" {
+		o.passes = dirPasses
+	}
 	ps, err := reg.Parse(o.passes)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "hlo-opt: %v\n", err)
@@ -158,6 +160,12 @@ func Main(ctx context.Context, args []string, env *Env) int {
 		return 2
 	}
 	o.progressTerm = o.progress && isTerminal(env.Stderr)
+	if dir {
+		if p := dirProblem(&o, ps); p != "" {
+			return usage("%s", p)
+		}
+		return runDir(ctx, env, &o, ps, cfg, args[0])
+	}
 
 	filename := args[0]
 	src, err := readInput(env, filename)
@@ -455,20 +463,7 @@ func (d *driver) render(w io.Writer, m *hlo.Module, res *passes.Results) error {
 	var err error
 	switch o.format {
 	case "dot":
-		var b []byte
-		if o.computation != "" {
-			c := m.Computation(o.computation)
-			if c == nil {
-				return fmt.Errorf("%s: no computation %q", d.filename, o.computation)
-			}
-			b, err = graph.DOT(c, graph.DOTOptions{ExpandFusions: o.expandFusions, MaxNodes: o.maxNodes})
-		} else {
-			b, err = graph.NewCallGraph(m).DOT()
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := w.Write(append(b, '\n')); err != nil {
+		if err := d.renderDOT(w, m, res); err != nil {
 			return err
 		}
 	case "html":
@@ -535,18 +530,7 @@ func newLogger(w io.Writer, level zapcore.Level, format string) *zap.Logger {
 	return zap.New(zapcore.NewCore(enc, zapcore.Lock(zapcore.AddSync(w)), level)).Named("hlo-opt")
 }
 
-// writePage renders the Memory Viewer page of res: the layout pass's
-// memory report and, when it ran, the cost pass's estimates.
+// writePage renders the Memory Viewer page of res (see pageInput).
 func (d *driver) writePage(w io.Writer, res *passes.Results) error {
-	in := memview.Input{File: d.filename}
-	for _, p := range res.Passes {
-		v, _ := res.Of(p)
-		switch r := v.(type) {
-		case *layoutassign.Result:
-			in.Memory, in.Relayout = r.Memory, r.Relayout
-		case *cost.CostResult:
-			in.Cost = r
-		}
-	}
-	return memview.Write(w, in)
+	return memview.Write(w, pageInput(d.filename, res))
 }

@@ -18,6 +18,8 @@ import (
 type passConfig struct {
 	cost   cost.Config
 	layout layoutassign.Options
+	// xla is the xla-cost pass's backend; zero lets the pass infer it.
+	xla cost.XLATarget
 }
 
 func defaultPassConfig() passConfig {
@@ -31,12 +33,12 @@ func costOnly(ps []*passes.Pass) bool {
 	if slices.Contains(ps, layoutassign.Pass) || slices.Contains(ps, layoutassign.AssignPass) {
 		return false
 	}
-	return slices.ContainsFunc(append(cost.All(), cost.KernelsPass), func(p *passes.Pass) bool { return slices.Contains(ps, p) })
+	return slices.ContainsFunc(append(cost.All(), cost.KernelsPass, cost.XLACostPass), func(p *passes.Pass) bool { return slices.Contains(ps, p) })
 }
 
 // config is cfg as passes.Options.Config.
 func (cfg passConfig) config() map[string]any {
-	return map[string]any{cost.ConfigKey: cfg.cost, layoutassign.ConfigKey: cfg.layout}
+	return map[string]any{cost.ConfigKey: cfg.cost, layoutassign.ConfigKey: cfg.layout, cost.XLACostConfigKey: cfg.xla}
 }
 
 // allPasses is every pass hlo-opt offers, one line per pass, kept sorted by
@@ -50,6 +52,7 @@ func allPasses() []*passes.Pass {
 		cost.CostPass,
 		cost.KernelsPass,
 		cost.UtilizationPass,
+		cost.XLACostPass,
 		indexing.Pass,
 		layoutassign.AssignPass,
 		layoutassign.Pass,
@@ -78,6 +81,7 @@ func newPassConfig(o *options, ps []*passes.Pass) (passConfig, error) {
 		}
 		cfg.cost.Device = d
 		cfg.layout.Target = d.LayoutTarget()
+		cfg.xla = d.XLATarget()
 	} else if costOnly(ps) {
 		// The cost passes lay out missing layouts first
 		// (layoutassign.AssignPass) for the device they model.
@@ -96,7 +100,15 @@ func newPassConfig(o *options, ps []*passes.Pass) (passConfig, error) {
 			return passConfig{}, fmt.Errorf("--target=%s: %w", o.target, err)
 		}
 		t.Device, t.HBMBytes = cfg.layout.Target.Device, cfg.layout.Target.HBMBytes
+		t.VMEMBytes, t.SMEMBytes = cfg.layout.Target.VMEMBytes, cfg.layout.Target.SMEMBytes
 		cfg.layout.Target = t
+		x, err := cost.ParseXLATarget(o.target)
+		if err != nil {
+			return passConfig{}, fmt.Errorf("--target=%s: %w", o.target, err)
+		}
+		if x.Backend != cfg.xla.Backend || x.Device != "" {
+			cfg.xla = x
+		}
 	}
 	cfg.layout.Relayout = o.relayout
 	return cfg, nil

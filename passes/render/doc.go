@@ -2,6 +2,7 @@
 // them: the text reports of the passes in pipeline order (WriteText) and
 // one JSON document of the module, its computations and instructions with
 // each pass's values (WriteJSON). It knows no pass: a result takes part by
-// implementing the reporter interfaces of package passes. Subpackages
-// render other views (memview: the Memory Viewer page).
+// implementing the reporter interfaces of package passes. Views that know
+// an analysis's types (the Memory Viewer page, the diff of two runs) live
+// above the analyses, under cmd/hlo-opt/render.
 package render

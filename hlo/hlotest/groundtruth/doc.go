@@ -5,9 +5,11 @@
 // set their numbers beside XLA's own.
 //
 // Cases lists the compiles; a Case reads its HLO modules (Module), XLA's
-// buffer assignment (BufferAssignment, parsed by ParseBufferAssignment from
-// the "-buffer-assignment.txt" dump), compiled.memory_analysis()
-// (MemoryAnalysis) and compiled.cost_analysis() (CostAnalysis). Golden
+// buffer assignment (BufferAssignment, parsed by xladump.ParseBufferAssignment
+// from the "-buffer-assignment.txt" dump), compiled.memory_analysis()
+// (MemoryAnalysis) and compiled.cost_analysis() (CostAnalysis);
+// BufferAssignment.Stats sums XLA's allocations by class, and LayoutTally
+// sets the layouts of a module hlo-opt laid out beside XLA's. Golden
 // writes or checks the tables the comparisons print. It is test support:
 // it fails the test on unreadable data rather than returning errors.
 package groundtruth

@@ -2,6 +2,7 @@ package groundtruth
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
+	"github.com/hlo-opt/hlo-opt/hlo/xladump"
 )
 
 // The file names of one compile's directory.
@@ -119,7 +121,7 @@ func (c Case) BufferAssignment(tb testing.TB) *BufferAssignment {
 	if !ok {
 		return nil
 	}
-	ba, err := ParseBufferAssignment(string(src))
+	ba, err := xladump.ParseBufferAssignment(string(src))
 	require.NoError(tb, err, c.Path(BufferAssignmentTxt))
 	return ba
 }
@@ -146,6 +148,9 @@ type CostAnalysis struct {
 	Flops           float64 `json:"flops"`
 	Transcendentals float64 `json:"transcendentals"`
 	BytesAccessed   float64 `json:"bytes accessed"`
+	// OptimalSeconds is the TPU's roofline time of the module (its
+	// compiler's own estimate); negative where it could not cost an op.
+	OptimalSeconds float64 `json:"optimal_seconds"`
 }
 
 // CostAnalysis reads cost_analysis.json; nil when XLA gave none (the
@@ -158,13 +163,27 @@ func (c Case) CostAnalysis(tb testing.TB) *CostAnalysis {
 // readJSON decodes the JSON file path; nil when there is no such file.
 func readJSON[T any](tb testing.TB, path string) *T {
 	tb.Helper()
-	src, ok := readOptional(tb, path)
-	if !ok {
-		return nil
+	v, err := ReadJSON[T](path)
+	require.NoError(tb, err, path)
+	return v
+}
+
+// ReadJSON decodes one of a compile's JSON files (MemoryAnalysisJSON,
+// CostAnalysisJSON) outside a test; nil, and no error, when there is no
+// such file or it holds null (XLA gave none).
+func ReadJSON[T any](path string) (*T, error) {
+	src, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
 	}
 	var v *T
-	require.NoError(tb, json.Unmarshal(src, &v), path)
-	return v
+	if err := json.Unmarshal(src, &v); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
 }
 
 // Instructions maps every instruction name of m to its instruction.

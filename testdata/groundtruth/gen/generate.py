@@ -24,12 +24,15 @@ repository root. Everything else XLA dumps (per-pass modules, MLIR, protos) is d
 
 Usage: python generate.py [--out DIR] [--programs a,b] [--backends cpu,h100] [--sizes small]
        [--jobs N]
+       python generate.py --dump-dir DIR --batches 2,8 [--programs a] [--backends tpu-v5e] [--sizes small]
+           a dump directory as XLA writes it, one per backend, with every batch's compile
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import dataclasses
 import json
 import os
 import re
@@ -115,22 +118,16 @@ def plain(value):
 # ---------------------------------------------------------------- one compile (child)
 
 
-def compile_one(program: str, backend: str, size: str, dump: str, dest: str) -> None:
-    """Compile one program for one backend in this process; XLA_FLAGS dumps to dump."""
+def arg_structs(args, backend: str, info: dict) -> list:
+    """The jax.ShapeDtypeStructs of a program's arguments on a backend's devices (one
+    device, or a data-parallel mesh splitting each argument along its Arg.shard
+    dimension); info gets the device kind, the mesh and the arguments' shardings."""
     import jax
     import jax.numpy as jnp
     from jax.experimental import topologies
     from jax.sharding import NamedSharding, PartitionSpec, SingleDeviceSharding
 
-    sys.path.insert(0, HERE)
-    import programs
-
-    prog = programs.PROGRAMS[program]
     spec = BACKENDS[backend]
-    info = {"program": program, "backend": backend, "size": size, "doc": prog.doc,
-            "platform": spec["platform"], "topology": spec["topology"], "versions": versions(),
-            "xla_flags": "--xla_dump_to=DIR --xla_dump_hlo_as_text", "donate": list(prog.donate)}
-    args = prog.args(size)
     shardings = [None] * len(args)
     if spec["platform"] == "tpu":
         topo = topologies.get_topology_desc(topology_name=spec["topology"], platform="tpu")
@@ -156,8 +153,22 @@ def compile_one(program: str, backend: str, size: str, dump: str, dest: str) -> 
     info["args"] = [{"shape": list(a.shape), "dtype": a.dtype, "shard": a.shard,
                      "sharding": str(s.spec) if isinstance(s, NamedSharding) else None}
                     for a, s in zip(args, shardings)]
-    structs = [jax.ShapeDtypeStruct(a.shape, jnp.dtype(a.dtype), sharding=s)
-               for a, s in zip(args, shardings)]
+    return [jax.ShapeDtypeStruct(a.shape, jnp.dtype(a.dtype), sharding=s) for a, s in zip(args, shardings)]
+
+
+def compile_one(program: str, backend: str, size: str, dump: str, dest: str) -> None:
+    """Compile one program for one backend in this process; XLA_FLAGS dumps to dump."""
+    import jax
+
+    sys.path.insert(0, HERE)
+    import programs
+
+    prog = programs.PROGRAMS[program]
+    spec = BACKENDS[backend]
+    info = {"program": program, "backend": backend, "size": size, "doc": prog.doc,
+            "platform": spec["platform"], "topology": spec["topology"], "versions": versions(),
+            "xla_flags": "--xla_dump_to=DIR --xla_dump_hlo_as_text", "donate": list(prog.donate)}
+    structs = arg_structs(prog.args(size), backend, info)
     t0 = time.perf_counter()
     compiled = jax.jit(prog.fn, donate_argnums=prog.donate).trace(*structs).lower().compile()
     info["compile_s"] = round(time.perf_counter() - t0, 2)
@@ -174,6 +185,25 @@ def compile_one(program: str, backend: str, size: str, dump: str, dest: str) -> 
     write_json(os.path.join(dest, "cost_analysis.json"), plain(ca))
     info["dump_files"] = keep_dumps(program, dump, dest)
     write_json(os.path.join(dest, "compile.json"), info)
+
+
+def compile_batches(names: str, backend: str, size: str, batches: str) -> None:
+    """Compile each program at each batch size in this process, one after the other,
+    as a user trying batch sizes does: XLA_FLAGS dumps every compile into one directory.
+    The batch is the dimension a data-parallel mesh shards (Arg.shard) of each argument
+    that has one."""
+    import jax
+
+    sys.path.insert(0, HERE)
+    import programs
+
+    for name in names.split(","):
+        prog = programs.PROGRAMS[name]
+        for b in (int(x) for x in batches.split(",")):
+            args = [dataclasses.replace(a, shape=tuple(b if i == a.shard else d for i, d in enumerate(a.shape)))
+                    for a in prog.args(size)]
+            structs = arg_structs(args, backend, {})
+            jax.jit(prog.fn, donate_argnums=prog.donate).trace(*structs).lower().compile()
 
 
 def keep_dumps(program: str, dump: str, dest: str) -> list[str]:
@@ -200,24 +230,28 @@ def keep_dumps(program: str, dump: str, dest: str) -> list[str]:
 # ---------------------------------------------------------------- driver (parent)
 
 
+def child_env(backend: str, dump: str) -> dict:
+    """The environment of a child compiling for backend with XLA dumping to dump."""
+    env = dict(os.environ)
+    env["XLA_FLAGS"] = f"--xla_dump_to={dump} --xla_dump_hlo_as_text"
+    # The TPU and GPU compiles need no local device: only the CPU client starts.
+    env["JAX_PLATFORMS"] = "cpu"
+    # libtpu takes a machine-wide lock file unless told that other processes load it too.
+    env["ALLOW_MULTIPLE_LIBTPU_LOAD"] = "1"
+    if BACKENDS[backend]["platform"] == "cuda":
+        # No driver here: the CUDA plugin's cuPTI version check would fail.
+        env["JAX_SKIP_CUDA_CONSTRAINTS_CHECK"] = "1"
+        env["JAX_PLATFORMS"] = ""
+    return env
+
+
 def run_child(program: str, backend: str, size: str, out: str) -> tuple[str, str]:
     dest = os.path.join(out, program, backend, size)
     shutil.rmtree(dest, ignore_errors=True)
     os.makedirs(dest)
-    env = dict(os.environ)
     with tempfile.TemporaryDirectory(prefix="groundtruth-dump-") as dump:
-        env["XLA_FLAGS"] = f"--xla_dump_to={dump} --xla_dump_hlo_as_text"
-        platform = BACKENDS[backend]["platform"]
-        # The TPU and GPU compiles need no local device: only the CPU client starts.
-        env["JAX_PLATFORMS"] = "cpu"
-        # libtpu takes a machine-wide lock file unless told that other processes load it too.
-        env["ALLOW_MULTIPLE_LIBTPU_LOAD"] = "1"
-        if platform == "cuda":
-            # No driver here: the CUDA plugin's cuPTI version check would fail.
-            env["JAX_SKIP_CUDA_CONSTRAINTS_CHECK"] = "1"
-            env["JAX_PLATFORMS"] = ""
         cmd = [sys.executable, os.path.abspath(__file__), "--one", program, backend, size, dump, dest]
-        p = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        p = subprocess.run(cmd, env=child_env(backend, dump), capture_output=True, text=True)
     if p.returncode == 0:
         return "ok", ""
     err = p.stderr.strip().splitlines()
@@ -230,9 +264,42 @@ def run_child(program: str, backend: str, size: str, out: str) -> tuple[str, str
     return "failed", last
 
 
+# The files of an XLA dump directory --dump-dir keeps, by the end of their names: the
+# modules before and after optimizations, the buffer assignments, memory-usage reports
+# and live ranges beside them, and two that are not what hlo-opt reads (the module
+# after buffer assignment, the execution options), as a dump has them. The rest (flag
+# files, compiler environments, protos) is dropped.
+DUMP_KEEP = ("before_optimizations.txt", "after_optimizations.txt", "after_optimizations-buffer-assignment.txt",
+             "after_optimizations-memory-usage-report.txt", "after_optimizations-live-range.txt",
+             "after_optimizations_after_buffer_assignment.txt", "execution_options.txt")
+
+
+def raw_dump(names: list[str], backend: str, size: str, batches: str, out: str) -> None:
+    """Compile the programs at each batch size in one process for backend and keep the
+    dump directory XLA writes, as XLA names its files, in out/backend (paths stripped)."""
+    dest = os.path.join(out, backend)
+    shutil.rmtree(dest, ignore_errors=True)
+    os.makedirs(dest)
+    with tempfile.TemporaryDirectory(prefix="groundtruth-rawdump-") as dump:
+        cmd = [sys.executable, os.path.abspath(__file__), "--batches-one", ",".join(names), backend, size, batches]
+        p = subprocess.run(cmd, env=child_env(backend, dump), capture_output=True, text=True)
+        if p.returncode != 0:
+            sys.exit(f"{backend}: {p.stderr.strip().splitlines()[-1]}")
+        kept = 0
+        for f in sorted(os.listdir(dump)):
+            if f.endswith(DUMP_KEEP):
+                with open(os.path.join(dump, f)) as src, open(os.path.join(dest, f), "w") as dst:
+                    dst.write(strip_paths(src.read()))
+                kept += 1
+    print(f"{backend}: {kept} files of {','.join(names)} at batches {batches} in {dest}")
+
+
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--one":
         compile_one(*sys.argv[2:7])
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "--batches-one":
+        compile_batches(*sys.argv[2:6])
         return
     sys.path.insert(0, HERE)
     import programs
@@ -243,6 +310,11 @@ def main() -> None:
     p.add_argument("--backends", default=",".join(BACKENDS))
     p.add_argument("--sizes", default=",".join(programs.SIZES))
     p.add_argument("--jobs", type=int, default=2, help="compiles at once")
+    p.add_argument("--dump-dir", default="", help="instead of the per-compile directories: compile --programs at "
+                   "each of --batches (the first of --sizes otherwise) in one process per backend and keep the dump "
+                   "directory XLA writes, as it names its files, in DUMP_DIR/<backend>")
+    p.add_argument("--batches", default="", help="with --dump-dir: comma-separated batch sizes (the dimension "
+                   "a data-parallel mesh shards)")
     a = p.parse_args()
     names = [n for n in a.programs.split(",") if n] or list(programs.PROGRAMS)
     backends = [b for b in a.backends.split(",") if b]
@@ -253,6 +325,12 @@ def main() -> None:
     for b in backends:
         if b not in BACKENDS:
             sys.exit(f"unknown backend {b!r}; known: {', '.join(BACKENDS)}")
+    if a.dump_dir:
+        if not a.batches:
+            sys.exit("--dump-dir needs --batches")
+        for b in backends:
+            raw_dump(names, b, sizes[0], a.batches, os.path.abspath(a.dump_dir))
+        return
     jobs = [(n, b, s) for n in names for b in backends for s in sizes]
     failed = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:

@@ -4,8 +4,10 @@ hlo-opt must read every module the pinned jax/jaxlib/libtpu/CUDA plugin print
 (issue 17). This script compiles the programs below for TPU (ahead of time, no
 TPU needed), for an H100 (deviceless) and for the CPU, with XLA dumping HLO
 text, and copies each program's before- and after-optimization modules to
-OUT/<backend>/<program>.{before,after}.hlo. The generating script's own file
-paths are stripped from the FileNames table (only the base name is kept).
+OUT/<backend>/<program>.{before,after}.hlo, and compiled.cost_analysis() to
+OUT/<backend>/<program>.cost.json (null for the deviceless H100). The generating
+script's own file paths are stripped from the FileNames table (only the base name
+is kept).
 
 It also writes OUT/xla-get-tuple-elements.tsv (the get-tuple-elements XLA's
 own parser makes for "%t#k" operands) and OUT/syntax/syntax.hlo (syntax.py: the
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import json
 import os
 import re
 import shutil
@@ -194,7 +197,14 @@ def compile_backend(backend: str, dump: str) -> None:
         args = jax.tree.map(arg, specs, is_leaf=lambda s: isinstance(s, tuple) and isinstance(s[0], tuple))
         fn.__name__ = name
         jit = jax.jit(fn)
-        jit.trace(*args).lower().compile()
+        compiled = jit.trace(*args).lower().compile()
+        # compiled.cost_analysis(): None for a deviceless GPU compile.
+        ca = compiled.cost_analysis()
+        if isinstance(ca, list):
+            ca = ca[0] if ca else None
+        with open(os.path.join(dump, f"{name}.cost_analysis.json"), "w") as f:
+            json.dump(None if ca is None else {k: float(v) for k, v in ca.items()}, f, indent=1, sort_keys=True)
+            f.write("\n")
         print(f"{backend}: compiled {name}", flush=True)
 
 
@@ -218,8 +228,11 @@ def collect(backend: str, dump: str, out: str) -> int:
     """Copy the program's before/after modules of dump to out/backend/."""
     dest = os.path.join(out, backend)
     os.makedirs(dest, exist_ok=True)
-    for old in glob.glob(os.path.join(dest, "*.hlo")):
+    for old in glob.glob(os.path.join(dest, "*.hlo")) + glob.glob(os.path.join(dest, "*.cost.json")):
         os.remove(old)
+    for path in glob.glob(os.path.join(dump, "*.cost_analysis.json")):
+        name = os.path.basename(path)[: -len(".cost_analysis.json")]
+        shutil.copy(path, os.path.join(dest, f"{name}.cost.json"))
     n = 0
     for path in sorted(glob.glob(os.path.join(dump, "module_*.txt"))):
         base = os.path.basename(path)

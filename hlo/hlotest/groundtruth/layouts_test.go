@@ -1,0 +1,40 @@
+package groundtruth
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+func TestLayoutTally(t *testing.T) {
+	ours, err := hlo.ParseString(`HloModule m
+ENTRY e {
+  p = f32[8,256]{1,0:T(8,128)} parameter(0), metadata={op_name="x"}
+  t = f32[256,8]{1,0:T(8,128)} transpose(p), dimensions={1,0}, metadata={op_name="t"}
+  ROOT n = f32[256,8]{0,1:T(8,128)} negate(t), metadata={op_name="n"}
+}`)
+	require.NoError(t, err)
+	after, err := hlo.ParseString(`HloModule m
+ENTRY e {
+  p = f32[8,256]{1,0:T(8,128)S(1)} parameter(0), metadata={op_name="x"}
+  t = f32[256,8]{1,0:T(8,128)} transpose(p), dimensions={1,0}, metadata={op_name="t"}
+  n = f32[256,8]{1,0:T(8,128)} negate(t), metadata={op_name="n"}
+  ROOT c = f32[256,8]{1,0:T(8,128)} copy(n)
+}`)
+	require.NoError(t, err)
+	n := NewLayoutTally()
+	n.Compare("case", ours, after)
+	assert.Equal(t, 3, n.Arrays)
+	assert.Equal(t, 1, n.Agree, "t")
+	assert.Equal(t, 2, n.LayoutsEqual(), "t, and p in another memory space")
+	assert.Equal(t, 1, n.Unmatched, "the copy XLA made")
+	assert.Equal(t, map[string]int{"memory space S(1), ours S(0)": 1, "minor_to_major": 1}, n.Misses)
+	all := NewLayoutTally()
+	all.Add(n)
+	all.Add(n)
+	assert.Equal(t, 6, all.Arrays)
+	assert.Equal(t, 4, all.LayoutsEqual())
+}

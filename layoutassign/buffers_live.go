@@ -1,0 +1,257 @@
+package layoutassign
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/hlo-opt/hlo-opt/hlo"
+)
+
+// Buffer is one buffer of a memory space as the report counts it: an
+// allocation of its own (an entry parameter's, a constant's, an output's,
+// with the buffers that reuse it), which XLA counts at every step of the
+// program, or one buffer of the temp heap.
+//
+// Start and End are the steps at which the buffer holds memory in the
+// space's Timeline: every step for an allocation of its own; for a
+// temporary, the steps at whose fullest moment it is live (its first step
+// is left out when it is allocated after that step's fullest moment, its
+// last when it is freed before). They are empty (Start > End) for a
+// temporary that lives only between two such moments. The buffers live at
+// a step add up to the Timeline's bytes there (see SpaceReport.LiveAt).
+type Buffer struct {
+	Allocation
+	// Aliases are the other places the buffer's memory appears, each
+	// once, in schedule order: the values that share it (a while loop's
+	// state, an in-place update's operand, a temporary written over an
+	// operand that dies) and the instructions that pass a value of it on
+	// (bitcast, get-tuple-element, tuple, the done half of an async pair,
+	// the start's alias of its operand).
+	Aliases []ValueRef
+	// defined is the step of the first value's definition: the order of
+	// buffers of one size and first step.
+	defined int
+}
+
+// ValueRef names an array of an instruction's result: the instruction and
+// the tuple index of the leaf (empty for an array result).
+type ValueRef struct {
+	Instruction *hlo.Instruction
+	Index       []int64
+}
+
+// String is "name", or "name {1,2}" for a tuple leaf.
+func (r ValueRef) String() string {
+	if r.Instruction == nil {
+		return ""
+	}
+	return r.Instruction.Name + indexSuffix(r.Index)
+}
+
+// Live reports whether the buffer holds memory at step.
+func (b *Buffer) Live(step int) bool { return b.Start <= step && step <= b.End }
+
+// LiveAt returns the buffers of the space live at step, largest first
+// (then by their first step, then in the order of their definitions);
+// their Cost.Bytes add up to Timeline[step].Bytes, and at PeakStep they
+// are LiveAtPeak.
+func (sp *SpaceReport) LiveAt(step int) []Buffer {
+	idx := sp.liveAt(step)
+	out := make([]Buffer, len(idx))
+	for k, i := range idx {
+		out[k] = sp.Buffers[i]
+	}
+	return out
+}
+
+// Sorted returns all the buffers of the space in LiveAt's order, so that
+// those live at any step, taken in this order, are LiveAt's list.
+func (sp *SpaceReport) Sorted() []Buffer {
+	idx := sp.order(func(*Buffer) bool { return true })
+	out := make([]Buffer, len(idx))
+	for k, i := range idx {
+		out[k] = sp.Buffers[i]
+	}
+	return out
+}
+
+// liveAt returns the indices of the buffers live at step in LiveAt's
+// order.
+func (sp *SpaceReport) liveAt(step int) []int {
+	return sp.order(func(b *Buffer) bool { return b.Live(step) })
+}
+
+// order returns the indices of the buffers keep accepts, largest first,
+// then by first step, then in the order of their definitions (the
+// indices are sorted, not the buffers, which are large).
+func (sp *SpaceReport) order(keep func(*Buffer) bool) []int {
+	bs := sp.Buffers
+	var idx []int
+	for i := range bs {
+		if keep(&bs[i]) {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortFunc(idx, func(i, j int) int {
+		a, b := &bs[i], &bs[j]
+		return cmp.Or(cmp.Compare(b.Cost.Bytes, a.Cost.Bytes), cmp.Compare(a.Start, b.Start), cmp.Compare(a.defined, b.defined), cmp.Compare(i, j))
+	})
+	return idx
+}
+
+// fixedBuffer is the Buffer of an allocation of its own: live at every
+// step.
+func (lv *liveness) fixedBuffer(a *alloc) Buffer {
+	b := Buffer{Allocation: lv.allocation(a.first, a.size, a.kind()), defined: lv.values[a.first].def.time}
+	b.Start, b.End = 0, max(len(lv.seq)-1, 0)
+	b.Aliases = lv.aliasRefs(a.first, a.values)
+	return b
+}
+
+// tempBuffers are the buffers of a heap run, each with the steps it is
+// live at as the space's Timeline counts them.
+func (lv *liveness) tempBuffers(r *heapRun, sizes []int64) []Buffer {
+	// at[s] is the event whose state the Timeline shows at step s: the
+	// first event of s reaching the most s holds, or, for a step without
+	// events, the last event before it (-1: none yet).
+	at := make([]int, len(lv.seq))
+	for s := range at {
+		at[s] = -1
+	}
+	// life is a buffer's span in events, [alloc, free), and the values in
+	// it. A buffer freed and shared again at once (a value written over
+	// an operand that dies) keeps one life: the free is never the event a
+	// step shows, as the share after it holds more.
+	type life struct {
+		alloc, free int
+		members     []int32
+	}
+	lives := map[int32]*life{}
+	var roots []int32
+	bufs := newBufferRefs()
+	var mem, most int64
+	for i, e := range r.events {
+		buf, change := bufs.apply(e)
+		switch change {
+		case +1:
+			mem += r.size[buf]
+			if l := lives[buf]; l != nil {
+				l.free = len(r.events)
+			} else {
+				lives[buf] = &life{alloc: i, free: len(r.events)}
+				roots = append(roots, buf)
+			}
+		case -1:
+			mem -= r.size[buf]
+			lives[buf].free = i
+		}
+		if e.kind != evFree {
+			lives[buf].members = append(lives[buf].members, e.v)
+		}
+		switch {
+		case i == 0 || e.time != r.events[i-1].time:
+			// A new step: the steps since the last one show its last event.
+			if i > 0 {
+				fill(at, r.events[i-1].time+1, e.time, i-1)
+			}
+			most = mem
+			set(at, e.time, i)
+		case mem > most:
+			most = mem
+			set(at, e.time, i)
+		}
+	}
+	if n := len(r.events); n > 0 {
+		fill(at, r.events[n-1].time+1, len(at), n-1)
+	}
+	out := make([]Buffer, 0, len(roots))
+	for _, root := range roots {
+		l := lives[root]
+		b := Buffer{Allocation: lv.allocation(root, sizes[lv.bufOf[root]], KindTemp), defined: lv.values[root].def.time}
+		// The steps whose shown event falls in [alloc, free): at does not
+		// decrease, so they are one run.
+		b.Start = firstIndex(at, l.alloc)
+		b.End = firstIndex(at, l.free) - 1
+		b.Aliases = lv.aliasRefs(root, l.members)
+		out = append(out, b)
+	}
+	return out
+}
+
+// fill sets at[s] = e for the steps from <= s < to that at holds.
+func fill(at []int, from, to, e int) {
+	for s := from; s < min(to, len(at)); s++ {
+		at[s] = e
+	}
+}
+
+// set sets at[s] = e when at holds step s (a value may end at the step
+// after the last).
+func set(at []int, s, e int) {
+	if s < len(at) {
+		at[s] = e
+	}
+}
+
+// firstIndex returns the first index of at (nondecreasing) whose event is
+// e or later, len(at) when there is none.
+func firstIndex(at []int, e int) int {
+	i, _ := slices.BinarySearch(at, e)
+	return i
+}
+
+// aliasRefs names the places other than value first's definition where
+// the memory of values (first among them or not) appears: the other
+// values' definitions and every value's positions, each instruction leaf
+// once, in schedule order.
+func (lv *liveness) aliasRefs(first int32, values []int32) []ValueRef {
+	type place struct {
+		time int
+		st   *step
+		node int
+	}
+	var ps []place
+	for _, id := range values {
+		v := lv.values[id]
+		ps = append(ps, place{v.def.time, v.def, v.node})
+		for _, p := range v.positions {
+			ps = append(ps, place{p.st.time, p.st, p.node})
+		}
+	}
+	if len(ps) == 1 && ps[0].st == lv.values[first].def {
+		return nil // the common case: a buffer of one value in one place
+	}
+	ref := func(p place) ValueRef {
+		in := p.st.in
+		if o := lv.orig[in]; o != nil {
+			in = o
+		}
+		return ValueRef{in, p.st.nodes[p.node].path}
+	}
+	same := func(a, b ValueRef) bool { return a.Instruction == b.Instruction && slices.Equal(a.Index, b.Index) }
+	slices.SortStableFunc(ps, func(a, b place) int { return cmp.Compare(a.time, b.time) })
+	fv := lv.values[first]
+	own := ref(place{fv.def.time, fv.def, fv.node})
+	var out []ValueRef
+	for _, p := range ps {
+		// A computation run from several call sites appears once per
+		// site in the flattened schedule: one name is enough.
+		if r := ref(p); !same(r, own) && !slices.ContainsFunc(out, func(o ValueRef) bool { return same(o, r) }) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// unpadded is the data of value v in a buffer of size bytes: a tuple's
+// pointer table, 8 bytes an element; an array's unpadded bytes; never more
+// than size.
+func (v *hloValue) unpadded(size int64) int64 {
+	switch {
+	case v.shape().IsTuple():
+		return min(PointerBytes*int64(len(v.shape().Tuple)), size)
+	case v.cost != nil:
+		return min(v.cost.Unpadded, size)
+	}
+	return size
+}

@@ -1,0 +1,186 @@
+package layoutassign
+
+import "sort"
+
+// chunkLen is the length a block of a chunks sequence is split at.
+const chunkLen = 256
+
+// chunks is a sequence kept in order by its user, in blocks of at most
+// chunkLen elements, so that inserting or removing in the middle of a
+// long sequence moves one block's elements, not the whole tail.
+type chunks[T any] struct {
+	blocks [][]T
+}
+
+// pos is a position in a chunks sequence: element i of block b; the end
+// is {len(blocks), 0}.
+type pos struct{ b, i int }
+
+// search returns the position of the first element for which after is
+// true (after is false, then true, along the sequence), or the end.
+func (c *chunks[T]) search(after func(T) bool) pos {
+	b := sort.Search(len(c.blocks), func(k int) bool { blk := c.blocks[k]; return after(blk[len(blk)-1]) })
+	if b == len(c.blocks) {
+		return pos{b, 0}
+	}
+	return pos{b, sort.Search(len(c.blocks[b]), func(k int) bool { return after(c.blocks[b][k]) })}
+}
+
+// at returns the element at p, false at the end.
+func (c *chunks[T]) at(p pos) (T, bool) {
+	if p.b >= len(c.blocks) {
+		var zero T
+		return zero, false
+	}
+	return c.blocks[p.b][p.i], true
+}
+
+// next returns the position after p (not the end).
+func (c *chunks[T]) next(p pos) pos {
+	if p.i++; p.i == len(c.blocks[p.b]) {
+		return pos{p.b + 1, 0}
+	}
+	return p
+}
+
+// insert puts x before the element at p (at the end when p is the end).
+func (c *chunks[T]) insert(p pos, x T) {
+	if len(c.blocks) == 0 {
+		c.blocks = [][]T{{x}}
+		return
+	}
+	if p.b == len(c.blocks) {
+		p = pos{p.b - 1, len(c.blocks[p.b-1])}
+	}
+	blk := c.blocks[p.b]
+	blk = append(blk, x)
+	copy(blk[p.i+1:], blk[p.i:])
+	blk[p.i] = x
+	if len(blk) <= chunkLen {
+		c.blocks[p.b] = blk
+		return
+	}
+	half := len(blk) / 2
+	tail := append(make([]T, 0, chunkLen), blk[half:]...)
+	c.blocks[p.b] = blk[:half:half]
+	c.blocks = append(c.blocks, nil)
+	copy(c.blocks[p.b+2:], c.blocks[p.b+1:])
+	c.blocks[p.b+1] = tail
+}
+
+// remove removes the n elements from p on.
+func (c *chunks[T]) remove(p pos, n int) {
+	for n > 0 {
+		blk := c.blocks[p.b]
+		k := min(n, len(blk)-p.i)
+		blk = append(blk[:p.i], blk[p.i+k:]...)
+		n -= k
+		if len(blk) > 0 {
+			c.blocks[p.b] = blk
+			p = pos{p.b + 1, 0}
+			continue
+		}
+		c.blocks = append(c.blocks[:p.b], c.blocks[p.b+1:]...)
+	}
+}
+
+// all calls f on the elements from p on until f returns false.
+func (c *chunks[T]) from(p pos, f func(T) bool) {
+	for ; p.b < len(c.blocks); p.b, p.i = p.b+1, 0 {
+		for _, x := range c.blocks[p.b][p.i:] {
+			if !f(x) {
+				return
+			}
+		}
+	}
+}
+
+// spanSet is a union of heap or time spans: disjoint, sorted, and never
+// two that touch.
+type spanSet struct{ c chunks[span] }
+
+// firstEndingAfter is the position of the first span that ends after t.
+func (s *spanSet) firstEndingAfter(t int64) pos {
+	return s.c.search(func(x span) bool { return x.hi > t })
+}
+
+// add unites sp with the set.
+func (s *spanSet) add(sp span) {
+	p := s.firstEndingAfter(sp.lo - 1) // the first span sp overlaps or touches
+	n := 0
+	s.c.from(p, func(x span) bool {
+		if x.lo > sp.hi {
+			return false
+		}
+		sp.lo, sp.hi = min(sp.lo, x.lo), max(sp.hi, x.hi)
+		n++
+		return true
+	})
+	s.c.remove(p, n)
+	s.c.insert(p, sp)
+}
+
+// meets reports whether the set meets q.
+func (s *spanSet) meets(q span) bool {
+	x, ok := s.c.at(s.firstEndingAfter(q.lo))
+	return ok && x.lo < q.hi
+}
+
+// minus appends to out the parts of x that the set does not cover.
+func (s *spanSet) minus(out []span, x span) []span {
+	s.c.from(s.firstEndingAfter(x.lo), func(y span) bool {
+		if y.lo >= x.hi {
+			return false
+		}
+		if y.lo > x.lo {
+			out = append(out, span{x.lo, y.lo})
+		}
+		x.lo = max(x.lo, y.hi)
+		return true
+	})
+	if x.lo < x.hi {
+		out = append(out, x)
+	}
+	return out
+}
+
+// intersect appends to out the parts of the spans d that the set covers.
+func (s *spanSet) intersect(out []span, d []span) []span {
+	for _, x := range d {
+		s.c.from(s.firstEndingAfter(x.lo), func(y span) bool {
+			if y.lo >= x.hi {
+				return false
+			}
+			out = append(out, span{max(x.lo, y.lo), min(x.hi, y.hi)})
+			return true
+		})
+	}
+	return out
+}
+
+// appendTo appends the set's spans to out.
+func (s *spanSet) appendTo(out []span) []span {
+	for _, blk := range s.c.blocks {
+		out = append(out, blk...)
+	}
+	return out
+}
+
+// keyed is a sequence of value ids sorted by a key (ids of equal keys in
+// insertion order).
+type keyed struct {
+	c   chunks[int32]
+	key func(int32) int
+}
+
+func (k *keyed) insert(id int32) {
+	t := k.key(id)
+	k.c.insert(k.c.search(func(x int32) bool { return k.key(x) > t }), id)
+}
+
+// each calls f on the ids whose key is in [lo, hi] until f returns false.
+func (k *keyed) each(lo, hi int, f func(int32) bool) {
+	k.c.from(k.c.search(func(x int32) bool { return k.key(x) >= lo }), func(x int32) bool {
+		return k.key(x) <= hi && f(x)
+	})
+}
