@@ -14,7 +14,7 @@ import (
 // recorded at in's position.
 func (p *chunkParser) checkInstruction(in *Instruction) bool {
 	for _, check := range [...]func(*Instruction) string{
-		checkParameterReplication, checkOpcodeRules, checkResultAccuracy, checkCustomCall,
+		checkRequiredAttrs, checkParameterReplication, checkOpcodeRules, checkResultAccuracy, checkCustomCall,
 	} {
 		if msg := check(in); msg != "" {
 			p.errorAt(in.Pos, msg)
@@ -22,6 +22,17 @@ func (p *chunkParser) checkInstruction(in *Instruction) bool {
 		}
 	}
 	return true
+}
+
+// checkRequiredAttrs checks that in carries every attribute XLA's parser
+// requires of its opcode (opcodeRequiredAttrs).
+func checkRequiredAttrs(in *Instruction) string {
+	for _, name := range opcodeRequiredAttrs[in.Opcode] {
+		if _, ok := in.Attr(name); !ok {
+			return "attribute " + name + " is expected but not seen"
+		}
+	}
+	return ""
 }
 
 // checkOpcodeRules checks the operands and shape an opcode requires.
