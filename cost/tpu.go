@@ -98,7 +98,7 @@ func mxuFlops(in *hlo.Instruction, depth int) float64 {
 	case hlo.OpDot, hlo.OpScaledDot, hlo.OpRaggedDot:
 		return dotFlops(in)
 	case hlo.OpConvolution:
-		return convFlops(in, &in.Shape)
+		return convFlops(in)
 	case hlo.OpFusion:
 		comp := fusedComputation(in)
 		if comp == nil || depth > 16 {
