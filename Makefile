@@ -5,7 +5,7 @@ FUZZTIME ?= 60s
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
 
-.PHONY: all build test vet fmt-check lint bench bench-shapes fuzz golden clean corpus-today groundtruth groundtruth-data groundtruth-venv xla-diff screenshot
+.PHONY: all build test vet fmt-check lint bench bench-shapes fuzz golden clean corpus-today groundtruth groundtruth-data groundtruth-venv xla-diff screenshot dumps
 
 all: build
 
@@ -117,18 +117,30 @@ corpus-today:
 	fi
 	"$(XLA_TODAY_VENV)/bin/python" testdata/xla-today/gen/generate.py testdata/xla-today
 
-# screenshot: the Memory Viewer pages (--format=html) of the TPU and GPU
-# training steps in testdata/layout, written to testdata/memview/*.html and
-# rendered by headless Chromium (Debian package chromium) to PNGs beside
-# them. Not part of make test; look at the PNGs before committing them.
+# screenshot: the Memory Viewer pages (--format=html) of a real TPU dump
+# (XLA's compile of testdata/groundtruth's transformer_fwd for a TPU v5e)
+# and of the GPU training step in testdata/layout, written to
+# testdata/memview/*.html and rendered by headless Chromium (Debian package
+# chromium) to PNGs beside them. Not part of make test; look at the PNGs
+# before committing them.
 CHROMIUM ?= $(shell command -v chromium || command -v chromium-browser || command -v google-chrome)
+SCREENSHOT_FLAGS = --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --disable-background-networking \
+	--disable-component-update --disable-sync --no-first-run --hide-scrollbars
 screenshot: build
 	@if [ -z "$(CHROMIUM)" ]; then echo "screenshot: no Chromium (apt install chromium)" >&2; exit 1; fi
 	mkdir -p testdata/memview
-	bin/hlo-opt --passes=layout,cost --device=tpu-v5e --format=html -o testdata/memview/tpu_train_step.html testdata/layout/tpu_train_step.hlo
+	bin/hlo-opt --passes=layout,cost,xla-cost --device=tpu-v5e --format=html -o testdata/memview/tpu_transformer_fwd.html \
+		testdata/groundtruth/transformer_fwd/tpu-v5e/large/after_optimizations.txt
 	bin/hlo-opt --passes=layout,cost --device=h100 --format=html -o testdata/memview/gpu_train_step.html testdata/layout/gpu_train_step.hlo
-	for p in tpu_train_step gpu_train_step; do \
-		"$(CHROMIUM)" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --disable-background-networking \
-			--no-first-run --hide-scrollbars --window-size=1280,2000 \
-			--screenshot=$(CURDIR)/testdata/memview/$$p.png file://$(CURDIR)/testdata/memview/$$p.html 2>/dev/null; \
-	done
+	"$(CHROMIUM)" $(SCREENSHOT_FLAGS) --window-size=1280,2600 \
+		--screenshot=$(CURDIR)/testdata/memview/tpu_transformer_fwd.png file://$(CURDIR)/testdata/memview/tpu_transformer_fwd.html 2>/dev/null
+	"$(CHROMIUM)" $(SCREENSHOT_FLAGS) --window-size=1280,2000 \
+		--screenshot=$(CURDIR)/testdata/memview/gpu_train_step.png file://$(CURDIR)/testdata/memview/gpu_train_step.html 2>/dev/null
+
+# dumps: regenerate testdata/dumps/<backend>/, XLA dump directories as
+# XLA_FLAGS=--xla_dump_to writes them (transformer_fwd compiled at batch 2
+# and at batch 8 in one process), the inputs of hlo-opt DIR and hlo-opt
+# diff's tests. Needs the ground truth's venv (see groundtruth-data).
+dumps:
+	$(GROUNDTRUTH_VENV)/bin/python testdata/groundtruth/gen/generate.py --dump-dir testdata/dumps --batches 2,8 \
+		--programs transformer_fwd --backends tpu-v5e,cpu --sizes small

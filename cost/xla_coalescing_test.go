@@ -1,16 +1,17 @@
 // XLA conformance of the coalescing analysis.
 //
-// Source: xla/service/gpu/model/coalescing_analysis_test.cc of openxla/xla
-// at commit 1ca4d04cd3b789809a2dc29249d7ab493c2d33b9 (all 21 CoalescingTest
-// cases: 18 indexing-based per-operand verdicts and 3 heuristic ones, with
-// XLA's HLO), plus LoopTest.ThreadIndexingUnrolled of XLA's loop emitter
-// test (thread-id -> output map, compared point by point with ThreadMap).
-// All agree with XLA: 18 + 3 + 1 exact verdicts, no documented difference.
-// Not ported: CoalescingForTiledHloTest (it needs XLA's symbolic tile
-// analysis, which this package does not model).
+// Cases: testdata/coalescing/xla-coalescing.txtar, every test of
+// xla/service/gpu/model/coalescing_analysis_test.cc of openxla/xla at
+// commit 2c731115ef3bbd9457cfbc46cd5fba5a35ee74bb with XLA's HLO, extracted
+// by testdata/gen/xla_tests.py: the indexing-based per-operand verdicts,
+// the heuristic ones and the tiled bandwidth utilization rates. The
+// verdicts are the golden testdata/coalescing/xla-coalescing.golden. Also
+// LoopTest.ThreadIndexingUnrolled of XLA's loop emitter test (thread-id ->
+// output map, compared point by point with ThreadMap).
 package cost
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,78 +33,79 @@ func rtxA6000() Device {
 		MemoryTransactionBytesPerClock: 32, KernelLaunchOverheadUS: 1}
 }
 
-// TestXLACoalescingVectors runs the indexing-based cases of
-// coalescing_analysis_test.cc, testdata/coalescing/xla-coalescing.txtar:
-// per operand of the ENTRY root fusion, coalesced or not.
-func TestXLACoalescingVectors(t *testing.T) {
+// TestXLACoalescingConformance runs every check of
+// testdata/coalescing/xla-coalescing.txtar on the RTX A6000 of XLA's test.
+func TestXLACoalescingConformance(t *testing.T) {
 	d := rtxA6000()
 	require.NoError(t, d.Validate())
-	files := hlotest.ReadArchive(t, "../testdata/coalescing/xla-coalescing.txtar").Files
-	assert.Len(t, files, 18)
-	for _, f := range files {
-		name, coalesced, ok := strings.Cut(f.Name, ": ")
-		require.True(t, ok, "%s: no verdicts", f.Name)
-		var want []bool
-		for _, w := range strings.Split(coalesced, ", ") {
-			b, err := strconv.ParseBool(w)
-			require.NoError(t, err, f.Name)
-			want = append(want, b)
+	archive := hlotest.ReadArchive(t, "../testdata/coalescing/xla-coalescing.txtar")
+	var verdicts []hlotest.Verdict
+	var m *hlo.Module
+	var name string
+	for _, f := range archive.Files {
+		n, check, isCheck := strings.Cut(f.Name, ": ")
+		if !isCheck {
+			var err error
+			m, err = hlo.ParseString(f.Data)
+			require.NoError(t, err, n)
+			name = n
+			continue
 		}
-		t.Run(name, func(t *testing.T) {
-			m, err := hlo.ParseString(f.Data)
-			require.NoError(t, err)
-			a := AnalyzeFusion(m.Entry.Root)
-			got := a.Coalescing(Indexing, &d)
-			require.Len(t, got, len(want))
-			for k, w := range want {
-				assert.Equal(t, w, got[k].Coalesced, "operand %d (%s emitter): %s", k, a.Emitter, got[k].Reason)
-			}
-		})
+		require.Equal(t, name, n, "%s: a check follows its case", f.Name)
+		detail := coalescingCheck(t, m, check, &d)
+		verdicts = append(verdicts, hlotest.Verdict{Suite: "coalescing", Name: name, Check: check, Pass: detail == "", Detail: detail})
 	}
+	suites := []string{"coalescing"}
+	summary, tally := hlotest.ConformanceSummary("XLA's coalescing_analysis_test.cc against this package", suites, verdicts,
+		hlotest.NotPortedList(archive.Comment))
+	hlotest.Golden(t, "../testdata/coalescing/xla-coalescing.golden", summary)
+	hlotest.RequireConformance(t, suites, tally)
 }
 
-// The heuristic cases of coalescing_analysis_test.cc with XLA's HLO:
-// IsReadCoalescedHeuristic(emitter kind, root->operand(0), root), the
-// producer being an unfused transpose in the entry computation.
-func TestXLACoalescingHeuristicVectors(t *testing.T) {
-	const fusion = `fusion {
-  p0 = f32[32, 100, 64] parameter(0)
-  ROOT slice = f32[32, 100, 1] slice(p0), slice={[0:32:1], [0:100:1], [0:1:1]}
-}
-`
-	cases := []struct {
-		name, entry string
-		want        bool
-	}{
-		{"TransposeOfBroadcastHeuristic", `ENTRY entry {
-  p0 = f32[32] parameter(0)
-  broadcast = f32[100, 64, 32] broadcast(p0), dimensions={2}
-  transpose = f32[32, 100, 64] transpose(broadcast), dimensions={2, 0, 1}
-  ROOT %fusion = f32[32, 100, 1] fusion(transpose), kind=kLoop, calls=fusion
-}`, true},
-		{"TransposeOfIotaHeuristic", `ENTRY entry {
-  iota = f32[100, 64, 32] iota(), iota_dimension=1
-  transpose = f32[32, 100, 64] transpose(iota), dimensions={2, 0, 1}
-  ROOT %fusion = f32[32, 100, 1] fusion(transpose), kind=kLoop, calls=fusion
-}`, true},
-		{"TransposeOfAddHeuristic", `ENTRY entry {
-  input = f32[100, 64, 32] parameter(0)
-  add = f32[100, 64, 32] add(input, input)
-  transpose = f32[32, 100, 64] transpose(add), dimensions={2, 0, 1}
-  ROOT %fusion = f32[32, 100, 1] fusion(transpose), kind=kLoop, calls=fusion
-}`, false},
+// coalescingCheck runs one check ("indexing: V0, V1", "heuristic: V" or
+// "tile T: R") on m and says how ours differs, or "".
+func coalescingCheck(t *testing.T, m *hlo.Module, check string, d *Device) string {
+	kind, want, _ := strings.Cut(check, ": ")
+	root := m.Entry.Root
+	switch {
+	case kind == "indexing":
+		a := AnalyzeFusion(root)
+		var ours, why []string
+		for _, o := range a.Coalescing(Indexing, d) {
+			ours = append(ours, strconv.FormatBool(o.Coalesced))
+			why = append(why, o.Reason)
+		}
+		if strings.Join(ours, ", ") != want {
+			return fmt.Sprintf("ours %s (%s emitter: %s)", strings.Join(ours, ", "), a.Emitter, strings.Join(why, "; "))
+		}
+	case kind == "heuristic":
+		a := AnalyzeFusion(root)
+		if got, why := HeuristicCoalesced(a.Emitter, root.Operands[0], root); strconv.FormatBool(got) != want {
+			return fmt.Sprintf("ours %t (%s emitter: %s)", got, a.Emitter, why)
+		}
+	case strings.HasPrefix(kind, "tile "):
+		var tile []int64
+		for _, s := range strings.Split(strings.TrimPrefix(kind, "tile "), ",") {
+			n, err := strconv.ParseInt(s, 10, 64)
+			require.NoError(t, err, check)
+			tile = append(tile, n)
+		}
+		// The case's entry computation is the fused computation tiled.
+		bl, ok := newBlockLevel(&FusionAnalysis{Fused: m.Entry, Roots: FusionRoots(m.Entry)})
+		if !ok {
+			return "no tiling of the root"
+		}
+		tf, ok := bl.propagate(NewModel(*d), tiling{tiles: [][]int64{tile}})
+		if !ok || len(tf.reads) != 1 {
+			return "no tiling of the root"
+		}
+		if got := strconv.FormatFloat(tf.reads[0].rate, 'g', -1, 64); got != want {
+			return "ours " + got
+		}
+	default:
+		t.Fatalf("unknown check %q", check)
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			m, err := hlo.ParseString("HloModule module\n" + fusion + tc.entry)
-			require.NoError(t, err)
-			root := m.Entry.Root
-			a := AnalyzeFusion(root)
-			require.Equal(t, EmitterLoop, a.Emitter)
-			got, why := HeuristicCoalesced(a.Emitter, root.Operands[0], root)
-			assert.Equal(t, tc.want, got, why)
-		})
-	}
+	return ""
 }
 
 // XLA's LoopTest.ThreadIndexingUnrolled (the loop emitter's thread-id ->

@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hlo-opt/hlo-opt/graph"
 	"github.com/hlo-opt/hlo-opt/hlo"
@@ -104,4 +105,33 @@ func ExampleCallGraphBuilder() {
 	// Output:
 	// y fusion
 	// <nil>
+}
+
+// ExampleDOT draws a computation with an analysis's figures on its boxes:
+// here the elements of each result, the fusion filled.
+func ExampleDOT() {
+	m, err := hlo.ParseFile("loop.hlo", []byte(loop))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	b, err := graph.DOT(m.Computation("body"), graph.DOTOptions{Annotate: func(in *hlo.Instruction) graph.Annotation {
+		a := graph.Annotation{Line: fmt.Sprintf("%d elements", in.Shape.ElementCount())}
+		if in.Opcode == hlo.OpFusion {
+			a.Fill = "#fcbba1"
+		}
+		return a
+	}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.Contains(line, "label=") && strings.Contains(line, "fusion") || strings.Contains(line, "fillcolor") {
+			fmt.Println(strings.TrimSpace(line))
+		}
+	}
+	// Output:
+	// label="y\nfusion kLoop, 2 ops\nf32[4]\n4 elements"
+	// fillcolor="#fcbba1"
 }

@@ -40,8 +40,29 @@ func (s *attrSet) union(o attrSet) {
 
 func (s attrSet) has(name string) bool {
 	b, ok := attrBit[name]
-	return ok && s[b/64]&(1<<(b%64)) != 0
+	return ok && s.hasBit(b)
 }
+
+func (s attrSet) hasBit(b uint) bool { return s[b/64]&(1<<(b%64)) != 0 }
+
+// attrEntry is what the parser knows of an attribute name: the package's
+// copy of it (a parsed attribute keeps it rather than the text's), its
+// kind and its bit in an attrSet.
+type attrEntry struct {
+	name string
+	kind attrKind
+	bit  uint
+}
+
+// attrTable has the entry of every attribute name of attrKinds: one lookup
+// per attribute read.
+var attrTable = func() map[string]attrEntry {
+	m := make(map[string]attrEntry, len(attrKinds))
+	for n, k := range attrKinds {
+		m[n] = attrEntry{name: n, kind: k, bit: attrBit[n]}
+	}
+	return m
+}()
 
 // attrBit numbers the attribute names of attrKinds.
 var attrBit = func() map[string]uint {

@@ -492,8 +492,12 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 	}
 	if top {
 		base := len(p.attrs)
-		for p.accept(',') {
-			if !p.parseAttr(in, base) {
+		var allowed attrSet // what in may carry, once it has an attribute
+		for first := true; p.accept(','); first = false {
+			if first {
+				allowed = allowedAttrs(in)
+			}
+			if !p.parseAttr(in, base, &allowed) {
 				return nil
 			}
 		}
@@ -641,16 +645,18 @@ func (p *chunkParser) parseOperands(in *Instruction) bool {
 	return true
 }
 
-// parseAttr parses one "name=value" after an instruction's operands.
-func (p *chunkParser) parseAttr(in *Instruction, base int) bool {
+// parseAttr parses one "name=value" after an instruction's operands, one
+// of the attributes allowed.
+func (p *chunkParser) parseAttr(in *Instruction, base int, allowed *attrSet) bool {
 	p.skipSpace()
 	pos := p.pos()
-	name, kind, ok := p.attrName(base)
+	e, ok := p.attrName(base)
 	if !ok {
 		return false
 	}
-	if allowed := allowedAttrs(in); !allowed.has(name) {
-		p.errorAt(pos, "unexpected attribute "+strconv.Quote(name)+" for "+string(in.Opcode)+": expected one of "+attrNamesOf(allowed))
+	name, kind := e.name, e.kind
+	if !allowed.hasBit(e.bit) {
+		p.errorAt(pos, "unexpected attribute "+strconv.Quote(name)+" for "+string(in.Opcode)+": expected one of "+attrNamesOf(*allowed))
 		return false
 	}
 	if !p.expect('=') {
@@ -676,28 +682,27 @@ func (p *chunkParser) parseAttr(in *Instruction, base int) bool {
 }
 
 // attrName reads a known attribute name not among the attributes from
-// base on, and returns the package's copy of it.
-func (p *chunkParser) attrName(base int) (string, attrKind, bool) {
+// base on, and returns its entry.
+func (p *chunkParser) attrName(base int) (attrEntry, bool) {
 	pos := p.pos()
 	e := p.identEnd(p.off)
 	if e == p.off || !isLetter(p.src[p.off]) {
 		p.expected("attribute name")
-		return "", 0, false
+		return attrEntry{}, false
 	}
-	kind, known := attrKinds[p.src[p.off:e]]
+	entry, known := attrTable[p.src[p.off:e]]
 	if !known {
 		p.errorAt(pos, "expected attribute name, found unknown "+strconv.Quote(p.src[p.off:e])+newerXLA)
-		return "", 0, false
+		return attrEntry{}, false
 	}
-	name := attrNames[p.src[p.off:e]] // not the text's copy
 	p.off = e
 	for _, a := range p.attrs[base:] {
-		if a.Name == name {
-			p.errorAt(pos, "expected unique attribute, found duplicate "+strconv.Quote(name))
-			return "", 0, false
+		if a.Name == entry.name {
+			p.errorAt(pos, "expected unique attribute, found duplicate "+strconv.Quote(entry.name))
+			return attrEntry{}, false
 		}
 	}
-	return name, kind, true
+	return entry, true
 }
 
 // parseAttrValue reads the value of attribute name, keeps it, and decodes

@@ -227,11 +227,21 @@ func (p *shapeParser) looksLikeShape() bool {
 	for i < p.end && (isLetter(p.src[i]) || isDigit(p.src[i])) {
 		i++
 	}
-	if i >= p.end || p.src[i] != '[' {
+	if j := skipBlanks(p.src, i, p.end); j >= p.end || p.src[j] != '[' {
 		return false
 	}
 	_, ok := LookupPrimitiveType(p.src[p.off:i])
 	return ok
+}
+
+// skipBlanks returns the offset of the first byte at or after i that is
+// not white space: XLA's lexer separates the element type from its
+// dimensions, so "s32 [5696,10,4]" is a shape.
+func skipBlanks(src string, i, end int) int {
+	for i < end && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // parseShape parses "f32[2,<=3,?]{1,0:T(8,128)}", a tuple "(s32[], f32[2])"
@@ -283,11 +293,12 @@ func (p *shapeParser) parseArrayShape() (Shape, bool) {
 		i++
 	}
 	t, ok := LookupPrimitiveType(p.src[start:i])
-	if !ok || t == TUPLE || i >= p.end || p.src[i] != '[' {
+	j := skipBlanks(p.src, i, p.end)
+	if !ok || t == TUPLE || j >= p.end || p.src[j] != '[' {
 		p.expected("shape")
 		return Shape{}, false
 	}
-	p.off = i + 1
+	p.off = j + 1
 	sh := Shape{Type: t}
 	dimsPos := p.pos()
 	dims := p.scratch[:0]
@@ -382,6 +393,10 @@ func markDynamic(d []bool, i int) []bool {
 func (p *shapeParser) parseBufferShape() (Shape, bool) {
 	p.off += 2 // "b("
 	pos := p.pos()
+	if p.skipSpace(); !isLetter(p.peek()) {
+		p.expected("primitive type")
+		return Shape{}, false
+	}
 	sh, ok := p.parseShape()
 	if !ok {
 		return Shape{}, false
@@ -390,7 +405,7 @@ func (p *shapeParser) parseBufferShape() (Shape, bool) {
 		p.errorAt(pos, "expected an array shape inside b(...), found "+sh.StringNoLayout())
 		return Shape{}, false
 	}
-	if !p.expect(')') {
+	if !p.expectPhrase(')', "expects ')' at the end of buffer shape") {
 		return Shape{}, false
 	}
 	sh.Buffer = true
@@ -449,7 +464,8 @@ func (p *shapeParser) parseLayout(rank int) (*Layout, bool) {
 	p.scratch = m2m[:0]
 	if len(m2m) > 0 {
 		if len(m2m) != rank {
-			p.errorAt(open, "expected "+itoa(int64(rank))+" minor_to_major dimensions, found "+itoa(int64(len(m2m))))
+			p.errorAt(open, "expected "+itoa(int64(rank))+" minor_to_major dimensions, found "+itoa(int64(len(m2m)))+
+				" (Dimensions size is "+itoa(int64(rank))+", but minor to major size is "+itoa(int64(len(m2m)))+".)")
 			return nil, false
 		}
 		var seen uint64
@@ -504,7 +520,12 @@ func (p *shapeParser) parseLayoutItems(l *Layout) bool {
 		case c == 'S' && p.peekAt(1) == 'C':
 			start := p.off
 			p.off += 2
-			if _, ok = p.parenRaw(); ok {
+			// One group per split dimension: SC(0:10)(1:4,5).
+			_, ok = p.parenRaw()
+			for ok && p.peek() == '(' {
+				_, ok = p.parenRaw()
+			}
+			if ok {
 				l.SplitConfigs += p.keepStr(p.src[start:p.off])
 			}
 		case c == 'L' || c == 'E' || c == 'M' || c == 'S':

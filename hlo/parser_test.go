@@ -138,6 +138,10 @@ func TestParseShapeForms(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, sh.Tuple, 6)
 	assert.Equal(t, "(f32[], f32[], f32[], f32[], f32[], /*index=5*/f32[])", sh.String())
+	// XLA's lexer reads the element type and the dimensions as two tokens.
+	sh, err = ParseShape("(s32 [5696, 10,4]{2,1,0}, f32\t[])")
+	require.NoError(t, err)
+	assert.Equal(t, "(s32[5696,10,4]{2,1,0}, f32[])", sh.String())
 }
 
 func TestTypedAttributes(t *testing.T) {
@@ -493,7 +497,7 @@ ENTRY e {
 }
 `))
 	require.Error(t, err)
-	assert.Equal(t, "t.hlo:3:22: expected 2 minor_to_major dimensions, found 3", err.Error())
+	assert.Equal(t, "t.hlo:3:22: expected 2 minor_to_major dimensions, found 3 (Dimensions size is 2, but minor to major size is 3.)", err.Error())
 }
 
 // Instructions without typed attributes share one read-only default;

@@ -95,6 +95,7 @@ type assigner struct {
 	lastCI   int
 	first    [][]int
 	users    csr[*hlo.Instruction]
+	leaves   leafIndex
 
 	parent unionFind[int]
 	fixed  [][]int64 // per class root: the fixed minor_to_major
@@ -149,7 +150,7 @@ func Assign(m *hlo.Module, opts Options) (*Assignment, error) {
 		opts.Logger = zap.NewNop()
 	}
 	a := &assigner{m: m, opts: opts, log: opts.Logger, compIdx: make(map[*hlo.Computation]int, len(m.Computations)),
-		fused: fusedComputations(m)}
+		fused: fusedComputations(m), leaves: leafIndex{}}
 	a.collect()
 	a.findVregComputations()
 	if err := a.fixStated(); err != nil {
@@ -316,7 +317,7 @@ func (a *assigner) leafID(in *hlo.Instruction, path []int64) int {
 	if len(path) == 0 {
 		return base
 	}
-	off, _, ok := leafRange(&in.Shape, path)
+	off, _, ok := a.leaves.leafRange(&in.Shape, path)
 	if !ok {
 		return -1
 	}

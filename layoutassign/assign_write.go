@@ -165,7 +165,7 @@ func (a *assigner) shareAliases(res *Assignment) {
 // the matching leaves of c under cPath.
 func (a *assigner) shareLeaves(ps *hlo.Shape, c *hlo.Instruction, cPath []int64, cs *hlo.Shape) {
 	bc, fixedOK := a.base(c)
-	first, _, _ := leafRange(&c.Shape, cPath)
+	first, _, _ := a.leaves.leafRange(&c.Shape, cPath)
 	pl, cl := []*hlo.Shape{ps}, []*hlo.Shape{cs}
 	if ps.IsTuple() {
 		pl, cl = pl[:0], cl[:0]

@@ -42,6 +42,19 @@ type BufferStats struct {
 	TotalBytes                         int64 `json:"total_bytes"`
 }
 
+// StatClass is one class of BufferStats, by the name XLA's stats give it.
+type StatClass struct {
+	Name  string
+	Bytes int64
+}
+
+// Classes lists the stats' classes in XLA's order: parameter, constant,
+// maybe_live_out, preallocated_temp, thread_local, total.
+func (s BufferStats) Classes() []StatClass {
+	return []StatClass{{"parameter", s.ParameterBytes}, {"constant", s.ConstantBytes}, {"maybe_live_out", s.MaybeLiveOutBytes},
+		{"preallocated_temp", s.PreallocatedTempBytes}, {"thread_local", s.ThreadLocalBytes}, {"total", s.TotalBytes}}
+}
+
 func (s *BufferStats) add(o BufferStats) {
 	s.ParameterBytes += o.ParameterBytes
 	s.ConstantBytes += o.ConstantBytes

@@ -20,6 +20,9 @@ type shapeNode struct {
 	shape *hlo.Shape
 	// end is the pre-order number after the node's subtree.
 	end int
+	// kids are the pre-order numbers of a tuple's elements when one of
+	// them is a tuple itself (else element i is the node after i+1).
+	kids []int
 }
 
 // preorder lists the nodes of s.
@@ -33,6 +36,13 @@ func preorder(s *hlo.Shape) []shapeNode {
 			walk(&s.Tuple[i], append(slices.Clip(path), int64(i)))
 		}
 		out[k].end = len(out)
+		if len(out) != k+1+len(s.Tuple) {
+			kids := make([]int, len(s.Tuple))
+			for i, c := 0, k+1; i < len(kids); i, c = i+1, out[c].end {
+				kids[i] = c
+			}
+			out[k].kids = kids
+		}
 	}
 	walk(s, nil)
 	return out
@@ -43,11 +53,10 @@ func child(nodes []shapeNode, n int, i int64) int {
 	if n < 0 || !nodes[n].shape.IsTuple() || i < 0 || int(i) >= len(nodes[n].shape.Tuple) {
 		return -1
 	}
-	c := n + 1
-	for range i {
-		c = nodes[c].end
+	if nodes[n].kids != nil {
+		return nodes[n].kids[i]
 	}
-	return c
+	return n + 1 + int(i)
 }
 
 // nodeAt returns the pre-order number of the node at path, or -1.
@@ -142,18 +151,21 @@ func controlFlow(in *hlo.Instruction) bool {
 	return false
 }
 
-// mayUse is XLA's MayUseOperandValue: whether user reads the value at
-// path of its operand, or only passes it through. An async-done counts as
-// reading all of its start's operands, which stay live until the async
-// op is done (as XLA's HloLiveRangeTest.AsyncCall expects).
-func mayUse(user *hlo.Instruction, path []int64) bool {
+// usedNodes is XLA's MayUseOperandValue: user reads the values at the
+// first usedNodes(user, n) of its operand's n shape nodes (in pre-order)
+// and only passes the others through: a get-tuple-element or a copy
+// reads the top node (a tuple's index table), a domain or a tuple none.
+// An async-done counts as reading all of its start's operands, which stay
+// live until the async op is done (as XLA's HloLiveRangeTest.AsyncCall
+// expects).
+func usedNodes(user *hlo.Instruction, n int) int {
 	switch user.Opcode {
 	case hlo.OpGetTupleElement, hlo.OpCopy:
-		return len(path) == 0
+		return min(n, 1)
 	case hlo.OpDomain, hlo.OpTuple:
-		return false
+		return 0
 	}
-	return true
+	return n
 }
 
 // definesNode reports whether in defines a value at node n of its shape

@@ -84,10 +84,7 @@ func (lv *liveness) positionsAndUses() {
 			if os == nil {
 				continue
 			}
-			for n, set := range os.sets {
-				if !mayUse(st.in, os.nodes[n].path) {
-					continue
-				}
+			for _, set := range os.sets[:usedNodes(st.in, len(os.sets))] {
 				for _, id := range set {
 					v := lv.values[id]
 					if l := len(v.uses); l == 0 || v.uses[l-1] != (use{st, k}) {

@@ -188,6 +188,9 @@ func (r *Result) WriteText(w io.Writer, m *hlo.Module) error {
 		device = ", device " + mr.Target.Device
 	}
 	fmt.Fprintf(bw, "Memory report for module %s on %s%s (offline estimate; nothing ran)\n", mr.Module, mr.Target, device)
+	if n := Partitions(m); n != "" {
+		fmt.Fprintf(bw, "Per device: %s runs this program; every figure is one device's.\n", n)
+	}
 	r.writeLayouts(bw)
 	fmt.Fprintf(bw, "All arrays (fused computations excluded): %s, unpadded %s (%.1fx expansion).\n",
 		fb(mr.Bytes), fb(mr.Unpadded), expansion(mr.Bytes, mr.Unpadded))
@@ -203,6 +206,22 @@ func (r *Result) WriteText(w io.Writer, m *hlo.Module) error {
 	writeSuggestions(bw, mr)
 	fmt.Fprintf(bw, "\n%s\n", mr.Verdict())
 	return bw.Flush()
+}
+
+// Partitions says which devices run a partitioned module's program:
+// "each of num_partitions=4 SPMD partitions" (and of replica_count=N
+// replicas); "" for one device.
+func Partitions(m *hlo.Module) string {
+	if m == nil {
+		return ""
+	}
+	var parts []string
+	for _, a := range []struct{ attr, what string }{{"num_partitions", "SPMD partitions"}, {"replica_count", "replicas"}} {
+		if v, ok := m.Attr(a.attr); ok && v != "1" && v != "0" {
+			parts = append(parts, fmt.Sprintf("each of %s=%s %s", a.attr, v, a.what))
+		}
+	}
+	return strings.Join(parts, " and ")
 }
 
 // fb is passes.FormatBytes, XLA's byte notation.

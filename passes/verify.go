@@ -559,6 +559,12 @@ func (v *verifier) calls(in *hlo.Instruction) {
 			v.errorf(in, c, "fusion calls %d computations, want 1", len(in.Called))
 			return
 		}
+		if k, ok := in.Attr("kind"); !hlo.IsFusionKind(k) {
+			if !ok {
+				k = "none"
+			}
+			v.errorf(in, c, "fusion kind %s, want one of %s (Unknown fusion kind)", k, strings.Join(hlo.FusionKinds, ", "))
+		}
 		fc := in.Called[0]
 		if len(fc.Params) != len(in.Operands) {
 			v.errorf(in, c, "fusion has %d operands, fused computation %s has %d parameters", len(in.Operands), fc.Name, len(fc.Params))

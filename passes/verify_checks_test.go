@@ -250,7 +250,7 @@ func init() {
   c = f32[4,4,2] broadcast(s), dimensions={0,1}
   ROOT t = f32[8,4] transpose(p), dimensions={1,0}`, []mutation{
 			{"broadcast(p), dimensions={0,1}", "broadcast(p)", "attribute dimensions is expected but not seen"},
-			{"transpose(p), dimensions={1,0}", "transpose(p)", "transpose has no dimensions attribute"},
+			{"transpose(p), dimensions={1,0}", "transpose(p)", "attribute dimensions is expected but not seen"},
 			{"broadcast(s), dimensions={0,1}", "broadcast(s), dimensions={0,0}", "dimensions {0,0}: dimension 0 repeated"},
 		}},
 		{"bitcast", `p = f32[4,8] parameter(0)
@@ -329,6 +329,37 @@ func TestVerifyLayoutMadeByAPass(t *testing.T) {
 	require.True(t, errors.As(err, &l), "got %v", err)
 	require.Len(t, l, 1)
 	assert.Equal(t, "5:8: e/r: layout of f32[4,8]: minor_to_major {1,1} is not a permutation of its 2 dimensions", l[0].Error())
+}
+
+// TestVerifyFusionKind: the parser refuses kind=kOutptu as XLA's does; a
+// kind a pass sets (or drops) is verify's to catch.
+func TestVerifyFusionKind(t *testing.T) {
+	_, err := hlo.ParseString(module("p = f32[4] parameter(0)\n  ROOT f = f32[4] fusion(p), kind=kOutptu, calls=neg_f"))
+	require.ErrorContains(t, err, "Unknown fusion kind: kOutptu")
+	pl, err := NewPipeline([]*Pass{Verify}, Options{Jobs: 1})
+	require.NoError(t, err)
+	for kind, want := range map[string]string{
+		"kOutptu": "fusion kind kOutptu, want one of kLoop, kInput, kOutput, kCustom (Unknown fusion kind)",
+		"":        "fusion kind none, want one of kLoop, kInput, kOutput, kCustom (Unknown fusion kind)",
+	} {
+		m, err := hlo.ParseString(module("p = f32[4] parameter(0)\n  ROOT f = f32[4] fusion(p), kind=kLoop, calls=neg_f"))
+		require.NoError(t, err)
+		f := m.Entry.Root
+		attrs := f.Attrs[:0:0]
+		for _, a := range f.Attrs {
+			if a.Name != "kind" {
+				attrs = append(attrs, a)
+			} else if kind != "" {
+				attrs = append(attrs, hlo.Attribute{Name: "kind", Value: kind})
+			}
+		}
+		f.Attrs = attrs
+		_, err = pl.Run(context.Background(), m)
+		var l ErrorList
+		require.True(t, errors.As(err, &l), "kind %q: got %v", kind, err)
+		require.Len(t, l, 1)
+		assert.Contains(t, l[0].Error(), "e/f: "+want)
+	}
 }
 
 // TestVerifyTupleElementIndex checks k of an operand "%t#k" against the

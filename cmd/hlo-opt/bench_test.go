@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -101,11 +102,22 @@ func benchCLI(b *testing.B, path string, size int, format string, jobs int) {
 	}
 }
 
+// cpuTime is the CPU time the process has used (user and system, every
+// thread): what BenchmarkShapes charges a stage, so that other work on
+// the machine does not inflate it.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // shapeStage is one measured stage of BenchmarkShapes: the parse, the
 // print or one pass. run does the stage once on the module text src and
-// the module parsed from it and returns the stage's own time (a pass's
-// prerequisites, and the parse of a fresh module for a Transform, are not
-// counted).
+// the module parsed from it and returns the stage's own CPU time (a
+// pass's prerequisites, and the parse of a fresh module for a Transform,
+// are not counted).
 type shapeStage struct {
 	name string
 	run  func(src []byte, m *hlo.Module) (time.Duration, error)
@@ -118,9 +130,9 @@ type shapeStage struct {
 func shapeStages() []shapeStage {
 	cfg := defaultPassConfig().config()
 	timed := func(f func() error) (time.Duration, error) {
-		start := time.Now()
+		start := cpuTime()
 		err := f()
-		return time.Since(start), err
+		return cpuTime() - start, err
 	}
 	stages := []shapeStage{
 		{"parse", func(src []byte, _ *hlo.Module) (time.Duration, error) {
@@ -130,8 +142,18 @@ func shapeStages() []shapeStage {
 			return timed(func() error { return m.Print(io.Discard, hlo.PrintOptions{Jobs: 1}) })
 		}},
 	}
-	pipeline := func(ps []*passes.Pass, fresh bool, count func(passes.Timing) bool) func([]byte, *hlo.Module) (time.Duration, error) {
-		pl, err := passes.NewPipeline(ps, passes.Options{Jobs: 1, Config: cfg})
+	// pipeline runs ps and charges the CPU time of the passes named
+	// charged (all when nil), measured around each pass by AfterPass.
+	pipeline := func(ps []*passes.Pass, fresh bool, charged *passes.Pass) func([]byte, *hlo.Module) (time.Duration, error) {
+		var spent, since time.Duration
+		pl, err := passes.NewPipeline(ps, passes.Options{Jobs: 1, Config: cfg, AfterPass: func(e passes.PassEvent) error {
+			now := cpuTime()
+			if charged == nil || e.Pass == charged {
+				spent += now - since
+			}
+			since = cpuTime() // verification after a pass is not charged
+			return nil
+		}})
 		return func(src []byte, m *hlo.Module) (time.Duration, error) {
 			if err != nil {
 				return 0, err
@@ -141,32 +163,27 @@ func shapeStages() []shapeStage {
 					return 0, err
 				}
 			}
-			res, err := pl.Run(context.Background(), m)
-			var spent time.Duration
-			for _, t := range res.Timings {
-				if count(t) {
-					spent += t.Elapsed
-				}
-			}
+			spent, since = 0, cpuTime()
+			_, err := pl.Run(context.Background(), m)
 			return spent, err
 		}
 	}
 	var analyses []*passes.Pass
 	for _, p := range allPasses() {
-		name := p.Name
-		stages = append(stages, shapeStage{name, pipeline([]*passes.Pass{p}, p.Transform, func(t passes.Timing) bool { return t.Pass == name })})
+		stages = append(stages, shapeStage{p.Name, pipeline([]*passes.Pass{p}, p.Transform, p)})
 		if !p.Transform {
 			analyses = append(analyses, p)
 		}
 	}
-	return append(stages, shapeStage{"all", pipeline(analyses, true, func(passes.Timing) bool { return true })})
+	return append(stages, shapeStage{"all", pipeline(analyses, true, nil)})
 }
 
 // BenchmarkShapes runs the parse, the print and every pass on each module
 // shape of hlogen (a training step unrolled into the entry, many small
 // computations, nested loops, wide tuples) at each of hlogen.Scales, and
-// reports each stage's time per instruction (ns/inst) and per MB of text
-// (ms/MB; ns/op is the stage's time too). Its log ends with the table of
+// reports each stage's CPU time (the process's, so that other work on a
+// loaded machine does not count) per instruction (ns/inst) and per MB of
+// text (ms/MB; ns/op is the stage's CPU time too). Its log ends with the table of
 // ns/inst by scale and the growth from the smallest scale to the largest,
 // which stays near 1 for a stage linear in the module. The table goes to
 // standard output, as go test prints a benchmark's log only with -v.

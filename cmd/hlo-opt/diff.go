@@ -171,15 +171,10 @@ func (d *driver) side(ctx context.Context, in diffInput) (memdiff.Side, error) {
 	if err != nil {
 		return memdiff.Side{}, err
 	}
-	s := memdiff.Side{Name: in.name}
-	for _, p := range res.Passes {
-		v, _ := res.Of(p)
-		switch x := v.(type) {
-		case *layoutassign.Result:
-			s.Memory = x.Memory
-		case *cost.CostResult:
-			s.Estimate = x.Estimate()
-		}
+	pi := pageInput(in.mod.Path, res)
+	s := memdiff.Side{Name: in.name, Memory: pi.Memory}
+	if pi.Cost != nil {
+		s.Estimate = pi.Cost.Estimate()
 	}
 	return s, nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 
+	"github.com/hlo-opt/hlo-opt/cmd/hlo-opt/internal/htmltest"
 	"github.com/hlo-opt/hlo-opt/cmd/hlo-opt/render/memdiff"
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 	"github.com/hlo-opt/hlo-opt/hlo/xladump"
@@ -124,18 +124,17 @@ func TestDiffDumpDirectories(t *testing.T) {
 
 	page, errOut, code := hloOpt(t, "", "diff", "--device=tpu-v5e", "--format=html", dirA, dirB)
 	require.Equal(t, 0, code, errOut)
-	doc, err := html.Parse(bytes.NewReader([]byte(page)))
-	require.NoError(t, err)
+	doc := htmltest.Parse(t, []byte(page))
 	d := rep.Pairs[0]
-	rows := findNodes(doc, func(n *html.Node) bool { return n.Data == "tr" && attrOf(n, "data-figure") == "peak" })
+	rows := htmltest.FindAll(doc, func(n *html.Node) bool { return n.Data == "tr" && htmltest.Attr(n, "data-figure") == "peak" })
 	require.Len(t, rows, 1)
-	cells := findNodes(rows[0], func(n *html.Node) bool { return n.Data == "td" })
-	assert.Equal(t, strconv.FormatInt(d.Peak.A, 10), attrOf(cells[1], "data-v"))
-	assert.Equal(t, strconv.FormatInt(d.Peak.B, 10), attrOf(cells[2], "data-v"))
-	assert.Equal(t, strconv.FormatInt(d.Peak.Delta, 10), attrOf(cells[3], "data-v"))
-	grew := findNodes(doc, func(n *html.Node) bool { return attrOf(n, "id") == "grew-0" })
+	cells := htmltest.FindAll(rows[0], func(n *html.Node) bool { return n.Data == "td" })
+	assert.Equal(t, strconv.FormatInt(d.Peak.A, 10), htmltest.Attr(cells[1], "data-v"))
+	assert.Equal(t, strconv.FormatInt(d.Peak.B, 10), htmltest.Attr(cells[2], "data-v"))
+	assert.Equal(t, strconv.FormatInt(d.Peak.Delta, 10), htmltest.Attr(cells[3], "data-v"))
+	grew := htmltest.FindAll(doc, func(n *html.Node) bool { return htmltest.Attr(n, "id") == "grew-0" })
 	require.Len(t, grew, 1)
-	trs := findNodes(grew[0], func(n *html.Node) bool { return n.Data == "tr" && n.Parent.Data == "tbody" })
+	trs := htmltest.FindAll(grew[0], func(n *html.Node) bool { return n.Data == "tr" && n.Parent.Data == "tbody" })
 	assert.Len(t, trs, len(d.Grew))
 	assert.Contains(t, page, "only in B: module_0099.jit_other.cl_1")
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/hlo-opt/hlo-opt/cmd/hlo-opt/render/dumpdir"
 	"github.com/hlo-opt/hlo-opt/cmd/hlo-opt/render/memview"
-	"github.com/hlo-opt/hlo-opt/cost"
 	"github.com/hlo-opt/hlo-opt/hlo/xladump"
 	"github.com/hlo-opt/hlo-opt/layoutassign"
 	"github.com/hlo-opt/hlo-opt/passes"
@@ -139,20 +138,15 @@ func (d *driver) analyseDumped(ctx context.Context, m xladump.Module) dirModule 
 		in.Err = err
 		return dirModule{summary: dumpdir.Summarize(in), err: err}
 	}
-	mod, res, err := d.analyse(ctx, 0, 1, chunk{src: src}, time.Now())
+	_, res, err := d.analyse(ctx, 0, 1, chunk{src: src}, time.Now())
 	if err != nil {
 		in.Err = err
 		return dirModule{summary: dumpdir.Summarize(in), err: err}
 	}
-	r := dirModule{page: memview.Input{File: m.Path, Module: mod}}
-	for _, p := range res.Passes {
-		v, _ := res.Of(p)
-		switch x := v.(type) {
-		case *layoutassign.Result:
-			in.Memory, r.page.Memory, r.page.Relayout = x.Memory, x.Memory, x.Relayout
-		case *cost.CostResult:
-			in.Estimate, r.page.Cost = x.Estimate(), x
-		}
+	r := dirModule{page: pageInput(m.Path, res)}
+	in.Memory = r.page.Memory
+	if r.page.Cost != nil {
+		in.Estimate = r.page.Cost.Estimate()
 	}
 	in.Buffers, in.Usage, err = readXLAFiles(m)
 	if err != nil {
@@ -167,27 +161,33 @@ func (d *driver) analyseDumped(ctx context.Context, m xladump.Module) dirModule 
 // readXLAFiles reads the buffer assignment and memory-usage report XLA
 // wrote beside a module (nil for a file it did not write).
 func readXLAFiles(m xladump.Module) (*xladump.BufferAssignment, []xladump.Space, error) {
-	var ba *xladump.BufferAssignment
-	var usage []xladump.Space
-	if m.BufferAssignment != "" {
-		text, err := os.ReadFile(m.BufferAssignment)
-		if err == nil {
-			ba, err = xladump.ParseBufferAssignment(string(text))
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", m.BufferAssignment, err)
-		}
+	ba, err := readParsed(m.BufferAssignment, xladump.ParseBufferAssignment)
+	if err != nil {
+		return nil, nil, err
 	}
-	if m.MemoryUsageReport != "" {
-		text, err := os.ReadFile(m.MemoryUsageReport)
-		if err == nil {
-			usage, err = xladump.ParseMemoryUsageReport(string(text))
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", m.MemoryUsageReport, err)
-		}
+	usage, err := readParsed(m.MemoryUsageReport, xladump.ParseMemoryUsageReport)
+	if err != nil {
+		return nil, nil, err
 	}
 	return ba, usage, nil
+}
+
+// readParsed reads the file at path and parses it; the zero T when path
+// is "", an error naming path when either fails.
+func readParsed[T any](path string, parse func(string) (T, error)) (T, error) {
+	var zero T
+	if path == "" {
+		return zero, nil
+	}
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return zero, err
+	}
+	v, err := parse(string(text))
+	if err != nil {
+		return zero, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
 }
 
 // writeDir writes the summary as --format asks: the index and a page per

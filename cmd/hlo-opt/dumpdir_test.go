@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 
+	"github.com/hlo-opt/hlo-opt/cmd/hlo-opt/internal/htmltest"
 	"github.com/hlo-opt/hlo-opt/cmd/hlo-opt/render/dumpdir"
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 	"github.com/hlo-opt/hlo-opt/hlo/xladump"
@@ -77,7 +77,7 @@ func TestDumpDirSummary(t *testing.T) {
 				for _, u := range usage {
 					sc := findSpace(got.XLA.Spaces, u.Color)
 					require.NotNil(t, sc, "space %d", u.Color)
-					assert.Equal(t, u.Bytes, sc.XLA.Total)
+					assert.Equal(t, u.Bytes, sc.XLA.TotalBytes)
 				}
 				ba, err := xladump.ParseBufferAssignment(string(hlotest.ReadFile(t, m.BufferAssignment)))
 				require.NoError(t, err)
@@ -88,8 +88,8 @@ func TestDumpDirSummary(t *testing.T) {
 					}
 				}
 				hbm := findSpace(got.XLA.Spaces, 0)
-				assert.Equal(t, params, hbm.XLA.Parameter)
-				assert.Equal(t, rep.Layout.BufferAssignment.ParameterBytes, hbm.Ours.Parameter+otherSpaces(got.XLA.Spaces, func(f dumpdir.Figures) int64 { return f.Parameter }))
+				assert.Equal(t, params, hbm.XLA.ParameterBytes)
+				assert.Equal(t, rep.Layout.MemorySpaces[0].BufferAssignment, hbm.Ours, "hlo-opt's side is the layout report's")
 				for _, d := range got.XLA.Differences {
 					assert.Regexp(t, `^\S+ .* allocation: XLA \S+, hlo-opt \S+ \(`, d)
 				}
@@ -151,16 +151,16 @@ func TestDumpDirHTML(t *testing.T) {
 	require.Equal(t, 0, code)
 	var s dirSummary
 	require.NoError(t, json.Unmarshal([]byte(js), &s))
-	doc := parseHTMLFile(t, filepath.Join(outDir, "index.html"))
-	links := findNodes(doc, func(n *html.Node) bool { return n.Data == "a" })
+	doc := htmltest.Parse(t, hlotest.ReadFile(t, filepath.Join(outDir, "index.html")))
+	links := htmltest.FindAll(doc, func(n *html.Node) bool { return n.Data == "a" })
 	require.Len(t, links, len(s.Modules))
 	for i, a := range links {
 		m := s.Modules[i]
-		assert.Equal(t, m.Module+".html", attrOf(a, "href"))
-		page := parseHTMLFile(t, filepath.Join(outDir, attrOf(a, "href")))
-		peak := findNodes(page, func(n *html.Node) bool { return attrOf(n, "id") == "xla-peak" })
+		assert.Equal(t, m.Module+".html", htmltest.Attr(a, "href"))
+		page := htmltest.Parse(t, hlotest.ReadFile(t, filepath.Join(outDir, htmltest.Attr(a, "href"))))
+		peak := htmltest.FindAll(page, func(n *html.Node) bool { return htmltest.Attr(n, "id") == "xla-peak" })
 		require.Len(t, peak, 1)
-		assert.Equal(t, strconv.FormatInt(m.PeakBytes, 10), attrOf(peak[0], "data-bytes"))
+		assert.Equal(t, strconv.FormatInt(m.PeakBytes, 10), htmltest.Attr(peak[0], "data-bytes"))
 	}
 	_, errOut, code = hloOpt(t, "", "--format=html", dir)
 	assert.Equal(t, 2, code)
@@ -185,17 +185,6 @@ func findSpace(ss []dumpdir.SpaceCheck, space int64) *dumpdir.SpaceCheck {
 	return nil
 }
 
-// otherSpaces sums a figure of hlo-opt's over the spaces but HBM.
-func otherSpaces(ss []dumpdir.SpaceCheck, f func(dumpdir.Figures) int64) int64 {
-	var n int64
-	for _, s := range ss {
-		if s.Space != 0 {
-			n += f(s.Ours)
-		}
-	}
-	return n
-}
-
 // copyDir copies the files of dir into a new temporary directory.
 func copyDir(t *testing.T, dir string) string {
 	t.Helper()
@@ -206,35 +195,4 @@ func copyDir(t *testing.T, dir string) string {
 		require.NoError(t, os.WriteFile(filepath.Join(to, e.Name()), hlotest.ReadFile(t, filepath.Join(dir, e.Name())), 0o644))
 	}
 	return to
-}
-
-func parseHTMLFile(t *testing.T, path string) *html.Node {
-	t.Helper()
-	doc, err := html.Parse(bytes.NewReader(hlotest.ReadFile(t, path)))
-	require.NoError(t, err)
-	return doc
-}
-
-func findNodes(n *html.Node, f func(*html.Node) bool) []*html.Node {
-	var out []*html.Node
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.ElementNode && f(n) {
-			out = append(out, n)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	walk(n)
-	return out
-}
-
-func attrOf(n *html.Node, key string) string {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			return a.Val
-		}
-	}
-	return ""
 }

@@ -17,10 +17,8 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/hlo-opt/hlo-opt/cmd/hlo-opt/render/memview"
-	"github.com/hlo-opt/hlo-opt/cost"
 	"github.com/hlo-opt/hlo-opt/graph"
 	"github.com/hlo-opt/hlo-opt/hlo"
-	"github.com/hlo-opt/hlo-opt/layoutassign"
 	"github.com/hlo-opt/hlo-opt/passes"
 	"github.com/hlo-opt/hlo-opt/passes/render"
 )
@@ -532,18 +530,7 @@ func newLogger(w io.Writer, level zapcore.Level, format string) *zap.Logger {
 	return zap.New(zapcore.NewCore(enc, zapcore.Lock(zapcore.AddSync(w)), level)).Named("hlo-opt")
 }
 
-// writePage renders the Memory Viewer page of res: the layout pass's
-// memory report and, when it ran, the cost pass's estimates.
+// writePage renders the Memory Viewer page of res (see pageInput).
 func (d *driver) writePage(w io.Writer, res *passes.Results) error {
-	in := memview.Input{File: d.filename, Module: res.Module}
-	for _, p := range res.Passes {
-		v, _ := res.Of(p)
-		switch r := v.(type) {
-		case *layoutassign.Result:
-			in.Memory, in.Relayout = r.Memory, r.Relayout
-		case *cost.CostResult:
-			in.Cost = r
-		}
-	}
-	return memview.Write(w, in)
+	return memview.Write(w, pageInput(d.filename, res))
 }

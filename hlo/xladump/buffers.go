@@ -164,22 +164,39 @@ type AllocationStats struct {
 func (ba *BufferAssignment) Stats() AllocationStats {
 	var st AllocationStats
 	for _, a := range ba.Allocations {
-		if a.Parameter >= 0 {
-			st.Parameter += a.Size
-		}
-		if a.Constant {
-			st.Constant += a.Size
-		}
-		if a.MaybeLiveOut {
-			st.MaybeLiveOut += a.Size
-		}
-		if a.PreallocatedTmp {
-			st.PreallocatedTemp += a.Size
-		}
-		if a.ThreadLocal {
-			st.ThreadLocal += a.Size
-		}
-		st.Total += a.Size
+		st.add(a)
 	}
 	return st
+}
+
+// StatsByColor sums the allocations of each memory space (color) by
+// class.
+func (ba *BufferAssignment) StatsByColor() map[int]AllocationStats {
+	out := map[int]AllocationStats{}
+	for _, a := range ba.Allocations {
+		st := out[a.Color]
+		st.add(a)
+		out[a.Color] = st
+	}
+	return out
+}
+
+// add counts a in each class it is in.
+func (st *AllocationStats) add(a Allocation) {
+	if a.Parameter >= 0 {
+		st.Parameter += a.Size
+	}
+	if a.Constant {
+		st.Constant += a.Size
+	}
+	if a.MaybeLiveOut {
+		st.MaybeLiveOut += a.Size
+	}
+	if a.PreallocatedTmp {
+		st.PreallocatedTemp += a.Size
+	}
+	if a.ThreadLocal {
+		st.ThreadLocal += a.Size
+	}
+	st.Total += a.Size
 }

@@ -33,6 +33,10 @@ Total bytes used: 262664
 	assert.Nil(t, ba.Allocations[0].Values[0].Index)
 	assert.Len(t, ba.Values(), 5)
 	assert.Equal(t, AllocationStats{Parameter: 262144, Constant: 512, MaybeLiveOut: 262144, PreallocatedTemp: 8, Total: 262664}, ba.Stats())
+	assert.Equal(t, map[int]AllocationStats{
+		0: {Parameter: 262144, Constant: 512, MaybeLiveOut: 262144, Total: 262656},
+		2: {PreallocatedTemp: 8, Total: 8},
+	}, ba.StatsByColor())
 
 	_, err = ParseBufferAssignment("BufferAssignment:\n value: <1 x @0> (size=4,offset=0): f32[]\n")
 	assert.Error(t, err, "a value before any allocation")

@@ -36,6 +36,7 @@ for the person regenerating, nothing of it is written.
 """
 
 import argparse
+import copy
 import os
 import re
 import subprocess
@@ -613,9 +614,12 @@ def main():
     commit = subprocess.run(
         ["git", "--git-dir", args.xla, "rev-parse", args.commit], check=True, capture_output=True, text=True
     ).stdout.strip()
-    parser = write_parser(git_show(args.xla, commit, PARSER_TEST), commit)
+    parser_src = git_show(args.xla, commit, PARSER_TEST)
+    parser = write_parser(parser_src, commit)
+    write_shapes(args.xla, commit, parser_src)
     write_indexing(git_show(args.xla, commit, INDEXING_TEST), commit)
     write_simplifier(git_show(args.xla, commit, SIMPLIFIER_TEST), commit)
+    write_coalescing(git_show(args.xla, commit, COALESCING_TEST), commit)
     if args.check_xla:
         check_with_xla(args.check_xla, parser)
 
@@ -1003,6 +1007,660 @@ def write_simplifier(src: str, commit: str):
     comment = SIMPLIFIER_COMMENT.format(path=SIMPLIFIER_TEST, commit=commit)
     comment += "".join(f"  {n}: {why}\n" for n, why in not_ported)
     write_archive(os.path.join(ROOT, "testdata/indexing/xla-simplifier.txtar"), comment, cases)
+
+
+# ---------------------------------------------------------------------------
+# coalescing_analysis_test.cc
+
+COALESCING_TEST = "xla/service/gpu/model/coalescing_analysis_test.cc"
+
+# Tests that build their module with HloComputation::Builder: the module
+# they build, as XLA prints it (transcribed from the test body).
+COALESCING_BUILT = {
+    "CoalescingTest.UnusedParameter": """HloModule m
+subcomp {
+  p0f = f32[100000] parameter(0)
+  p1f = f32[100000] parameter(1)
+  ROOT n = f32[100000] negate(p0f)
+}
+ENTRY b {
+  p0 = f32[100000] parameter(0)
+  p1 = f32[100000] parameter(1)
+  ROOT f = f32[100000] fusion(p0, p1), kind=kLoop, calls=subcomp
+}
+""",
+}
+
+
+def coalescing_case(t: CppTest):
+    """The case of a coalescing test, or a reason it is not ported."""
+    b = t.body
+    vars_ = string_vars(b)
+    hlo = None
+    if "ir" in vars_:
+        hlo = dedent_block(vars_["ir"])
+    elif "ParseAndReturnVerifiedModule(R" in b:
+        i = b.index("ParseAndReturnVerifiedModule(") + len("ParseAndReturnVerifiedModule(")
+        hlo = dedent_block(cpp_strings_at(b, i)[0])
+    elif t.full in COALESCING_BUILT:
+        hlo = COALESCING_BUILT[t.full]
+    if hlo is None:
+        return None, "no HLO text"
+    checks = []
+    i = b.find("IsReadCoalescedPerOperand(")
+    if i >= 0:
+        end = matching(b, b.index("(", i))
+        m = re.match(r"\s*,\s*ElementsAre\(([^)]*)\)", b[end:])
+        if m:
+            checks.append(("indexing: " + ", ".join(v.strip() for v in m.group(1).split(",")), ""))
+    m = re.search(r"EXPECT_(TRUE|FALSE)\(IsReadCoalescedHeuristic\(ir\)\)", b)
+    if m:
+        checks.append((f"heuristic: {m.group(1).lower()}", ""))
+    consts = {k: int(v) for k, v in re.findall(r"constexpr int (\w+) = (\d+);", b)}
+    for m in re.finditer(r"EffectiveBandwidthUtilizationRatePerOperand\(root, \{([^}]*)\}\),\s*ElementsAre\(([^)]*)\)\)", b):
+        tile = ",".join(x.strip() for x in m.group(1).split(","))
+        expr = m.group(2)
+        for k, v in consts.items():
+            expr = re.sub(rf"\b{k}\b", str(v), expr)
+        if not re.fullmatch(r"[\d.\s/*+-]+", expr):
+            return None, "expects " + m.group(2)
+        checks.append((f"tile {tile}: {eval(expr):g}", ""))
+    if not checks:
+        return None, "checks nothing this harness reads"
+    return Case(t.full, hlo + "\n", checks), None
+
+
+COALESCING_COMMENT = """The tests of XLA's {path} (openxla/xla at
+{commit}), read by cost/xla_coalescing_test.go. Written by
+testdata/gen/xla_tests.py; regenerate, do not edit, except the files named
+"..., why ours differs".
+
+A case is XLA's test, "-- SUITE.TEST --" holding its HLO, then its checks:
+
+  indexing: V0, V1, ...   IsReadCoalescedPerOperand: per operand of the ENTRY
+                          root fusion, whether XLA finds its reads coalesced
+                          (CoalescingAnalysis without the heuristic)
+  heuristic: V            IsReadCoalescedHeuristic(emitter, root operand 0, root)
+  tile T: R               BandwidthUtilizationRateHeuristicForTiledMemoryAccess
+                          of the root's operand under output tile T (both of
+                          XLA's tilings, TEST_P's parameter, expect the same)
+
+UnusedParameter builds its module with HloComputation::Builder; its HLO is
+the module the builder makes, transcribed in the script.
+"""
+
+
+def write_coalescing(src: str, commit: str):
+    cases, not_ported = [], []
+    for t in cpp_tests(src):
+        c, why = coalescing_case(t)
+        if c is None:
+            not_ported.append((t.full, why))
+        else:
+            cases.append(c)
+    comment = COALESCING_COMMENT.format(path=COALESCING_TEST, commit=commit)
+    if not_ported:
+        comment += "\nNot ported:\n" + "".join(f"  {n}: {why}\n" for n, why in not_ported)
+    write_archive(os.path.join(ROOT, "testdata/coalescing/xla-coalescing.txtar"), comment, cases)
+
+
+# ---------------------------------------------------------------------------
+# shape and layout tests: shape_util_test.cc, shape_test.cc,
+# layout_util_test.cc, layout_test.cc and the ParseShape tests of
+# hlo_parser_test.cc
+
+SHAPE_TESTS = ["xla/shape_util_test.cc", "xla/shape_test.cc", "xla/layout_util_test.cc", "xla/layout_test.cc"]
+
+# The checks the harness (hlo/xla_shapes_test.go) runs, by the XLA function
+# each ports; a test that calls anything else, or builds a value otherwise
+# than below, is listed as not ported with the first such statement.
+SHAPE_PREDICATES = {
+    "Compatible": "compatible",
+    "CompatibleIgnoringFpPrecision": "compatible ignoring fp precision",
+    "CompatibleIgnoringElementType": "compatible ignoring element type",
+    "Equal": "equal",
+    "EqualIgnoringFpPrecision": "equal ignoring fp precision",
+    "EqualIgnoringElementType": "equal ignoring element type",
+}
+
+
+# Shape::Equal's options, as the harness names them.
+SHAPE_EQUAL_OPTIONS = {
+    "IgnoreBuffer": "buffer",
+    "IgnoreLayout": "layout",
+    "IgnoreDynamicDimension": "dynamic dimension",
+    "IgnoreElementType": "element type",
+    "IgnoreFpPrecision": "fp precision",
+}
+
+
+class Unsupported(Exception):
+    pass
+
+
+def cpp_int(text: str) -> int:
+    text = text.strip()
+    for k, v in (("Shape::kUnboundedSize", -1), ("Tile::kCombineDimension", -1)):
+        text = text.replace(k, str(v))
+    if not re.fullmatch(r"-?\d+", text):
+        raise Unsupported(text)
+    return int(text)
+
+
+def int_list(text: str):
+    text = text.strip()
+    if not (text.startswith("{") and text.endswith("}")):
+        raise Unsupported(text)
+    inner = text[1:-1].strip()
+    return [x for x in split_args(inner)] if inner else []
+
+
+def tile_text(expr: str) -> str:
+    m = re.fullmatch(r"Tile\(\s*(\{.*\})\s*\)", expr.strip(), re.S)
+    if not m:
+        raise Unsupported(expr)
+    return "(" + ",".join("*" if cpp_int(d) == -1 else str(cpp_int(d)) for d in int_list(m.group(1))) + ")"
+
+
+def split_config_text(expr: str) -> str:
+    m = re.fullmatch(r"SplitConfig\(\s*(\d+)\s*,\s*(\{.*\})\s*\)", expr.strip(), re.S)
+    if not m:
+        raise Unsupported(expr)
+    return "(" + m.group(1) + ":" + ",".join(str(cpp_int(x)) for x in int_list(m.group(2))) + ")"
+
+
+@dataclass
+class XLayout:
+    """A layout an XLA test builds, printed as Layout::ToString."""
+
+    m2m: list
+    tiles: list = field(default_factory=list)  # "(2,128)" each
+    tail: int = 1
+    index: str = ""
+    pointer: str = ""
+    esize: int = 0
+    mspace: int = 0
+    splits: list = field(default_factory=list)
+    prefix: int = 0
+
+    def text(self) -> str:
+        items = ""
+        if self.tiles:
+            items += "T" + "".join(self.tiles)
+        if self.tail != 1:
+            items += f"L({self.tail})"
+        if self.index:
+            items += f"#({self.index})"
+        if self.pointer:
+            items += f"*({self.pointer})"
+        if self.esize:
+            items += f"E({self.esize})"
+        if self.mspace:
+            items += f"S({self.mspace})"
+        if self.splits:
+            items += "SC" + "".join(self.splits)
+        if self.prefix:
+            items += f"M({self.prefix})"
+        return "{" + ",".join(str(x) for x in self.m2m) + (":" + items if items else "") + "}"
+
+    def holder(self) -> str:
+        """A shape holding this layout: f32, one dimension of 2 per entry."""
+        return "f32[" + ",".join("2" for _ in self.m2m) + "]" + self.text()
+
+
+@dataclass
+class XShape:
+    """A shape an XLA test builds, printed as HumanStringWithLayout."""
+
+    kind: str  # array, tuple, token, opaque
+    type: str = ""
+    dims: list = field(default_factory=list)
+    dyn: list = field(default_factory=list)
+    layout: XLayout = None
+    elems: list = field(default_factory=list)
+    buffer: bool = False
+
+    def text(self) -> str:
+        if self.kind == "tuple":
+            return "(" + ", ".join(e.text() for e in self.elems) + ")"
+        if self.kind != "array":
+            return self.kind + "[]"
+        ds = []
+        for i, d in enumerate(self.dims):
+            if d == -1:
+                ds.append("?")
+            elif i < len(self.dyn) and self.dyn[i]:
+                ds.append(f"<={d}")
+            else:
+                ds.append(str(d))
+        out = f"{self.type}[{','.join(ds)}]"
+        if self.layout is not None and (self.dims or self.layout.text() != "{}"):
+            out += self.layout.text()
+        return f"b({out})" if self.buffer else out
+
+
+def prim(text: str) -> str:
+    t = text.strip().removeprefix("PrimitiveType::").removeprefix("xla::")
+    if not re.fullmatch(r"[A-Z][A-Z0-9_]*", t) or t in ("TUPLE", "OPAQUE_TYPE", "TOKEN", "PRIMITIVE_TYPE_INVALID"):
+        raise Unsupported(text)
+    return t.lower()
+
+
+def descending(n: int):
+    return list(range(n - 1, -1, -1))
+
+
+def shape_expr(expr: str, env) -> XShape:
+    """The shape a C++ expression builds (a copy)."""
+    e = re.sub(r"\s+", " ", expr.strip()).removeprefix("xla::")
+    if e in env:
+        if not isinstance(env[e], XShape):
+            raise Unsupported(expr)
+        return copy.deepcopy(env[e])
+    e = re.sub(r"\.value\(\)$", "", e)
+    m = re.fullmatch(r"(?:ShapeUtil::)?(\w+)\((.*)\)", e, re.S)
+    if not m:
+        raise Unsupported(expr)
+    fn, args = m.group(1), split_args(m.group(2)) if m.group(2).strip() else []
+    if fn in ("MakeShape", "MakeValidatedShape") and len(args) in (2, 3):
+        dims = [cpp_int(x) for x in int_list(args[1])]
+        dyn = [x.strip().endswith("true") for x in int_list(args[2])] if len(args) == 3 else []
+        return XShape("array", prim(args[0]), dims, dyn, XLayout(descending(len(dims))))
+    if fn == "MakeScalarShape" and len(args) == 1:
+        return XShape("array", prim(args[0]), [], [], XLayout([]))
+    if fn in ("MakeShapeWithDenseLayout", "MakeValidatedShapeWithDenseLayout", "MakeShapeWithLayout") and 3 <= len(args) <= 8:
+        dims = [cpp_int(x) for x in int_list(args[1])]
+        lay = XLayout([cpp_int(x) for x in int_list(args[2])])
+        lay.tiles = [tile_text(x) for x in int_list(args[3])] if len(args) > 3 else []
+        lay.tail = cpp_int(args[4]) if len(args) > 4 else 1
+        lay.esize = cpp_int(args[5]) if len(args) > 5 else 0
+        lay.mspace = cpp_int(args[6]) if len(args) > 6 else 0
+        lay.splits = [split_config_text(x) for x in int_list(args[7])] if len(args) > 7 else []
+        return XShape("array", prim(args[0]), dims, [], lay)
+    if fn == "MakeValidatedBufferShape" and len(args) == 2:
+        dims = [cpp_int(x) for x in int_list(args[1])]
+        return XShape("array", prim(args[0]), dims, [], XLayout(descending(len(dims))), buffer=True)
+    if fn == "MakeTupleShape" and len(args) == 1:
+        return XShape("tuple", elems=[shape_expr(x, env) for x in int_list(args[0])])
+    if fn == "MakeTupleShapeWithPtrs" and len(args) == 1:
+        return XShape("tuple", elems=[shape_expr(x.strip().removeprefix("&"), env) for x in int_list(args[0])])
+    if fn == "MakeNil" and not args:
+        return XShape("tuple")
+    if fn == "MakeTokenShape" and not args:
+        return XShape("token")
+    if fn == "MakeOpaqueShape" and not args:
+        return XShape("opaque")
+    raise Unsupported(expr)
+
+
+def layout_expr(expr: str, env) -> XLayout:
+    """The layout a C++ expression builds (a copy)."""
+    e = re.sub(r"\s+", " ", expr.strip())
+    if e in env and isinstance(env[e], XLayout):
+        return copy.deepcopy(env[e])
+    m = re.match(r"(?:LayoutUtil::MakeLayout|Layout)\((.*?)\)((?:\.\w+\([^()]*(?:\([^()]*(?:\([^()]*\))?[^()]*\))?[^()]*\))*)$", e)
+    if not m:
+        m2 = re.fullmatch(r"LayoutUtil::Make(Descending|Ascending)Layout\((\d+)\)", e)
+        if m2:
+            n = int(m2.group(2))
+            return XLayout(descending(n) if m2.group(1) == "Descending" else list(range(n)))
+        raise Unsupported(expr)
+    args = split_args(m.group(1)) if m.group(1).strip() else []
+    if len(args) > 2:
+        raise Unsupported(expr)
+    lay = XLayout([cpp_int(x) for x in int_list(args[0])] if args else [])
+    lay.tiles = [tile_text(x) for x in int_list(args[1])] if len(args) > 1 else []
+    for cm in re.finditer(r"\.(\w+)\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)", m.group(2)):
+        layout_setter(lay, cm.group(1), cm.group(2), expr)
+    return lay
+
+
+def layout_setter(lay: XLayout, name: str, arg: str, stmt: str):
+    """Applies a Layout setter (set_memory_space(3), add_split_configs(...))."""
+    if name == "set_element_size_in_bits":
+        lay.esize = cpp_int(arg)
+    elif name == "set_memory_space":
+        lay.mspace = cpp_int(arg)
+    elif name == "set_tail_padding_alignment_in_elements":
+        lay.tail = cpp_int(arg)
+    elif name == "set_index_primitive_type":
+        lay.index = prim(arg)
+    elif name == "set_pointer_primitive_type":
+        lay.pointer = prim(arg)
+    elif name == "set_dynamic_shape_metadata_prefix_bytes":
+        lay.prefix = cpp_int(arg)
+    elif name == "add_split_configs":
+        lay.splits.append(split_config_text(arg))
+    elif name == "clear_tiles" and not arg.strip():
+        lay.tiles = []
+    elif name == "clear_minor_to_major" and not arg.strip():
+        lay.m2m = []
+    elif name == "add_minor_to_major":
+        lay.m2m.append(cpp_int(arg))
+    else:
+        raise Unsupported(stmt)
+
+
+def strip_stream(st: str) -> str:
+    """The statement without a trailing "<< message" of a gtest macro."""
+    depth, i = 0, 0
+    while i < len(st):
+        c = st[i]
+        if c == '"' or st.startswith('R"', i):
+            _, i = cpp_string_at(st, i)
+            continue
+        if c in "({[":
+            depth += 1
+        elif c in ")}]":
+            depth -= 1
+        elif depth == 0 and st.startswith("<<", i):
+            return st[:i].strip()
+        i += 1
+    return st
+
+
+def string_lit(text: str, env):
+    t = text.strip()
+    if t in env and env[t][0] == "string":
+        return env[t][1]
+    r = cpp_strings_at(t, 0)
+    if r is None or t[r[1]:].strip():
+        raise Unsupported(text)
+    return r[0]
+
+
+def printed(expr: str, env):
+    """(check, shape text) of an expression that prints a shape or layout."""
+    e = re.sub(r"\s+", " ", expr.strip())
+    m = re.fullmatch(r"ShapeUtil::(HumanStringWithLayout|HumanString)\((.*)\)", e)
+    if m:
+        return ("prints" if m.group(1) == "HumanStringWithLayout" else "prints without layout"), shape_expr(m.group(2), env).text()
+    m = re.fullmatch(r"LayoutUtil::HumanString\((.*)\)", e)
+    if m:
+        return "layout prints", layout_expr(m.group(1), env).holder()
+    m = re.fullmatch(r"(.*)\.ToString\((.*)\)", e)
+    if not m:
+        raise Unsupported(expr)
+    target, arg = m.group(1), re.sub(r"/\*\w+=\*/", "", m.group(2)).strip()
+    try:
+        return "layout prints", layout_expr(target, env).holder()
+    except Unsupported:
+        pass
+    if arg not in ("", "false", "true"):
+        raise Unsupported(expr)
+    return ("prints" if arg == "true" else "prints without layout"), shape_expr(target, env).text()
+
+
+def shape_ref(name: str, env) -> XShape:
+    """The shape variable name (itself, to mutate)."""
+    v = env.get(name.strip())
+    if not isinstance(v, XShape):
+        raise Unsupported(name)
+    return v
+
+
+STRING_DECL = re.compile(r'(?:(?:const )?(?:std::string|absl::string_view) )?(\w+)(?: =)? ("(?:[^"\\]|\\.)*")')
+
+
+def shape_statement(st: str, env, checks):
+    """Translates one statement into env updates and checks, or raises
+    Unsupported."""
+    st = strip_stream(re.sub(r"\s+", " ", st) if 'R"' not in st else st)
+    st = re.sub(r"\(\s+", "(", re.sub(r"/\*\w+=\*/", "", st))
+    m = STRING_DECL.fullmatch(st)
+    if m:
+        env[m.group(1)] = ("string", cpp_strings_at(m.group(2), 0)[0])
+        return
+    m = re.fullmatch(r"(?:TF_)?ASSERT_OK_AND_ASSIGN\((?:Shape |auto )?(\w+), ParseShape\((.*)\)\)", st)
+    if m:
+        text = string_lit(m.group(2), env)
+        env[m.group(1)] = ("parsed", text)
+        checks.append(("parses", text + "\n"))
+        return
+    m = re.fullmatch(r"(?:auto|absl::StatusOr<Shape>) (\w+) = ParseShape\((.*)\)", st)
+    if m:
+        env[m.group(1)] = ("parse", string_lit(m.group(2), env))
+        return
+    m = re.fullmatch(r"ExpectHasSubstr\((\w+)\.status\(\)\.message\(\), (.*)\)", st)
+    if m and env.get(m.group(1), ("",))[0] == "parse":
+        checks.append(("rejected", env[m.group(1)][1] + "\n" + string_lit(m.group(2), env) + "\n"))
+        return
+    m = re.fullmatch(r"(?:(?:EXPECT|ASSERT)_FALSE\((\w+)\.ok\(\)\)|EXPECT_NE\(absl::OkStatus\(\), (\w+)\.status\(\)\))", st)
+    if m and env.get(m.group(1) or m.group(2), ("",))[0] == "parse":
+        checks.append(("rejected", env[m.group(1) or m.group(2)][1] + "\n"))
+        return
+    # Declarations and assignments.
+    m = re.fullmatch(r"(?:auto|Layout\*) (\w+) = (\w+)\.mutable_layout\(\)", st)
+    if m:
+        env[m.group(1)] = ("layout of", m.group(2))
+        return
+    m = re.fullmatch(r"(?:const )?(?:Shape|auto) (\w+) = (.*)", st) or re.fullmatch(r"(\w+) = (ShapeUtil::.*)", st)
+    if m:
+        env[m.group(1)] = shape_expr(m.group(2), env)
+        return
+    m = re.fullmatch(r"(?:const )?Shape (\w+)\((.*)\)", st)
+    if m:
+        env[m.group(1)] = shape_expr(f"ShapeUtil::MakeShape({m.group(2)})", env)
+        return
+    m = re.fullmatch(r"(?:const )?Layout (\w+)(?: = (.*)|\((.*)\))", st)
+    if m:
+        env[m.group(1)] = layout_expr(m.group(2) if m.group(2) is not None else f"Layout({m.group(3)})", env)
+        return
+    # Mutations.
+    m = re.fullmatch(r"\*(\w+)\.mutable_layout\(\) = (.*)", st)
+    if m:
+        shape_ref(m.group(1), env).layout = layout_expr(m.group(2), env)
+        return
+    m = re.fullmatch(r"(?:Tile\* )?(\w+) = (\w+)\.mutable_layout\(\)->add_tiles\(\)", st)
+    if m:
+        shape_ref(m.group(2), env).layout.tiles.append("()")
+        env[m.group(1)] = ("tile of", m.group(2))
+        return
+    m = re.fullmatch(r"(?:(\w+)\.mutable_layout\(\)|(\w+))->(\w+)\((.*)\)", st)
+    if m:
+        name = m.group(1)
+        if name is None:
+            ref = env.get(m.group(2))
+            if isinstance(ref, tuple) and ref[0] == "tile of" and m.group(3) == "add_dimensions":
+                lay = shape_ref(ref[1], env).layout
+                d = cpp_int(m.group(4))
+                t = lay.tiles[-1][1:-1]
+                lay.tiles[-1] = "(" + (t + "," if t else "") + ("*" if d == -1 else str(d)) + ")"
+                return
+            if not (isinstance(ref, tuple) and ref[0] == "layout of"):
+                raise Unsupported(st)
+            name = ref[1]
+        layout_setter(shape_ref(name, env).layout, m.group(3), m.group(4), st)
+        return
+    m = re.fullmatch(r"(\w+)\.set_dynamic_dimension\((\d+), (true|false)\)", st)
+    if m:
+        sh = shape_ref(m.group(1), env)
+        sh.dyn = (sh.dyn + [False] * len(sh.dims))[: len(sh.dims)]
+        sh.dyn[int(m.group(2))] = m.group(3) == "true"
+        return
+    m = re.fullmatch(r"(?:constexpr |const )?(?:int|int64_t) (\w+) = (-?\d+)", st)
+    if m:
+        env[m.group(1)] = ("int", m.group(2))
+        return
+    if re.fullmatch(r"Tile\* \w+", st):
+        return  # a declaration; add_tiles() gives it its value
+    # Checks.
+    m = re.fullmatch(r"(?:EXPECT|ASSERT)_(TRUE|FALSE)\(Shape::Equal\(\)((?:\.Ignore\w+\(\))*)\((.*)\)\)", st)
+    if m:
+        ignored = [SHAPE_EQUAL_OPTIONS.get(o) for o in re.findall(r"\.(Ignore\w+)\(\)", m.group(2))]
+        args = split_args(m.group(3))
+        if None in ignored or len(args) != 2:
+            raise Unsupported(st)
+        verb = "equal" + (" ignoring " + ", ".join(ignored) if ignored else "")
+        want = "true" if m.group(1) == "TRUE" else "false"
+        checks.append((f"{verb}: {want}", value_text(args[0], env) + "\n" + value_text(args[1], env) + "\n"))
+        return
+    m = re.fullmatch(r"(?:EXPECT|ASSERT)_(TRUE|FALSE)\(ShapeUtil::(\w+)\((.*)\)\)", st)
+    if m and m.group(2) in SHAPE_PREDICATES:
+        args = split_args(m.group(3))
+        if len(args) != 2:
+            raise Unsupported(st)
+        want = "true" if m.group(1) == "TRUE" else "false"
+        for x, y in ((args[0], args[1]), (args[1], args[0])):
+            ms = re.fullmatch(r"\*?ShapeUtil::Get(?:Mutable)?Subshape\(&?(\w+), (\{[^}]*\})\)", y.strip())
+            if ms and m.group(2) == "Equal":
+                idx = ",".join(str(cpp_int(v)) for v in int_list(ms.group(2)))
+                checks.append((f"subshape {{{idx}}} equal: {want}", value_text(ms.group(1), env) + "\n" + value_text(x, env) + "\n"))
+                return
+        checks.append((f"{SHAPE_PREDICATES[m.group(2)]}: {want}", value_text(args[0], env) + "\n" + value_text(args[1], env) + "\n"))
+        return
+    m = re.fullmatch(r"(?:EXPECT|ASSERT)_(EQ|NE)\((.*)\)", st)
+    if m:
+        args = split_args(m.group(2))
+        if len(args) != 2:
+            raise Unsupported(st)
+        equality_check(args[0], args[1], m.group(1) == "EQ", env, checks, st)
+        return
+    raise Unsupported(st)
+
+
+def value_text(expr: str, env) -> str:
+    """The text of a shape, or of what ParseShape read into a variable."""
+    v = env.get(expr.strip())
+    if isinstance(v, tuple) and v[0] == "parsed":
+        return v[1]
+    return shape_expr(expr, env).text()
+
+
+def equality_check(a: str, b: str, eq: bool, env, checks, st: str):
+    """The check of EXPECT_EQ(a, b) (or EXPECT_NE)."""
+    ints = {k: v[1] for k, v in env.items() if isinstance(v, tuple) and v[0] == "int"}
+    a, b = ints.get(a.strip(), a), ints.get(b.strip(), b)
+    for x, y in ((a, b), (b, a)):
+        r = cpp_strings_at(x.strip(), 0)
+        if r is not None and not x.strip()[r[1] :].strip() and eq:
+            kind, text = printed(y, env)
+            checks.append((kind, text + "\n" + r[0] + "\n"))
+            return
+    for x, y in ((a, b), (b, a)):
+        if not re.fullmatch(r"\s*-?\d+\s*", x) or not eq:
+            continue
+        mm = re.fullmatch(r"ShapeUtil::(ElementsIn|ByteSizeOf)\((.*)\)", y.strip(), re.S)
+        if mm:
+            args = split_args(mm.group(2))
+            verb = "elements" if mm.group(1) == "ElementsIn" else "bytes"
+            if len(args) == 2 and verb == "bytes":
+                verb += f" with pointers of {cpp_int(args[1])}"
+            elif len(args) != 1:
+                raise Unsupported(st)
+            checks.append((f"{verb}: {x.strip()}", value_text(args[0], env) + "\n"))
+            return
+        mm = re.fullmatch(r"LayoutUtil::LinearIndexForNestedTiling\((\w+), (\{[^}]*\})\)", y.strip())
+        if mm:
+            idx = ",".join(str(cpp_int(v)) for v in int_list(mm.group(2)))
+            checks.append((f"linear index {idx}: {x.strip()}", value_text(mm.group(1), env) + "\n"))
+            return
+    want = "true" if eq else "false"
+    try:
+        checks.append((f"equal: {want}", value_text(a, env) + "\n" + value_text(b, env) + "\n"))
+        return
+    except Unsupported:
+        pass
+    la, lb = layout_expr(a, env), layout_expr(b, env)
+    if len(la.m2m) != len(lb.m2m):
+        raise Unsupported(st)  # a shape holds a layout of its rank only
+    checks.append((f"layout equal: {want}", la.holder() + "\n" + lb.holder() + "\n"))
+
+
+def fixture_env(src: str):
+    """The shapes the test fixtures of src hold as members."""
+    env = {}
+    for cm in re.finditer(r"class \w+ : public ::testing::Test \{(.*?)\n\};", src, re.S):
+        for m in re.finditer(r"const Shape (\w+) =\s*(.*?);", cm.group(1), re.S):
+            try:
+                env[m.group(1)] = shape_expr(m.group(2), env)
+            except Unsupported:
+                pass
+    return env
+
+
+def shape_case(t: CppTest, fixture):
+    """The case of a shape or layout test: its checks, and the statements
+    it could not port (empty when all were)."""
+    env = dict(fixture)
+    checks, skipped = [], []
+    stmts = cpp_statements(t.body)
+    m = re.search(r"std::string (\w+)\[\] = (\{.*?\});\s*for \(const std::string& (\w+) : \1\) \{(.*)\}", t.body, re.S)
+    if m and "ParseShape(" in m.group(4) and re.search(r"ASSERT_FALSE\(result\.ok\(\)\)", m.group(4)):
+        texts = [cpp_strings_at(x.strip(), 0)[0] for x in int_list(re.sub(r"\s+", " ", m.group(2)))]
+        return Case(t.full, "", [("rejected", x + "\n") for x in texts]), []
+    loops = re.findall(r"\bfor \(", t.body)
+    if loops:
+        return None, "loops over values (" + re.sub(r"\s+", " ", t.body.strip())[:60] + ")"
+    for st in stmts:
+        try:
+            shape_statement(st, env, checks)
+        except Unsupported:
+            skipped.append(re.sub(r"\s+", " ", st)[:90])
+            if not re.match(r"\s*(EXPECT|ASSERT)_", st):
+                # It may have changed the values it names: later checks of
+                # them are not ported either.
+                for name in set(re.findall(r"\b\w+\b", st)) & set(env):
+                    del env[name]
+    if not checks:
+        return None, "uses " + (skipped[0] if skipped else "nothing")
+    return Case(t.full, "", checks), skipped
+
+
+def parse_shape_tests(src: str):
+    """The ParseShape tests of hlo_parser_test.cc."""
+    return [t for t in cpp_tests(src) if re.search(r"\bParseShape\(", t.body) and "ParseAndReturn" not in t.body]
+
+
+SHAPES_COMMENT = """The shape and layout tests of XLA (openxla/xla at {commit}):
+{paths}
+and the ParseShape tests of {parser}, read by hlo/xla_shapes_test.go.
+Written by testdata/gen/xla_tests.py, which translates each test's
+statements: a shape built with ShapeUtil::Make* or a Layout becomes the text
+XLA prints for it (HumanStringWithLayout, Layout::ToString), each check a
+file. Regenerate, do not edit, except the files named "..., why ours
+differs".
+
+"-- SUITE.TEST --" starts a test; its checks follow as "-- SUITE.TEST: CHECK --"
+with the shapes they take, one per line:
+
+  parses                      ParseShape accepts the text
+  rejected                    ParseShape refuses the text (line 1); line 2,
+                              if any, is a phrase of XLA's error
+  equal: B                    ShapeUtil::Equal (Shape ==) of the two shapes is B
+  equal ignoring fp precision: B, equal ignoring element type: B
+  compatible: B               ShapeUtil::Compatible; also "compatible
+                              ignoring fp precision", "... element type"
+  layout equal: B             Layout == of the two shapes' layouts
+  prints                      the shape (line 1) prints as line 2 with its
+                              layout (HumanStringWithLayout, ToString(true))
+  prints without layout       ... without it (HumanString, ToString())
+  layout prints               the shape's layout prints as line 2
+  elements: N, bytes: N       ShapeUtil::ElementsIn, ByteSizeOf
+  linear index I: N           LayoutUtil::LinearIndexForNestedTiling at I
+
+Not ported (what the test calls that hlo-opt has no counterpart of):
+"""
+
+
+def write_shapes(gitdir: str, commit: str, parser_src: str):
+    cases, not_ported = [], []
+    sources = [(p, git_show(gitdir, commit, p)) for p in SHAPE_TESTS]
+    tests = [(t, {}) for t in parse_shape_tests(parser_src)]
+    for _, src in sources:
+        fixture = fixture_env(src)
+        tests += [(t, fixture) for t in cpp_tests(src)]
+    for t, fixture in tests:
+        c, skipped = shape_case(t, fixture)
+        if c is None:
+            not_ported.append((t.full, skipped))
+            continue
+        cases.append(c)
+        if skipped:
+            not_ported.append((t.full + ", in part", f"{len(skipped)} statements, first: " + skipped[0]))
+    comment = SHAPES_COMMENT.format(commit=commit, paths="".join(f"  {p}\n" for p in SHAPE_TESTS).rstrip("\n"), parser=PARSER_TEST)
+    comment += "".join(f"  {n}: {why}\n" for n, why in not_ported)
+    write_archive(os.path.join(ROOT, "hlo/testdata/xla-shapes.txtar"), comment, cases)
 
 
 if __name__ == "__main__":

@@ -166,9 +166,7 @@ func NestedWhiles(depth int) []byte {
 	fmt.Fprintf(&b, "HloModule jit_nested_scan, entry_computation_layout={(%s, %s)->%s}\n\n", act, wt, act)
 	// Innermost first, so that each body's callee is defined before it.
 	for l := depth - 1; l >= 0; l-- {
-		md := func(op string) string {
-			return metadata(fmt.Sprintf("%swhile/body/%s", strings.Repeat("while/body/", l), op), 20+l)
-		}
+		md := func(op string) string { return metadata(fmt.Sprintf("scan_%d/while/body/%s", l, op), 20+l) }
 		fmt.Fprintf(&b, "%%cond.%d (c.%d: %s) -> pred[] {\n", l, l, sigState)
 		line("%%c.%d = %s parameter(0)", l, state)
 		line("%%ci.%d = s32[] get-tuple-element(%%c.%d), index=0", l, l)

@@ -51,24 +51,14 @@ type Check struct {
 	Differences []string `json:"differences"`
 }
 
-// SpaceCheck is one memory space's figures, XLA's and hlo-opt's.
+// SpaceCheck is one memory space's BufferAssignment stats, XLA's and
+// hlo-opt's: a parameter that is also an output counts in both classes,
+// and total counts each allocation once (the thread-local ones too).
 type SpaceCheck struct {
-	Space int64   `json:"space"`
-	Name  string  `json:"name"`
-	XLA   Figures `json:"xla"`
-	Ours  Figures `json:"hlo_opt"`
-}
-
-// Figures are the bytes of a memory space's allocations by class, as
-// XLA's BufferAssignment stats count them: a parameter that is also an
-// output counts in both, and Total counts each allocation once (the
-// thread-local ones too).
-type Figures struct {
-	Parameter int64 `json:"parameter_bytes"`
-	Constant  int64 `json:"constant_bytes"`
-	Output    int64 `json:"maybe_live_out_bytes"`
-	Temp      int64 `json:"preallocated_temp_bytes"`
-	Total     int64 `json:"total_bytes"`
+	Space int64                    `json:"space"`
+	Name  string                   `json:"name"`
+	XLA   layoutassign.BufferStats `json:"xla"`
+	Ours  layoutassign.BufferStats `json:"hlo_opt"`
 }
 
 // Input is what a summary is made of: the layout pass's memory report
@@ -119,66 +109,40 @@ func Summarize(in Input) Summary {
 // assignment (its allocations by class) and memory-usage report (each
 // space's total), each memory space either has.
 func check(mr *layoutassign.MemoryReport, ba *xladump.BufferAssignment, usage []xladump.Space) *Check {
-	xla := map[int64]*Figures{}
-	at := func(color int64) *Figures {
+	xla := map[int64]*layoutassign.BufferStats{}
+	at := func(color int64) *layoutassign.BufferStats {
 		if xla[color] == nil {
-			xla[color] = &Figures{}
+			xla[color] = &layoutassign.BufferStats{}
 		}
 		return xla[color]
 	}
 	if ba != nil {
-		for _, a := range ba.Allocations {
-			f := at(int64(a.Color))
-			if a.Parameter >= 0 {
-				f.Parameter += a.Size
-			}
-			if a.Constant {
-				f.Constant += a.Size
-			}
-			if a.Output || a.MaybeLiveOut {
-				f.Output += a.Size
-			}
-			if a.PreallocatedTmp {
-				f.Temp += a.Size
-			}
-			f.Total += a.Size
+		for color, st := range ba.StatsByColor() {
+			*at(int64(color)) = layoutassign.BufferStats{ParameterBytes: st.Parameter, ConstantBytes: st.Constant,
+				MaybeLiveOutBytes: st.MaybeLiveOut, PreallocatedTempBytes: st.PreallocatedTemp, ThreadLocalBytes: st.ThreadLocal, TotalBytes: st.Total}
 		}
 	}
 	for _, u := range usage {
-		at(u.Color).Total = u.Bytes
+		at(u.Color).TotalBytes = u.Bytes
 	}
 	c := &Check{Spaces: []SpaceCheck{}, Differences: []string{}}
 	ours := map[int64]layoutassign.SpaceReport{}
 	for _, sp := range mr.Spaces {
 		ours[sp.Space] = sp
-		if xla[sp.Space] == nil {
-			at(sp.Space)
-		}
+		at(sp.Space)
 	}
-	for _, space := range sortedSpaces(xla) {
+	for _, space := range slices.Sorted(maps.Keys(xla)) {
 		sp := ours[space]
-		name := sp.Name
-		if name == "" {
-			name = layoutassign.SpaceName(space)
-		}
-		o := Figures{Parameter: sp.Stats.ParameterBytes, Constant: sp.Stats.ConstantBytes, Output: sp.Stats.MaybeLiveOutBytes,
-			Temp: sp.Stats.PreallocatedTempBytes, Total: sp.Stats.TotalBytes}
+		name := layoutassign.SpaceName(space)
 		x := *xla[space]
-		c.Spaces = append(c.Spaces, SpaceCheck{Space: space, Name: name, XLA: x, Ours: o})
-		for _, f := range []struct {
-			what      string
-			xla, ours int64
-			known     bool
-		}{
-			{"parameter allocation", x.Parameter, o.Parameter, ba != nil},
-			{"constant allocation", x.Constant, o.Constant, ba != nil},
-			{"maybe_live_out allocation", x.Output, o.Output, ba != nil},
-			{"preallocated temp allocation", x.Temp, o.Temp, ba != nil},
-			{"total allocation", x.Total, o.Total, true},
-		} {
-			if f.known && f.xla != f.ours {
-				c.Differences = append(c.Differences, fmt.Sprintf("%s %s: XLA %s, hlo-opt %s (%s)", name, f.what,
-					passes.FormatBytes(f.xla), passes.FormatBytes(f.ours), ratio(f.ours, f.xla)))
+		c.Spaces = append(c.Spaces, SpaceCheck{Space: space, Name: name, XLA: x, Ours: sp.Stats})
+		cx, co := x.Classes(), sp.Stats.Classes()
+		for i := range cx {
+			// Without XLA's buffer assignment only the memory-usage
+			// report's totals are known.
+			if (ba != nil || cx[i].Name == "total") && cx[i].Bytes != co[i].Bytes {
+				c.Differences = append(c.Differences, fmt.Sprintf("%s %s allocation: XLA %s, hlo-opt %s (%s)", name, cx[i].Name,
+					passes.FormatBytes(cx[i].Bytes), passes.FormatBytes(co[i].Bytes), ratio(co[i].Bytes, cx[i].Bytes)))
 			}
 		}
 	}
@@ -192,5 +156,3 @@ func ratio(ours, xla int64) string {
 	}
 	return fmt.Sprintf("%.2fx", float64(ours)/float64(xla))
 }
-
-func sortedSpaces(m map[int64]*Figures) []int64 { return slices.Sorted(maps.Keys(m)) }

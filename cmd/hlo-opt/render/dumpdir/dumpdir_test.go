@@ -43,15 +43,15 @@ func TestSummarizeAgainstXLA(t *testing.T) {
 	assert.Empty(t, s.XLA.Differences)
 	require.Len(t, s.XLA.Spaces, 1)
 	hbm := s.XLA.Spaces[0]
-	assert.Equal(t, hbm.XLA, hbm.Ours)
-	assert.Positive(t, hbm.XLA.Parameter)
+	assert.Equal(t, hbm.XLA.Classes(), hbm.Ours.Classes(), "every class of XLA's stats")
+	assert.Positive(t, hbm.XLA.ParameterBytes)
 	assert.Nil(t, s.Fits, "no device, no verdict")
 
 	s = summarize(t, mods[1])
 	require.NotEmpty(t, s.XLA.Differences)
 	hbm = s.XLA.Spaces[0]
-	assert.NotEqual(t, hbm.XLA.Temp, hbm.Ours.Temp)
-	assert.Contains(t, s.XLA.Differences[0], "HBM preallocated temp allocation: XLA ")
+	assert.NotEqual(t, hbm.XLA.PreallocatedTempBytes, hbm.Ours.PreallocatedTempBytes)
+	assert.Contains(t, s.XLA.Differences[0], "HBM preallocated_temp allocation: XLA ")
 
 	var text bytes.Buffer
 	require.NoError(t, dumpdir.WriteText(&text, "dumps/cpu", []dumpdir.Summary{s, {Module: "bad", Error: "bad.txt:1:1: expected HloModule"}}))

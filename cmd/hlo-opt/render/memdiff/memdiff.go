@@ -157,19 +157,9 @@ func classes(a, b *layoutassign.MemoryReport) []ClassChange {
 	slices.Sort(spaces)
 	var out []ClassChange
 	for _, s := range spaces {
-		x, y := sa[s], sb[s]
-		for _, c := range []struct {
-			class string
-			a, b  int64
-		}{
-			{"parameter", x.ParameterBytes, y.ParameterBytes},
-			{"constant", x.ConstantBytes, y.ConstantBytes},
-			{"maybe_live_out", x.MaybeLiveOutBytes, y.MaybeLiveOutBytes},
-			{"preallocated_temp", x.PreallocatedTempBytes, y.PreallocatedTempBytes},
-			{"thread_local", x.ThreadLocalBytes, y.ThreadLocalBytes},
-			{"total", x.TotalBytes, y.TotalBytes},
-		} {
-			out = append(out, ClassChange{Space: layoutassign.SpaceName(s), Class: c.class, Change: change(c.a, c.b)})
+		ca, cb := sa[s].Classes(), sb[s].Classes()
+		for i := range ca {
+			out = append(out, ClassChange{Space: layoutassign.SpaceName(s), Class: ca[i].Name, Change: change(ca[i].Bytes, cb[i].Bytes)})
 		}
 	}
 	return out

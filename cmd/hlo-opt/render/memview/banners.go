@@ -33,22 +33,16 @@ type Stage struct {
 	// array over (0 without annotations): before SPMD partitioning, the
 	// arrays are global.
 	ShardedDevices int
-	// Partitions and Replicas are num_partitions and replica_count (1 when
-	// absent): the program after partitioning is that of each device.
-	Partitions, Replicas int
+	// partitions names the devices that run the program after
+	// partitioning (layoutassign.Partitions).
+	partitions string
 	// Truncated is the module's truncation, nil when whole.
 	Truncated *hlo.Truncation
 }
 
 // StageOf tells the stage of module m read from file.
 func StageOf(m *hlo.Module, file string) Stage {
-	st := Stage{Unscheduled: !m.IsScheduled(), Truncated: m.Truncated, Partitions: 1, Replicas: 1}
-	if v, ok := m.Attr("num_partitions"); ok {
-		st.Partitions = max(atoi(v), 1)
-	}
-	if v, ok := m.Attr("replica_count"); ok {
-		st.Replicas = max(atoi(v), 1)
-	}
+	st := Stage{Unscheduled: !m.IsScheduled(), Truncated: m.Truncated, partitions: layoutassign.Partitions(m)}
 	fusions, instructions := 0, 0
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
@@ -112,21 +106,15 @@ func atoi(s string) int {
 	return n
 }
 
-// PerDevice says whose figures they are: "" for a program of one device,
-// else "per device: each of num_partitions=4 partitions runs this
+// PerDevice says whose figures they are: "" for a program of one device
+// or a module before SPMD partitioning (its arrays are global), else
+// "per device: each of num_partitions=4 SPMD partitions runs this
 // program".
 func (st Stage) PerDevice() string {
-	var parts []string
-	if st.Partitions > 1 {
-		parts = append(parts, fmt.Sprintf("each of num_partitions=%d SPMD partitions", st.Partitions))
-	}
-	if st.Replicas > 1 {
-		parts = append(parts, fmt.Sprintf("each of replica_count=%d replicas", st.Replicas))
-	}
-	if len(parts) == 0 || st.BeforeOptimizations {
+	if st.partitions == "" || st.BeforeOptimizations {
 		return ""
 	}
-	return "per device: " + strings.Join(parts, " and ") + " runs this program"
+	return "per device: " + st.partitions + " runs this program"
 }
 
 // banners are the warnings of a module's stage; hasCost adds what they

@@ -26,6 +26,9 @@ type Input struct {
 	// than keeping the module's.
 	Relayout bool
 	Cost     *cost.CostResult
+	// XLACost is the xla-cost pass's figures (compiled.cost_analysis()),
+	// when it ran.
+	XLACost *cost.XLACostResult
 }
 
 //go:embed page.html.tmpl
@@ -60,12 +63,21 @@ type view struct {
 	Padding                                           []padRow
 	PaddingSmall                                      *padRow
 	Fusions                                           []fusionRow
-	TPU                                               bool
 	CostDevice                                        string
 	CostTimeUS                                        float64
-	HasCost                                           bool
+	HasCost, CostGPU                                  bool
+	XLACost                                           *xlaCostView
 	MarginL, PlotW                                    int
 	FoldBelow                                         int64
+}
+
+// xlaCostView is the module's cost_analysis() as the xla-cost pass
+// computes it.
+type xlaCostView struct {
+	Backend                               string
+	Flops, Transcendentals, BytesAccessed float64
+	OptimalSeconds                        float64
+	HasOptimalSeconds                     bool
 }
 
 // headline is XLA's peak_memory_in_bytes with its terms, and the HBM
@@ -89,12 +101,19 @@ type spaceView struct {
 	Data   template.JS
 }
 
+// fusionRow is a fusion kernel of the cost estimate: on a GPU its
+// emitter and coalesced reads, on a TPU XLA's fusion kind and the unit
+// that bounds it (MXU, vector, DMA).
 type fusionRow struct {
-	Name, Emitter, Kind, Unit, Bound string
-	Bytes                            int64
-	Flops                            float64
-	TimeUS                           float64
-	Coalesced, Operands              int
+	Name, Emitter, Kind, Bound string
+	Bytes                      int64
+	Flops                      float64
+	TimeUS                     float64
+	Coalesced, Operands        int
+	// HasXLA says the xla-cost pass ran; XLA holds the fusion's
+	// cost_analysis() figures (nil when XLA's analysis does not visit it).
+	HasXLA bool
+	XLA    *cost.XLACostValues
 }
 
 func build(in Input) *view {
@@ -103,8 +122,8 @@ func build(in Input) *view {
 		Module: mr.Module, File: in.File, Target: mr.Target.String(), Device: mr.Target.Device,
 		Entry: mr.Entry, Order: mr.Order, Steps: mr.Steps,
 		Arguments: mr.ArgumentBytes, Outputs: mr.OutputBytes, Aliased: mr.AliasedBytes, Temporaries: mr.TemporaryBytes,
-		Computations: mr.Computations, TPU: mr.Target.Backend == layoutassign.BackendTPU,
-		Layouts: "kept as the module states them", MarginL: marginL, PlotW: chartW - marginL - marginR, FoldBelow: FoldBelow,
+		Computations: mr.Computations,
+		Layouts:      "kept as the module states them", MarginL: marginL, PlotW: chartW - marginL - marginR, FoldBelow: FoldBelow,
 		Headline: headline{Bytes: mr.XLAPeakBytes, Parts: mr.XLAPeakParts(), HBM: mr.PeakBytes, HBMStep: mr.PeakStep, HBMAt: mr.PeakAt},
 	}
 	if in.Relayout {
@@ -144,8 +163,14 @@ func build(in Input) *view {
 	if in.Cost != nil {
 		v.HasCost = true
 		me := in.Cost.Estimate()
-		v.CostDevice, v.CostTimeUS = me.Device, me.TimeUS
-		v.Fusions = fusions(me)
+		dev := in.Cost.Device()
+		v.CostDevice, v.CostTimeUS, v.CostGPU = me.Device, me.TimeUS, dev.IsGPU()
+		v.Fusions = fusions(me, in.XLACost)
+	}
+	if x := in.XLACost; x != nil {
+		c := x.Cost
+		v.XLACost = &xlaCostView{Backend: c.Target.String(), Flops: c.Module.Flops, Transcendentals: c.Module.Transcendentals,
+			BytesAccessed: c.Module.BytesAccessed, OptimalSeconds: c.Module.OptimalSeconds, HasOptimalSeconds: c.HasOptimalSeconds()}
 	}
 	return v
 }
@@ -188,20 +213,24 @@ func spaceID(name string) string {
 	return strings.NewReplacer("(", "", ")", "").Replace(strings.ToLower(name))
 }
 
-// fusions are the fusion kernels of an estimate, in module order.
-func fusions(me *cost.ModuleEstimate) []fusionRow {
+// fusions are the fusion kernels of an estimate, in module order, with
+// xla's figures of each when the xla-cost pass ran.
+func fusions(me *cost.ModuleEstimate, xla *cost.XLACostResult) []fusionRow {
 	var out []fusionRow
 	for _, e := range me.Kernels {
 		if e.Instr.Opcode != hlo.OpFusion {
 			continue
 		}
 		kind, _ := e.Instr.Attr("kind")
-		r := fusionRow{Name: e.Instr.Name, Emitter: e.Emitter.String(), Kind: kind, Unit: e.Unit, Bound: e.Bound, Bytes: e.Bytes(), Flops: e.Flops,
+		r := fusionRow{Name: e.Instr.Name, Emitter: e.Kind(), Kind: kind, Bound: e.Bound, Bytes: e.Bytes(), Flops: e.Flops,
 			TimeUS: e.TimeUS, Operands: len(e.Reads)}
 		for _, rd := range e.Reads {
 			if rd.Coalesced {
 				r.Coalesced++
 			}
+		}
+		if xla != nil {
+			r.HasXLA, r.XLA = true, xla.Cost.Of(e.Instr)
 		}
 		out = append(out, r)
 	}

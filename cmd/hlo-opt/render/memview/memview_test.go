@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/net/html"
 
+	"github.com/hlo-opt/hlo-opt/cmd/hlo-opt/internal/htmltest"
 	"github.com/hlo-opt/hlo-opt/cmd/hlo-opt/render/memview"
 	"github.com/hlo-opt/hlo-opt/cost"
 	"github.com/hlo-opt/hlo-opt/hlo"
@@ -320,11 +321,16 @@ func checkFusions(t *testing.T, doc *html.Node, page string, rep jsonReport, tpu
 			}
 		}
 	}
+	col := 2 // bytes: after the emitter on a GPU, after the fusion kind and the unit on a TPU
+	if tpu {
+		col = 3
+	}
 	got := map[string]string{}
 	for _, r := range fus {
-		got[text(r[0])] = attr(r[2], "data-v")
+		got[text(r[0])] = attr(r[col], "data-v")
 		if tpu {
 			assert.Regexp(t, `^k[A-Z][a-z]+$`, text(r[1]), "XLA's fusion kind")
+			assert.Contains(t, []string{"MXU", "vector", "DMA", "collective"}, text(r[2]), "the TPU unit that bounds it")
 		}
 	}
 	for name, w := range want {
@@ -422,79 +428,17 @@ func slicesIndex(s []layoutassign.SpaceJSON, name string) int {
 	return -1
 }
 
-func findAll(n *html.Node, f func(*html.Node) bool) []*html.Node {
-	var out []*html.Node
-	if n == nil {
-		return nil
-	}
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.ElementNode && f(n) {
-			out = append(out, n)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	walk(n)
-	return out
-}
-
-func byID(doc *html.Node, id string) *html.Node {
-	ns := findAll(doc, func(n *html.Node) bool { return attr(n, "id") == id })
-	if len(ns) == 0 {
-		return nil
-	}
-	return ns[0]
-}
-
-func attr(n *html.Node, key string) string {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			return a.Val
-		}
-	}
-	return ""
-}
-
-func hasClass(n *html.Node, c string) bool {
-	return strings.Contains(" "+attr(n, "class")+" ", " "+c+" ")
-}
-
-func text(n *html.Node) string {
-	var b strings.Builder
-	var walk func(*html.Node)
-	walk = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			b.WriteString(n.Data)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-	}
-	walk(n)
-	return strings.TrimSpace(b.String())
-}
-
-// footRows returns the cells of each folded row of table.
-func footRows(table *html.Node) [][]*html.Node {
-	var out [][]*html.Node
-	for _, tr := range findAll(table, func(n *html.Node) bool { return n.Data == "tr" && n.Parent != nil && n.Parent.Data == "tfoot" }) {
-		out = append(out, findAll(tr, func(n *html.Node) bool { return n.Data == "td" }))
-	}
-	return out
-}
-
-// ownText is the text of n without that of its "also" list.
-func ownText(n *html.Node) string {
-	var b strings.Builder
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.TextNode {
-			b.WriteString(c.Data)
-		}
-	}
-	return strings.TrimSpace(b.String())
-}
+// The page's elements, read back with htmltest.
+var (
+	findAll  = htmltest.FindAll
+	byID     = htmltest.ByID
+	attr     = htmltest.Attr
+	hasClass = htmltest.HasClass
+	text     = htmltest.Text
+	ownText  = htmltest.OwnText
+	rows     = htmltest.Rows
+	footRows = htmltest.FootRows
+)
 
 // aliasNames are the names of n's "also" list.
 func aliasNames(n *html.Node) []string {
@@ -523,11 +467,77 @@ func label(name string, index []int64) string {
 	return name + " {" + strings.Join(parts, ",") + "}"
 }
 
-// rows returns the cells of each body row of table.
-func rows(table *html.Node) [][]*html.Node {
-	var out [][]*html.Node
-	for _, tr := range findAll(table, func(n *html.Node) bool { return n.Data == "tr" && n.Parent != nil && n.Parent.Data == "tbody" }) {
-		out = append(out, findAll(tr, func(n *html.Node) bool { return n.Data == "td" }))
+// With the xla-cost pass, the page shows the module's cost_analysis()
+// figures and each fusion's flops and bytes accessed beside the cost
+// pass's, as the JSON report has them.
+func TestPageXLACost(t *testing.T) {
+	const file = "groundtruth/transformer_fwd/tpu-v5e/large/after_optimizations.txt"
+	m, err := hlo.ParseFile(file, hlotest.ReadTestdata(t, file))
+	require.NoError(t, err)
+	dev, err := cost.LookupDevice("tpu-v5e", nil)
+	require.NoError(t, err)
+	cfg := cost.DefaultConfig()
+	cfg.Device = dev
+	pl, err := passes.NewPipeline([]*passes.Pass{layoutassign.Pass, cost.CostPass, cost.XLACostPass},
+		passes.Options{Logger: zap.NewNop(), Config: cfg.PipelineConfig()})
+	require.NoError(t, err)
+	res, err := pl.Run(context.Background(), m)
+	require.NoError(t, err)
+	lr, _ := passes.ResultOf[*layoutassign.Result](res, layoutassign.Pass)
+	cr, _ := passes.ResultOf[*cost.CostResult](res, cost.CostPass)
+	xr, ok := passes.ResultOf[*cost.XLACostResult](res, cost.XLACostPass)
+	require.True(t, ok)
+	var page bytes.Buffer
+	require.NoError(t, memview.Write(&page, memview.Input{File: file, Module: m, Memory: lr.Memory, Cost: cr, XLACost: xr}))
+	var js bytes.Buffer
+	require.NoError(t, render.WriteJSON(&js, res, render.JSONOptions{}))
+	var rep struct {
+		XLACost      map[string]any `json:"xla-cost"`
+		Computations []struct {
+			Instructions []struct {
+				Name    string `json:"name"`
+				XLACost *struct {
+					Flops         float64 `json:"flops"`
+					BytesAccessed float64 `json:"bytes_accessed"`
+				} `json:"xla-cost"`
+			} `json:"instructions"`
+		} `json:"computations"`
 	}
-	return out
+	require.NoError(t, json.Unmarshal(js.Bytes(), &rep))
+	doc, err := html.Parse(&page)
+	require.NoError(t, err)
+	row := byID(doc, "xla-cost")
+	require.NotNil(t, row)
+	for key, field := range map[string]string{"flops": "flops", "transcendentals": "transcendentals", "bytes accessed": "bytes_accessed", "optimal_seconds": "optimal_seconds"} {
+		spans := findAll(row, func(n *html.Node) bool { return attr(n, "data-key") == key })
+		if _, ok := rep.XLACost[field]; !ok {
+			assert.Empty(t, spans, "%s: not in the JSON, not on the page", key)
+			continue
+		}
+		require.Len(t, spans, 1, key)
+		got, err := strconv.ParseFloat(attr(spans[0], "data-v"), 64)
+		require.NoError(t, err)
+		assert.InEpsilon(t, rep.XLACost[field].(float64), got, 1e-3, key)
+	}
+	want := map[string]float64{}
+	for _, c := range rep.Computations {
+		for _, in := range c.Instructions {
+			if in.XLACost != nil {
+				want[in.Name] = in.XLACost.Flops
+			}
+		}
+	}
+	fus := rows(byID(doc, "fusions"))
+	require.NotEmpty(t, fus)
+	for _, r := range fus {
+		w, ok := want[text(r[0])]
+		require.True(t, ok, text(r[0]))
+		got, err := strconv.ParseFloat(attr(r[7], "data-v"), 64)
+		require.NoError(t, err)
+		if w == 0 {
+			assert.Zero(t, got, text(r[0]))
+		} else {
+			assert.InEpsilon(t, w, got, 1e-3, text(r[0]))
+		}
+	}
 }
