@@ -54,10 +54,11 @@
 //     times its known_trip_count, and ModuleEstimate.Report names the most
 //     expensive and why.
 //   - Time, TPU (tpu.go): a TPU kernel is one program on the TensorCore:
-//     flops as HloCostAnalysis counts them, split between the MXU (matrix
-//     peak per operand class) and the vector unit, memory as its operands
-//     (each read once) and output at their tiled sizes over the HBM
-//     bandwidth, the longer of the two; no emitters, threads, coalescing
+//     flops, transcendentals and bytes as the TPU's cost analysis counts
+//     them (XLACost), the flops split between the MXU (matrix peak per
+//     operand class) and the vector unit, memory as its operands (each
+//     read once) and output at their tiled sizes over the HBM bandwidth,
+//     the longer of the two; no emitters, threads, coalescing
 //     or launch overhead (Estimate.Unit names MXU, vector, DMA or
 //     collective).
 //   - Flops: an Estimate reports its kernel's flops as XLA's

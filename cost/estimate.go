@@ -182,10 +182,9 @@ type Model struct {
 	// Devices is the number of devices the module runs on
 	// (ModuleDevices), the group of a collective that names none.
 	Devices int64
-	// base is the memo of HloCostAnalysis (NewBaseCosts) of the TPU
-	// model's compute; xla the one of XLA's cost_analysis() (XLACost's
-	// rules), whose flops the estimates report.
-	base   *Costs
+	// xla is the memo of XLA's cost_analysis() (XLACost's rules), whose
+	// flops the estimates report and whose TPU figures the TPU model
+	// uses; xlaV and xlaBuf hold the last kernel's figures.
 	xla    *xlaAnalysis
 	xlaV   XLACostValues
 	xlaBuf []float64

@@ -559,15 +559,6 @@ func (m *Model) costs() *Costs {
 	return m.Costs
 }
 
-// baseCosts is the model's memo of HloCostAnalysis (NewBaseCosts), the
-// flops the reports give, made on first use.
-func (m *Model) baseCosts() *Costs {
-	if m.base == nil {
-		m.base = NewBaseCosts()
-	}
-	return m.base
-}
-
 // warpsFor is XLA's GetNumWarps: the warps of a block-level kernel whose
 // largest live tile has n (padded) elements.
 func warpsFor(n int64) int64 {

@@ -66,6 +66,14 @@ func CompiledBackend(m *hlo.Module) (b XLABackend, why string) {
 	var gpu, cpu, layout string
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
+			if layout == "" {
+				layout = tpuLayoutMark(in)
+			}
+			_, cfg := in.Attr("backend_config")
+			_, fa := in.Attr("frontend_attributes")
+			if !cfg && !fa && in.Opcode != hlo.OpCustomCall {
+				continue // no config, attribute or call: no compiler's mark
+			}
 			if why := tpuConfigMark(in); why != "" {
 				return XLATPU, why
 			}
@@ -74,9 +82,6 @@ func CompiledBackend(m *hlo.Module) (b XLABackend, why string) {
 			}
 			if cpu == "" {
 				cpu = cpuMark(in)
-			}
-			if layout == "" {
-				layout = tpuLayoutMark(in)
 			}
 		}
 	}

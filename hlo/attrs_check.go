@@ -45,20 +45,21 @@ func (s attrSet) has(name string) bool {
 
 func (s attrSet) hasBit(b uint) bool { return s[b/64]&(1<<(b%64)) != 0 }
 
-// attrMeta is what the parser needs of an attribute name: the package's
-// copy of it, its kind and its attrBit.
-type attrMeta struct {
+// attrEntry is what the parser knows of an attribute name: the package's
+// copy of it (a parsed attribute keeps it rather than the text's), its
+// kind and its bit in an attrSet.
+type attrEntry struct {
 	name string
 	kind attrKind
 	bit  uint
 }
 
-// attrMetas are the attribute names of attrKinds, each with its attrMeta:
-// one lookup per attribute read.
-var attrMetas = func() map[string]attrMeta {
-	m := make(map[string]attrMeta, len(attrKinds))
+// attrTable has the entry of every attribute name of attrKinds: one lookup
+// per attribute read.
+var attrTable = func() map[string]attrEntry {
+	m := make(map[string]attrEntry, len(attrKinds))
 	for n, k := range attrKinds {
-		m[n] = attrMeta{name: n, kind: k, bit: attrBit[n]}
+		m[n] = attrEntry{name: n, kind: k, bit: attrBit[n]}
 	}
 	return m
 }()

@@ -11,17 +11,43 @@ import (
 // XLA's words. Each returns "" or the error's text.
 
 // checkInstruction runs the checks of in's opcode; false after an error,
-// recorded at in's position.
+// recorded at in's position. The checks of an attribute run only where the
+// instruction has it.
 func (p *chunkParser) checkInstruction(in *Instruction) bool {
-	for _, check := range [...]func(*Instruction) string{
-		checkParameterReplication, checkOpcodeRules, checkResultAccuracy, checkCustomCall,
-	} {
-		if msg := check(in); msg != "" {
-			p.errorAt(in.Pos, msg)
-			return false
+	msg := checkRequiredAttrs(in)
+	if msg == "" {
+		msg = checkOpcodeRules(in)
+	}
+	for _, a := range in.Attrs {
+		if msg != "" {
+			break
+		}
+		switch a.Name {
+		case "parameter_replication":
+			msg = checkParameterReplication(in, a.Value)
+		case "result_accuracy":
+			msg = checkResultAccuracy(a.Value)
 		}
 	}
+	if msg == "" && in.Opcode == OpCustomCall {
+		msg = checkCustomCall(in)
+	}
+	if msg != "" {
+		p.errorAt(in.Pos, msg)
+		return false
+	}
 	return true
+}
+
+// checkRequiredAttrs checks that in carries every attribute XLA's parser
+// requires of its opcode (opcodeRequiredAttrs).
+func checkRequiredAttrs(in *Instruction) string {
+	for _, name := range opcodeRequiredAttrs[in.Opcode] {
+		if _, ok := in.Attr(name); !ok {
+			return "attribute " + name + " is expected but not seen"
+		}
+	}
+	return ""
 }
 
 // checkOpcodeRules checks the operands and shape an opcode requires.
@@ -55,7 +81,7 @@ func checkOpcodeRules(in *Instruction) string {
 			return "expects fusion kind but sees: " + k + ", error: Unknown fusion kind: " + k + " (expected kLoop, kInput, kOutput or kCustom)"
 		}
 	}
-	if in.Opcode == OpAsyncStart || in.Opcode.asyncPart() == OpAsyncStart {
+	if in.Opcode == OpAsyncStart || strings.HasSuffix(string(in.Opcode), "-start") && in.Opcode.asyncPart() == OpAsyncStart {
 		if s := in.Shape; !s.IsTuple() || len(s.Tuple) < 2 || !s.Tuple[0].IsTuple() {
 			return "AsyncStart expects the op shape to be in the form of ((async-operands), async-outputs, state). Found " + s.StringNoLayout()
 		}
@@ -90,11 +116,7 @@ func IsFusionKind(k string) bool {
 
 // checkParameterReplication: parameter_replication={...} has one entry
 // per leaf buffer of the shape.
-func checkParameterReplication(in *Instruction) string {
-	v, ok := in.Attr("parameter_replication")
-	if !ok {
-		return ""
-	}
+func checkParameterReplication(in *Instruction, v string) string {
 	n := 1
 	if inner := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(v, "{"), "}")); inner == "" {
 		n = 0
@@ -109,11 +131,7 @@ func checkParameterReplication(in *Instruction) string {
 
 // checkResultAccuracy reads result_accuracy={mode=highest} or
 // result_accuracy={tolerance={rtol=0.5, atol=1.0, ulps=2}}.
-func checkResultAccuracy(in *Instruction) string {
-	v, ok := in.Attr("result_accuracy")
-	if !ok {
-		return ""
-	}
+func checkResultAccuracy(v string) string {
 	s := newScanner("", v, 0, len(v), 1, 0)
 	if !s.accept('{') {
 		return "expected '{' to start result precision list, found " + s.found()
@@ -183,9 +201,6 @@ var customCallAPIVersions = []string{
 // operand_layout_constraints: one shape with a layout per operand,
 // compatible with it.
 func checkCustomCall(in *Instruction) string {
-	if in.Opcode != OpCustomCall {
-		return ""
-	}
 	if v, ok := in.Attr("api_version"); ok {
 		switch known := false; {
 		case strings.EqualFold(v, "API_VERSION_UNSPECIFIED"):

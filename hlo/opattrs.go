@@ -147,5 +147,51 @@ var opcodeAttrs = map[Opcode][]string{
 	"xor":                      {},
 }
 
+// opcodeRequiredAttrs are the attributes XLA's parser requires of each opcode
+// (read from xla/hlo/parser/hlo_parser.cc at 2c731115ef3bbd9457cfbc46cd5fba5a35ee74bb).
+var opcodeRequiredAttrs = map[Opcode][]string{
+	"all-gather":               {"dimensions"},
+	"all-gather-start":         {"dimensions"},
+	"all-reduce":               {"to_apply"},
+	"all-reduce-start":         {"to_apply"},
+	"batch-norm-grad":          {"epsilon", "feature_index"},
+	"batch-norm-inference":     {"epsilon", "feature_index"},
+	"batch-norm-training":      {"epsilon", "feature_index"},
+	"call":                     {"to_apply"},
+	"collective-permute":       {"source_target_pairs"},
+	"collective-permute-start": {"source_target_pairs"},
+	"compare":                  {"direction"},
+	"concatenate":              {"dimensions"},
+	"convolution":              {"dim_labels"},
+	"custom-call":              {"custom_call_target"},
+	"domain":                   {"domain"},
+	"dynamic-slice":            {"dynamic_slice_sizes"},
+	"fft":                      {"fft_type", "fft_length"},
+	"fusion":                   {"calls", "kind"},
+	"gather":                   {"offset_dims", "collapsed_slice_dims", "start_index_map", "index_vector_dim", "slice_sizes"},
+	"get-dimension-size":       {"dimensions"},
+	"get-tuple-element":        {"index"},
+	"iota":                     {"iota_dimension"},
+	"map":                      {"to_apply"},
+	"pad":                      {"padding"},
+	"reduce":                   {"to_apply", "dimensions"},
+	"reduce-precision":         {"exponent_bits", "mantissa_bits"},
+	"reduce-scatter":           {"to_apply"},
+	"reduce-window":            {"to_apply"},
+	"reverse":                  {"dimensions"},
+	"rng":                      {"distribution"},
+	"rng-bit-generator":        {"algorithm"},
+	"rng-get-and-update-state": {"delta"},
+	"scan":                     {"to_apply", "dimensions", "num_carries"},
+	"scatter":                  {"update_window_dims", "inserted_window_dims", "scatter_dims_to_operand_dims", "index_vector_dim", "to_apply"},
+	"select-and-scatter":       {"select", "scatter"},
+	"set-dimension-size":       {"dimensions"},
+	"slice":                    {"slice"},
+	"sort":                     {"dimensions", "to_apply"},
+	"topk":                     {"k"},
+	"transpose":                {"dimensions"},
+	"while":                    {"condition", "body"},
+}
+
 // Not probed (XLA refuses the opcode's minimal form; see allowedAttrs):
 //   atan: was parsing 20:17: error: expects opcode but sees: atan, error: Unknown opcode: atan

@@ -50,10 +50,6 @@ type chunkParser struct {
 	deferred []*Instruction
 	// oddEnd: see chunkResult.
 	oddEnd bool
-	// allowed are the attributes allowedAttrs gives allowedFor, the
-	// instruction whose attributes are being read.
-	allowed    attrSet
-	allowedFor *Instruction
 	// ops are opcodes found lately, by their spelling in the text (see
 	// opcode).
 	ops [8]struct {
@@ -528,8 +524,12 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 	}
 	if top {
 		base := len(p.attrs)
-		for p.accept(',') {
-			if !p.parseAttr(in, base) {
+		var allowed attrSet // what in may carry, once it has an attribute
+		for first := true; p.accept(','); first = false {
+			if first {
+				allowed = allowedAttrs(in)
+			}
+			if !p.parseAttr(in, base, &allowed) {
 				return nil
 			}
 		}
@@ -677,20 +677,18 @@ func (p *chunkParser) parseOperands(in *Instruction) bool {
 	return true
 }
 
-// parseAttr parses one "name=value" after an instruction's operands.
-func (p *chunkParser) parseAttr(in *Instruction, base int) bool {
+// parseAttr parses one "name=value" after an instruction's operands, one
+// of the attributes allowed.
+func (p *chunkParser) parseAttr(in *Instruction, base int, allowed *attrSet) bool {
 	p.skipSpace()
 	pos := p.pos()
-	name, meta, ok := p.attrName(base)
+	e, ok := p.attrName(base)
 	if !ok {
 		return false
 	}
-	kind := meta.kind
-	if p.allowedFor != in { // the same for all of in's attributes
-		p.allowed, p.allowedFor = allowedAttrs(in), in
-	}
-	if allowed := p.allowed; !allowed.hasBit(meta.bit) {
-		p.errorAt(pos, "unexpected attribute "+strconv.Quote(name)+" for "+string(in.Opcode)+": expected one of "+attrNamesOf(allowed))
+	name, kind := e.name, e.kind
+	if !allowed.hasBit(e.bit) {
+		p.errorAt(pos, "unexpected attribute "+strconv.Quote(name)+" for "+string(in.Opcode)+": expected one of "+attrNamesOf(*allowed))
 		return false
 	}
 	if !p.expect('=') {
@@ -716,28 +714,27 @@ func (p *chunkParser) parseAttr(in *Instruction, base int) bool {
 }
 
 // attrName reads a known attribute name not among the attributes from
-// base on, and returns the package's copy of it and what it is.
-func (p *chunkParser) attrName(base int) (string, attrMeta, bool) {
+// base on, and returns its entry.
+func (p *chunkParser) attrName(base int) (attrEntry, bool) {
 	pos := p.pos()
 	e := p.identEnd(p.off)
 	if e == p.off || !isLetter(p.src[p.off]) {
 		p.expected("attribute name")
-		return "", attrMeta{}, false
+		return attrEntry{}, false
 	}
-	meta, known := attrMetas[p.src[p.off:e]]
+	entry, known := attrTable[p.src[p.off:e]]
 	if !known {
 		p.errorAt(pos, "expected attribute name, found unknown "+strconv.Quote(p.src[p.off:e])+newerXLA)
-		return "", attrMeta{}, false
+		return attrEntry{}, false
 	}
-	name := meta.name // not the text's copy
 	p.off = e
 	for _, a := range p.attrs[base:] {
-		if a.Name == name {
-			p.errorAt(pos, "expected unique attribute, found duplicate "+strconv.Quote(name))
-			return "", attrMeta{}, false
+		if a.Name == entry.name {
+			p.errorAt(pos, "expected unique attribute, found duplicate "+strconv.Quote(entry.name))
+			return attrEntry{}, false
 		}
 	}
-	return name, meta, true
+	return entry, true
 }
 
 // parseAttrValue reads the value of attribute name, keeps it, and decodes

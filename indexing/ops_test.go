@@ -213,9 +213,9 @@ ENTRY e {
 // panic.
 func TestRepeatedGatherScatterDimsAreErrors(t *testing.T) {
 	for _, root := range []string{
-		"sc = f32[8,16] scatter(op, idx, upd), update_window_dims={1,1}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add",
+		"sc = f32[8,16] scatter(op, idx, upd), update_window_dims={1,1}, inserted_window_dims={}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add",
 		"sc = f32[8,16] scatter(op, idx, upd), update_window_dims={1,2}, inserted_window_dims={0,0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add",
-		"sc = f32[8,16] scatter(op, idx, upd), update_window_dims={1,2}, scatter_dims_to_operand_dims={0,0}, index_vector_dim=1, to_apply=add",
+		"sc = f32[8,16] scatter(op, idx, upd), update_window_dims={1,2}, inserted_window_dims={}, scatter_dims_to_operand_dims={0,0}, index_vector_dim=1, to_apply=add",
 		"g = f32[4,8,16] gather(op, idx), offset_dims={1,1}, collapsed_slice_dims={}, start_index_map={0}, index_vector_dim=1, slice_sizes={8,16}",
 		"g = f32[4,16] gather(op, idx), offset_dims={1}, collapsed_slice_dims={0,0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,16}",
 	} {

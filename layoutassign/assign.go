@@ -129,11 +129,10 @@ type assigner struct {
 	// laid out already (a dump after optimizations), so a stated layout
 	// without tiles is meant untiled (XLA's TPU scalars in S(2)).
 	tiledModule bool
-	// inVregs are the per-element computations (reducers, comparators) of
-	// a laid-out TPU module that state no layout at all: XLA's TPU compile
-	// keeps their values in vector registers (RuleTPUVectorRegisters), and
-	// the pass leaves them unlaid (keeping the stated layouts only).
-	inVregs map[*hlo.Computation]bool
+	// keepUnlaid leaves the arrays that state no layout without one: in a
+	// TPU module laid out by XLA, they are the values it keeps in vector
+	// registers (RuleTPUVectorRegisters).
+	keepUnlaid bool
 	// firstByInst replaces first once insertCopies shifted instructions.
 	firstByInst map[*hlo.Instruction]int
 	// fused are the computations fusions call.
@@ -173,12 +172,12 @@ func Assign(m *hlo.Module, opts Options) (*Assignment, error) {
 	return res, nil
 }
 
-// findVregComputations fills inVregs (keeping layouts, on the TPU, in a
-// laid-out module): the computations that a non-fusion, non-control-flow
-// instruction calls and none of whose arrays states a layout, when every
-// array of the other computations states one, fused computations aside (a
-// dump after XLA's layout assignment, whose fused constants may state none;
-// a module with other layouts missing has them all assigned).
+// findVregComputations sets keepUnlaid (keeping layouts, on the TPU) for a
+// module laid out by XLA: some layout has tiles, and every array that
+// states no layout, fused computations aside, is a scalar or in a
+// computation called per element (not by a fusion or control flow) that
+// states none at all (a reducer, a comparator). A module with other
+// layouts missing has them all assigned.
 func (a *assigner) findVregComputations() {
 	if !a.tiledModule || a.opts.Relayout || a.opts.Target.Backend != BackendTPU {
 		return
@@ -198,16 +197,19 @@ func (a *assigner) findVregComputations() {
 			}
 		}
 	}
-	vregs := map[*hlo.Computation]bool{}
 	for _, c := range a.m.Computations {
-		switch stated := statedLayouts(c); {
-		case stated == 0 && perElement[c]:
-			vregs[c] = true
-		case stated < 0 && !fused[c]:
-			return // some layouts missing elsewhere (a fusion's are not materialised)
+		if fused[c] || perElement[c] && statedLayouts(c) == 0 {
+			continue
+		}
+		for _, in := range c.Instructions {
+			for _, l := range in.Shape.Leaves() {
+				if l.Shape.IsArray() && l.Shape.Layout == nil && l.Shape.Rank() > 0 {
+					return // an array XLA would have laid out
+				}
+			}
 		}
 	}
-	a.inVregs = vregs
+	a.keepUnlaid = true
 }
 
 // statedLayouts is 1 when every array of c states a layout, 0 when none

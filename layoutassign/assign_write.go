@@ -39,7 +39,7 @@ func (a *assigner) write(res *Assignment) {
 		if a.isFixed[a.find(id)] {
 			res.Fixed++
 		}
-		if a.inVregs[v.in.Parent] {
+		if a.keepUnlaid && a.orig[id] == nil {
 			continue // kept in vector registers by XLA's TPU compile (RuleTPUVectorRegisters)
 		}
 		if m == nil {

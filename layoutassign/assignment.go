@@ -87,8 +87,9 @@ type SpaceReport struct {
 	// allocation.
 	TemporaryPeakBytes, PeakBytes, PeakUnpadded, WithoutReuseBytes int64
 	// valuePeak is the most the temporaries hold counted value by value
-	// (see heapRun.valuePeak).
-	valuePeak int64
+	// (see heapRun.valuePeak); xlaTempPeak and xlaValuePeak are the two
+	// peaks without the offloaded contexts XLA's peak leaves out.
+	valuePeak, xlaTempPeak, xlaValuePeak int64
 	// PeakStep is the schedule step at which the peak is first reached
 	// (PeakAt its instruction).
 	PeakStep int
@@ -194,11 +195,25 @@ func (lv *liveness) spaces(tl threadLocals) []SpaceReport {
 		sizes[b], lens[b] = infos[b].size, len(ids)
 		bySpace[infos[b].space] = append(bySpace[infos[b].space], int32(b))
 	}
-	runs := map[int64]*heapRun{}
+	runs, peakRuns := map[int64]*heapRun{}, map[int64]*heapRun{}
 	for _, sp := range sortedKeys(bySpace) {
-		if len(temps[sp]) > 0 {
-			runs[sp] = lv.simulate(sp, temps[sp], lv.bufOf, sizes, lens)
+		if len(temps[sp]) == 0 {
+			continue
 		}
+		// XLA's peak leaves offloaded contexts out: their space is
+		// replayed again without them (before the full replay, which
+		// extends the ends of the buffers it reuses).
+		if kept := slices.DeleteFunc(slices.Clone(temps[sp]), func(id int32) bool { return lv.values[id].offloaded }); len(kept) < len(temps[sp]) {
+			ends := make([]int, len(lv.values))
+			for i, v := range lv.values {
+				ends[i] = v.end
+			}
+			peakRuns[sp] = lv.simulate(sp, kept, lv.bufOf, sizes, lens)
+			for i, v := range lv.values {
+				v.end = ends[i]
+			}
+		}
+		runs[sp] = lv.simulate(sp, temps[sp], lv.bufOf, sizes, lens)
 	}
 	combined := combineTemps(allocs, runs, tl.count, lv.t.heapAlignment)
 	var out []SpaceReport
@@ -208,6 +223,10 @@ func (lv *liveness) spaces(tl threadLocals) []SpaceReport {
 			sr.WithoutReuseBytes += sizes[b]
 		}
 		lv.fillSpace(&sr, allocs, runs[sp], sizes)
+		sr.xlaTempPeak, sr.xlaValuePeak = sr.TemporaryPeakBytes, sr.valuePeak
+		if r := peakRuns[sp]; r != nil {
+			sr.xlaTempPeak, sr.xlaValuePeak = r.peak, r.valuePeak
+		}
 		sr.Stats.PreallocatedTempBytes = combined[sp]
 		sr.Stats.TotalBytes += combined[sp]
 		sr.TemporaryBytes = combined[sp]

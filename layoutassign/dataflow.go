@@ -102,6 +102,9 @@ type hloValue struct {
 	// endPos is the position at which the value's live range ends, uses
 	// aside (XLA's end_position).
 	endPos position
+	// offloaded marks the context of an async op run on another execution
+	// thread (a TPU SparseCore offload), which XLA's peak leaves out.
+	offloaded bool
 }
 
 type position struct {

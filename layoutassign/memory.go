@@ -313,9 +313,9 @@ func (r *MemoryReport) fill(lv *liveness, tl threadLocals) {
 	static, temps := tl.constBytes, int64(0)
 	for _, sp := range r.Spaces {
 		static += sp.PeakBytes - sp.TemporaryPeakBytes
-		temps = max(temps, sp.TemporaryPeakBytes)
+		temps = max(temps, sp.xlaTempPeak)
 		if lv.t.Backend == BackendTPU && sp.Space != 0 {
-			temps = max(temps, sp.valuePeak)
+			temps = max(temps, sp.xlaValuePeak)
 		}
 	}
 	if lv.t.Backend == BackendCPU {

@@ -79,7 +79,7 @@ func canShareOperand(operand *hlo.Instruction, opPath []int64, user *hlo.Instruc
 	}
 	switch user.Opcode {
 	case hlo.OpFusion:
-		return fusionCanShare(user, k)
+		return fusionCanShare(user, k, userPath)
 	case hlo.OpWhile, hlo.OpConditional:
 		return true
 	case hlo.OpDynamicUpdateSlice, hlo.OpScatter, hlo.OpSetDimensionSize:
@@ -92,11 +92,20 @@ func canShareOperand(operand *hlo.Instruction, opPath []int64, user *hlo.Instruc
 	return elementwise(user)
 }
 
-// fusionCanShare is canShareOperand for a fusion user and its operand k.
-func fusionCanShare(f *hlo.Instruction, k int) bool {
+// fusionCanShare is canShareOperand for a fusion user, its operand k and
+// its output at userPath.
+func fusionCanShare(f *hlo.Instruction, k int, userPath []int64) bool {
 	p := fusedParam(f, k)
 	if p == nil {
 		return false
+	}
+	// A fusion that sorts (XLA's GPU sort fusion, kCustom) writes sort
+	// output i over operand i, when the sort reads that parameter once and
+	// nothing else does (XLA's GPU FusionCanShareBufferHint).
+	if root := f.Called[0].Root; root != nil && root.Opcode == hlo.OpSort {
+		i := slices.Index(root.Operands, p)
+		return i >= 0 && onlyUser(p, root) && (len(root.Operands) == 1 && len(userPath) == 0 ||
+			len(userPath) == 1 && int(userPath[0]) == i)
 	}
 	kind := f.Typed.FusionKind
 	if kind == "" {

@@ -250,7 +250,7 @@ func init() {
   c = f32[4,4,2] broadcast(s), dimensions={0,1}
   ROOT t = f32[8,4] transpose(p), dimensions={1,0}`, []mutation{
 			{"broadcast(p), dimensions={0,1}", "broadcast(p)", "attribute dimensions is expected but not seen"},
-			{"transpose(p), dimensions={1,0}", "transpose(p)", "transpose has no dimensions attribute"},
+			{"transpose(p), dimensions={1,0}", "transpose(p)", "attribute dimensions is expected but not seen"},
 			{"broadcast(s), dimensions={0,1}", "broadcast(s), dimensions={0,0}", "dimensions {0,0}: dimension 0 repeated"},
 		}},
 		{"bitcast", `p = f32[4,8] parameter(0)

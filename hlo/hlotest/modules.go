@@ -27,6 +27,7 @@ func LoopsModule() (*hlo.Module, map[string]*hlo.Computation) {
 	w := Calls(b.Add("loop", "while", f32s, red), "condition", nil)
 	Calls(w, "body", nil)
 	f := Calls(b.Add("fus", "fusion", f32v, p, w), "calls", nil)
+	f.Attrs = append(f.Attrs, hlo.Attribute{Name: "kind", Value: "kLoop"})
 	pr := b.Add("pr", "constant", pred)
 	cond := Calls(b.Add("cnd", "conditional", f32s, pr, w, w), "branch_computations", nil)
 	b.Add("root", "tuple", hlo.MakeTupleShape(f32v, f32s), f, cond)

@@ -7,17 +7,24 @@ otherwise accepts, and records the list XLA answers with. The attributes
 every opcode allows (metadata, sharding, ...) are the intersection of the
 lists; each opcode's own are the rest.
 
+The attributes each opcode requires (XLA: "attribute X is expected but not
+seen") are read from the source of XLA's parser, hlo_parser.cc at a commit:
+the attributes an opcode's case of ParseInstructionRhs declares required
+outside any condition.
+
 Usage (not part of make test; needs the venv of the pinned jaxlib, see
 docs/XLA-COMPILES.md):
 
-  VENV/bin/python testdata/gen/xla_attrs.py > hlo/opattrs.go && gofmt -w hlo/opattrs.go
+  VENV/bin/python testdata/gen/xla_attrs.py --xla GITDIR --commit COMMIT > hlo/opattrs.go && gofmt -w hlo/opattrs.go
 
 Opcodes XLA 0.12 no longer knows (atan) and the async sugar forms are
 probed through the opcode they stand for; see the comments in the output.
 """
 
+import argparse
 import os
 import re
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -86,7 +93,56 @@ def opcodes():
         return re.findall(r'Op\w+\s+Opcode = "([^"]+)"', f.read())
 
 
+PARSER_SOURCE = "xla/hlo/parser/hlo_parser.cc"
+
+
+def kebab(name: str) -> str:
+    """XLA's opcode enumerator without its k (GetTupleElement) as the text
+    spells it (get-tuple-element)."""
+    return {"TopK": "topk", "Fft": "fft"}.get(name) or re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower()
+
+
+def required(src: str):
+    """Per opcode of the text, the attributes its case of the parser's
+    opcode switch declares required unconditionally (at the case block's
+    own level, not inside an if)."""
+    body = src[src.index("switch (opcode) {") :]
+    out = {}
+    for m in re.finditer(r"((?:case HloOpcode::k\w+:\s*)+)\{", body):
+        start, depth, j = m.end() - 1, 0, m.end() - 1
+        while True:
+            c = body[j]
+            if c == '"':
+                j = body.index('"', j + 1)
+                while body[j - 1] == "\\":
+                    j = body.index('"', j + 1)
+            elif c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            j += 1
+        block = body[start : j + 1]
+        names = []
+        for r in re.finditer(r'attrs\["(\w+)"\]\s*=\s*\{\s*/\*required=\*/true', block):
+            before = block[: r.start()]
+            if before.count("{") - before.count("}") == 1:
+                names.append(r.group(1))
+        for op in re.findall(r"HloOpcode::k(\w+)", m.group(1)):
+            out.setdefault(kebab(op), names)
+    return out
+
+
 def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--xla", required=True, help="git directory of openxla/xla")
+    ap.add_argument("--commit", required=True, help="commit of the parser source to read")
+    args = ap.parse_args()
+    src = subprocess.run(
+        ["git", "--git-dir", args.xla, "show", f"{args.commit}:{PARSER_SOURCE}"], check=True, capture_output=True, text=True
+    ).stdout
+    req = required(src)
     lists, notes = {}, []
     for op in opcodes():
         attrs, err = allowed(op)
@@ -107,6 +163,15 @@ def main():
     for op in sorted(lists):
         own = [a for a in sorted(lists[op]) if a not in common]
         out.append(f'\t"{op}": {{' + ", ".join(f'"{a}"' for a in own) + "},\n")
+    out.append("}\n")
+    out.append(
+        f"\n// opcodeRequiredAttrs are the attributes XLA's parser requires of each opcode\n"
+        f"// (read from {PARSER_SOURCE} at {args.commit}).\n"
+        "var opcodeRequiredAttrs = map[Opcode][]string{\n"
+    )
+    for op in sorted(lists):
+        if req.get(op):
+            out.append(f'\t"{op}": {{' + ", ".join(f'"{a}"' for a in req[op]) + "},\n")
     out.append("}\n")
     if notes:
         out.append("\n// Not probed (XLA refuses the opcode's minimal form; see allowedAttrs):\n")

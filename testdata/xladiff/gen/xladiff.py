@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import glob
 import json
 import os
 import shutil
@@ -375,6 +376,10 @@ def main() -> None:
     for fig, b, s in todo:
         print(f"reducing seed {s} on {b} ({fig})", flush=True)
         small = reduce(progs[s], b, fig, a.cache, tools, a.jobs)
+        same = glob.glob(os.path.join(a.out, f"*-{b}-{small.key()[:8]}"))
+        if same:  # the same small program found for another figure
+            print("  already written as", os.path.relpath(same[0], REPO), flush=True)
+            continue
         print("  wrote", os.path.relpath(write_reproducer(small, b, fig, a.cache, a.out), REPO), flush=True)
 
 

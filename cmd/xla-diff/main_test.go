@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hlo-opt/hlo-opt/cmd/internal/xladiff"
+)
+
+func TestUsage(t *testing.T) {
+	for _, args := range [][]string{{}, {"-hlo-opt", "x"}, {"dir"}, {"-hlo-opt", "x", "-jobs", "0", "dir"}, {"-nope"}} {
+		var out, errOut bytes.Buffer
+		assert.Equal(t, 2, run(context.Background(), args, &out, &errOut), "%v", args)
+		assert.Empty(t, out.String())
+	}
+}
+
+// TestUnknownBackendOrCompile: a directory that is no backend's, or has no
+// compile in it, is an error (exit 1) naming it, and writes no results.
+func TestUnknownBackendOrCompile(t *testing.T) {
+	dir := t.TempDir()
+	results := filepath.Join(dir, "r.json")
+	for _, d := range []string{filepath.Join(dir, "tpu-v9"), filepath.Join(dir, "cpu")} {
+		var out, errOut bytes.Buffer
+		assert.Equal(t, 1, run(context.Background(), []string{"-hlo-opt", "/nonexistent/hlo-opt", "-results", results, d}, &out, &errOut))
+		assert.Contains(t, errOut.String(), d)
+		_, err := os.Stat(results)
+		assert.True(t, os.IsNotExist(err))
+	}
+}
+
+// TestCompareAllKeepsOrder: the results follow the directories' order
+// whatever the jobs, and a missing command is every figure's disagreement.
+func TestCompareAllKeepsOrder(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join("..", "..", "testdata", "xladiff", "*", "*", "after_optimizations.txt"))
+	require.NoError(t, err)
+	require.NotEmpty(t, dirs)
+	for i := range dirs {
+		dirs[i] = filepath.Dir(dirs[i])
+	}
+	results := filepath.Join(t.TempDir(), "r.json")
+	var out, errOut bytes.Buffer
+	require.Equal(t, 0, run(context.Background(), append([]string{"-hlo-opt", "/nonexistent/hlo-opt", "-jobs", "3", "-results", results}, dirs...), &out, &errOut), errOut.String())
+	assert.Contains(t, out.String(), "| parse |")
+	var rs []*xladiff.Result
+	src, err := os.ReadFile(results)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(src, &rs))
+	require.Len(t, rs, len(dirs))
+	for i, r := range rs {
+		assert.Equal(t, dirs[i], r.Dir)
+		assert.Equal(t, filepath.Base(dirs[i]), r.Backend)
+		p, ok := r.Outcome(xladiff.Parse)
+		assert.True(t, ok)
+		assert.False(t, p.Agree)
+	}
+}
