@@ -233,12 +233,18 @@ func (lv *liveness) aliasRefs(first int32, values []int32) []ValueRef {
 	fv := lv.values[first]
 	own := ref(place{fv.def.time, fv.def, fv.node})
 	var out []ValueRef
+	// seen holds the refs in out by instruction (a buffer reused by many
+	// values would make a search of out quadratic).
+	seen := map[*hlo.Instruction][]ValueRef{}
 	for _, p := range ps {
 		// A computation run from several call sites appears once per
 		// site in the flattened schedule: one name is enough.
-		if r := ref(p); !same(r, own) && !slices.ContainsFunc(out, func(o ValueRef) bool { return same(o, r) }) {
-			out = append(out, r)
+		r := ref(p)
+		if same(r, own) || slices.ContainsFunc(seen[r.Instruction], func(o ValueRef) bool { return same(o, r) }) {
+			continue
 		}
+		seen[r.Instruction] = append(seen[r.Instruction], r)
+		out = append(out, r)
 	}
 	return out
 }
