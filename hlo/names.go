@@ -1,11 +1,13 @@
 package hlo
 
 // nameTable maps the names of the instructions of the computation being
-// parsed to them. It is an open-addressing hash table (FNV-1a, linear
-// probing, at most half full) that reset empties at once by moving to a
-// new generation, so that the parser reuses one across computations of
-// any size; a Go map costs a hash call and a clear proportional to the
-// largest computation seen.
+// parsed to their positions in the parser's list of them. It is an
+// open-addressing hash table (FNV-1a, linear probing, at most half full)
+// of 12-byte slots without pointers, which reset empties at once by
+// moving to a new generation, so that the parser reuses one across
+// computations of any size; a Go map costs a hash call and a clear
+// proportional to the largest computation seen, and its entries (name,
+// instruction) are pointers the collector follows.
 type nameTable struct {
 	slots []nameSlot
 	n     int
@@ -13,10 +15,8 @@ type nameTable struct {
 }
 
 type nameSlot struct {
-	gen  uint32
-	hash uint32
-	name string
-	in   *Instruction
+	gen, hash uint32
+	at        int32 // the instruction's position in the list
 }
 
 func nameHash(s string) uint32 {
@@ -36,8 +36,8 @@ func (t *nameTable) reset() {
 	}
 }
 
-// get returns the instruction named name, or nil.
-func (t *nameTable) get(name string) *Instruction {
+// get returns the instruction of insts named name, or nil.
+func (t *nameTable) get(name string, insts []*Instruction) *Instruction {
 	if t.n == 0 {
 		return nil
 	}
@@ -48,14 +48,14 @@ func (t *nameTable) get(name string) *Instruction {
 		if sl.gen != t.gen {
 			return nil
 		}
-		if sl.hash == h && sl.name == name {
-			return sl.in
+		if sl.hash == h && insts[sl.at].Name == name {
+			return insts[sl.at]
 		}
 	}
 }
 
-// put maps name to in (replacing what it mapped to).
-func (t *nameTable) put(name string, in *Instruction) {
+// put maps name to insts[at] (replacing what it mapped to).
+func (t *nameTable) put(name string, at int, insts []*Instruction) {
 	if 2*(t.n+1) > len(t.slots) {
 		t.grow()
 	}
@@ -64,12 +64,12 @@ func (t *nameTable) put(name string, in *Instruction) {
 	for i := h & mask; ; i = (i + 1) & mask {
 		sl := &t.slots[i]
 		if sl.gen != t.gen {
-			*sl = nameSlot{gen: t.gen, hash: h, name: name, in: in}
+			*sl = nameSlot{gen: t.gen, hash: h, at: int32(at)}
 			t.n++
 			return
 		}
-		if sl.hash == h && sl.name == name {
-			sl.in = in
+		if sl.hash == h && insts[sl.at].Name == name {
+			sl.at = int32(at)
 			return
 		}
 	}

@@ -443,7 +443,7 @@ func (p *chunkParser) parseRHS(name string, pos Pos, top bool) *Instruction {
 func (p *chunkParser) anonName(op string) string {
 	base := op + ".anon"
 	name := base
-	for n := 1; p.names.get(name) != nil; n++ {
+	for n := 1; p.names.get(name, p.insts) != nil; n++ {
 		name = base + "." + strconv.Itoa(n)
 	}
 	return name
@@ -536,12 +536,12 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 		in.Attrs = p.ar.attrList(p.attrs[base:])
 		p.attrs = p.attrs[:base]
 	}
-	if prev := p.names.get(name); prev != nil {
+	if prev := p.names.get(name, p.insts); prev != nil {
 		p.errorAt(pos, "expected unique instruction name, found duplicate "+strconv.Quote(name)+" (first at "+strconv.Itoa(prev.Pos.Line)+":"+strconv.Itoa(prev.Pos.Col)+")")
 		return nil
 	}
-	p.names.put(name, in)
 	p.insts = append(p.insts, in)
+	p.names.put(name, len(p.insts)-1, p.insts)
 	return in
 }
 
@@ -643,7 +643,7 @@ func (p *chunkParser) parseOperands(in *Instruction) bool {
 				return false
 			default:
 				p.spelling.count(hasShape)
-				opnd = p.names.get(name)
+				opnd = p.names.get(name, p.insts)
 				if opnd == nil && p.missing != nil {
 					if !hasShape {
 						p.errorAt(pos, "Operand had no shape in HLO text; cannot create parameter for operand "+strconv.Quote(name))
@@ -997,7 +997,7 @@ func (p *chunkParser) finishComputation(c *Computation) bool {
 		}
 	}
 	for _, r := range p.ctrl {
-		pred := p.names.get(r.name)
+		pred := p.names.get(r.name, p.insts)
 		if pred == nil {
 			p.errorAt(r.pos, "expected defined instruction, found "+strconv.Quote(r.name)+" ('"+r.name+"' is not defined)")
 			return false

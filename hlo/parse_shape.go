@@ -184,7 +184,7 @@ func tupleTextEnd(src string, off, end int) int {
 // it returns -1 and the shape is parsed without the cache.
 func shapeTextEnd(src string, off, end int) int {
 	i := off
-	for i < end && (isLetter(src[i]) || isDigit(src[i])) {
+	for i < end && isAlnum(src[i]) {
 		i++
 	}
 	if i == off || i >= end || src[i] != '[' {
@@ -240,7 +240,7 @@ func (p *shapeParser) looksLikeShape() bool {
 		return false
 	}
 	i := p.off + 1
-	for i < p.end && (isLetter(p.src[i]) || isDigit(p.src[i])) {
+	for i < p.end && isAlnum(p.src[i]) {
 		i++
 	}
 	if j := skipBlanks(p.src, i, p.end); j >= p.end || p.src[j] != '[' {
@@ -305,7 +305,7 @@ func (p *shapeParser) cachedShape(e int, parse func() (Shape, bool)) (Shape, boo
 func (p *shapeParser) parseArrayShape() (Shape, bool) {
 	start := p.off
 	i := start
-	for i < p.end && (isLetter(p.src[i]) || isDigit(p.src[i])) {
+	for i < p.end && isAlnum(p.src[i]) {
 		i++
 	}
 	t, ok := p.primitiveType(p.src[start:i])

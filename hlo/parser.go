@@ -588,9 +588,9 @@ func parseSingleInstruction(file, text string, m *Module, s scanner) (*Module, e
 		in := p.ar.inst()
 		in.Name, in.Pos, in.Shape, in.Opcode = p.keepStr(name), pos, sh.Clone(), OpParameter
 		in.Parent, in.ParameterNumber, in.Typed = c, int(n), sharedNoTyped
-		p.names.put(in.Name, in)
 		p.params[n] = in
 		p.insts = append(p.insts, in)
+		p.names.put(in.Name, len(p.insts)-1, p.insts)
 		n++
 		return in
 	}

@@ -163,9 +163,31 @@ func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
 
 // isIdentChar reports the bytes of names: letters, digits, '_', '.', '-'.
-func isIdentChar(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-'
-}
+func isIdentChar(c byte) bool { return charClass[c]&classIdent != 0 }
+
+// isAlnum reports letters (with '_') and digits, the bytes of an element
+// type's name.
+func isAlnum(c byte) bool { return charClass[c]&classAlnum != 0 }
+
+// charClass classifies the bytes names and type names are made of, so
+// that a scan over them tests one table entry per byte.
+var charClass = func() (t [256]uint8) {
+	for c := range 256 {
+		b := byte(c)
+		if isLetter(b) || isDigit(b) {
+			t[c] |= classAlnum | classIdent
+		}
+		if b == '.' || b == '-' {
+			t[c] |= classIdent
+		}
+	}
+	return t
+}()
+
+const (
+	classIdent = 1 << iota
+	classAlnum
+)
 
 // identEnd returns the end of the identifier run starting at i.
 func (s *scanner) identEnd(i int) int {
@@ -305,14 +327,16 @@ func (s *scanner) scanValue(what string) (string, bool) {
 	start := s.off
 	var stackBuf [32]byte
 	stack := stackBuf[:0]
-	src, i, end := s.src, s.off, s.end // s.off is i's value only where s's methods run
+	src, i, end := s.src[:s.end], s.off, s.end // s.off is i's value only where s's methods run
 loop:
 	for i < end {
-		c := src[i]
-		if !valueSpecial[c] {
+		for i < len(src) && !valueSpecial[src[i]] {
 			i++
-			continue
 		}
+		if i == len(src) {
+			break
+		}
+		c := src[i]
 		switch c {
 		case '"':
 			e := stringEnd(src, i+1, end)
