@@ -41,6 +41,14 @@ func metadata(op string, line int) string {
 	return fmt.Sprintf(`metadata={op_name="jit(train_step)/jvp(transformer)/%s" source_file="/workspace/model/layers.py" source_line=%d}`, op, line)
 }
 
+// primitiveParams are the parameters JAX writes after a primitive's name
+// in op_name.
+var primitiveParams = map[string]string{
+	"dot_general":      "dimension_numbers=(([1], [0]), ([], [])) precision=None preferred_element_type=float32",
+	"broadcast_in_dim": "shape=(256, 512) broadcast_dimensions=(1,) sharding=None",
+	"reduce_sum":       "axes=(0, 1)",
+}
+
 // list joins items with ", ", marking every fifth with its index as XLA
 // prints the elements of a tuple and the operands of an instruction.
 func list(items []string) string {
@@ -59,7 +67,8 @@ func list(items []string) string {
 
 // Unrolled returns the text of a training step of a residual MLP of the
 // given number of layers with every layer in the entry computation, as
-// PyTorch/XLA or JAX without scan write one before optimizations: the
+// JAX without scan writes one, laid out for a TPU as hlogen's Module is
+// (about 620 bytes an instruction, as the module of issue 25): the
 // forward pass keeps every layer's activations for the backward pass,
 // which computes each layer's weight gradient and its SGD update. The
 // entry has 15 instructions a layer (two parameters, five of the forward
@@ -67,9 +76,9 @@ func list(items []string) string {
 // weight in one tuple.
 func Unrolled(layers int) []byte {
 	const (
-		act = "f32[256,512]{1,0}"
-		wt  = "f32[512,512]{1,0}"
-		bs  = "f32[512]{0}"
+		act = "f32[256,512]{1,0:T(8,128)}"
+		wt  = "f32[512,512]{1,0:T(8,128)}"
+		bs  = "f32[512]{0:T(1024)}"
 	)
 	var b strings.Builder
 	b.Grow(layers * 10 << 10)
@@ -78,10 +87,14 @@ func Unrolled(layers int) []byte {
 		fmt.Fprintf(&b, format, args...)
 		b.WriteByte('\n')
 	}
-	// md is the metadata of a PyTorch/XLA or Flax op: the op's type, its
-	// name with the module path and the Python frame that made it.
+	// md is the metadata of a JAX op: its type, its name with the module
+	// path and the primitive's parameters, and the Python frame that made
+	// it.
 	md := func(opType, path string, line int) string {
-		return fmt.Sprintf(`metadata={op_type=%q op_name="jit(train_step)/jit(main)/%s" source_file="/usr/local/lib/python3.12/site-packages/flax/linen/linear.py" source_line=%d}`, opType, path, line)
+		if p := primitiveParams[opType]; p != "" {
+			path += "[" + p + "]"
+		}
+		return fmt.Sprintf(`metadata={op_type=%q op_name="jit(train_step)/jit(main)/%s" source_file="/workspace/maxtext/MaxText/layers/linears.py" source_line=%d stack_frame_id=%d}`, opType, path, line, line%97)
 	}
 	params := []string{act}
 	results := []string{"f32[]"}
