@@ -5,7 +5,7 @@ FUZZTIME ?= 60s
 BENCHTIME ?= 1s
 BENCHCOUNT ?= 1
 
-.PHONY: all build test vet fmt-check lint bench bench-shapes fuzz golden clean corpus-today groundtruth groundtruth-data groundtruth-venv xla-diff screenshot dumps
+.PHONY: all build test vet fmt-check lint bench bench-shapes scale fuzz golden clean corpus-today groundtruth groundtruth-data groundtruth-venv xla-diff screenshot dumps
 
 all: build
 
@@ -42,6 +42,41 @@ bench:
 bench-shapes:
 	@uptime
 	$(GO) test ./cmd/hlo-opt -run='^$$' -bench='^BenchmarkShapes$$' -benchtime=1x -count=$(BENCHCOUNT)
+
+# scale: issue 25's figures, each a ratio of two times taken in one run
+# (medians of SCALERUNS fresh processes, interleaved) so that the load of
+# the machine cancels: on hlogen's training step unrolled into the entry at
+# 16x (4096 layers), the layout pass (layout-assign and layout) and every
+# analysis against the parse (--timing, --jobs 1), and peak RSS against the
+# text; and parse + print of 120 mobilenet_v2 modules of the corpus split
+# by '// -----' (99 MB, written to SCALEDIR, never to the repository)
+# against wc -l on the same file.
+SCALEDIR ?= /tmp/hlo-opt-scale
+SCALERUNS ?= 5
+CORPUS ?= ../shared/corpus
+scale: build
+	@uptime
+	@mkdir -p $(SCALEDIR)
+	@$(GO) run ./hlo/hlotest/hlogen/cmd/hlogen -shape unrolled -scale 16 > $(SCALEDIR)/unrolled16.hlo
+	@: > $(SCALEDIR)/mobilenet120.hlo; for i in $$(seq 120); do \
+		if [ $$i -gt 1 ]; then printf '\n// -----\n' >> $(SCALEDIR)/mobilenet120.hlo; fi; \
+		cat $(CORPUS)/xla-data__mobilenet_v2.hlo >> $(SCALEDIR)/mobilenet120.hlo; done
+	@f=$(SCALEDIR)/unrolled16.hlo; size=$$(stat -c %s $$f); \
+	for what in layout verify,stats,indexing,coalescing,utilization,cost,xla-cost,layout; do \
+		for i in $$(seq $(SCALERUNS)); do \
+			/usr/bin/time -f "rss %M" bin/hlo-opt --jobs=1 --timing --passes=$$what $$f 2>&1 >/dev/null | \
+			awk 'function ms(d) { if (d ~ /µs$$/) return d/1000; if (d ~ /ms$$/) return d+0; return d*1000 } \
+				/timing: parse/ {p=ms($$4)} /timing: pass/ {s+=ms($$5)} /^rss/ {r=$$2} \
+				END {printf "%.2f %.1f %.0f %.0f\n", s/p, r*1024/'$$size', p, s}' ; \
+		done | sort -n | awk -v w=$$what '{x[NR]=$$0} END {split(x[int((NR+1)/2)], v, " "); \
+			printf "unrolled 16x, --passes=%s: the passes %.2fx the parse (%.0f against %.0f ms), peak RSS %.1fx the text (median run)\n", w, v[1], v[4], v[3], v[2]}'; \
+	done
+	@f=$(SCALEDIR)/mobilenet120.hlo; for i in $$(seq $(SCALERUNS)); do \
+		a=$$(date +%s%N); wc -l $$f >/dev/null; b=$$(date +%s%N); \
+		bin/hlo-opt --split-input-file $$f >/dev/null; c=$$(date +%s%N); \
+		echo "$$(( (c-b)/1000 )) $$(( (b-a)/1000 ))" | awk '{printf "%.2f %d %d\n", $$1/$$2, $$1/1000, $$2/1000}'; \
+	done | sort -n | awk '{x[NR]=$$0} END {split(x[int((NR+1)/2)], v, " "); \
+		printf "parse + print of 120 mobilenet_v2 modules (99 MB): %.1fx wc -l (%d against %d ms, median run)\n", v[1], v[2], v[3]}'
 
 # fuzz: run each fuzz target for FUZZTIME (bounded: FUZZTIME per target);
 # crashers are kept under each package's testdata/fuzz.
