@@ -180,6 +180,9 @@ func (a *assigner) drain(mem csr[int32]) {
 			}
 			a.backward(v.in, m)
 			for _, u := range a.users.at(int(id)) {
+				if u.Opcode != hlo.OpTranspose && u.Opcode != hlo.OpReshape && u.Opcode != hlo.OpReduce {
+					continue // forward derives nothing through other ops (a tuple of w elements: w operands each)
+				}
 				for i, op := range u.Operands {
 					if op == v.in {
 						a.forward(u, i, m)
