@@ -135,8 +135,13 @@ func byteSizeOf(s *hlo.Shape) int64 {
 // Postprocess.
 func (a *xlaAnalysis) fill(v *XLACostValues, in *hlo.Instruction) {
 	a.setDefaults(v, in)
-	seconds := a.handle(in, v)
-	if seconds {
+	a.apply(v, in)
+}
+
+// apply changes v from the defaults to in's figures: the opcode's handler
+// and Postprocess.
+func (a *xlaAnalysis) apply(v *XLACostValues, in *hlo.Instruction) {
+	if a.handle(in, v) {
 		v.OptimalSeconds = a.seconds(in, v)
 	}
 }

@@ -13,6 +13,10 @@ type tpuRules struct {
 	device string
 	layout layoutassign.Target
 	rates  tpuRates
+	// sizes memoizes size: an analysis sizes each instruction's shape as
+	// its output and again as every user's operand, and a tiled size
+	// costs a walk of the layout's tiles.
+	sizes map[*hlo.Shape]float64
 }
 
 // tpuRates are the per-second rates the TPU compiler's cost analysis
@@ -37,13 +41,23 @@ func newTPURules(device string) *tpuRules {
 	if err != nil || t.Backend != layoutassign.BackendTPU {
 		t = layoutassign.TPU()
 	}
-	return &tpuRules{device: device, layout: t, rates: tpuRatesByDevice[device]}
+	return &tpuRules{device: device, layout: t, rates: tpuRatesByDevice[device], sizes: map[*hlo.Shape]float64{}}
 }
 
 // size is the TPU's shape size: an array's tiled, padded bytes; an
 // untiled scalar (a DMA semaphore u32[]{:S(2)}) counts 4096 bytes, as the
 // TPU's analysis counts it (measured: every copy-start of the probes).
 func (r *tpuRules) size(s *hlo.Shape) float64 {
+	n, ok := r.sizes[s]
+	if !ok {
+		n = tpuShapeSize(s)
+		r.sizes[s] = n
+	}
+	return n
+}
+
+// tpuShapeSize is size without the memo.
+func tpuShapeSize(s *hlo.Shape) float64 {
 	n, err := hlo.PaddedBytes(*s, hlo.SizeOptions{PredBytes: 1})
 	if err != nil {
 		return float64(byteSizeOf(s))
@@ -177,5 +191,5 @@ func (r *tpuRules) windowBytes(s *hlo.Shape, win []int64) float64 {
 	w := *s
 	w.Dims = win
 	w.Dynamic = nil
-	return r.size(&w)
+	return tpuShapeSize(&w)
 }
