@@ -184,13 +184,11 @@ type Model struct {
 	Devices int64
 	// xla is the memo of XLA's cost_analysis() (XLACost's rules), whose
 	// flops the estimates report and whose TPU figures the TPU model
-	// uses; xlaV holds the last kernel's figures, xlaSizes the sizes of
-	// its operands (what the analysis charges them before its rule), and
-	// xlaBuf their operand slices.
+	// uses; xlaV holds the last kernel's figures and xlaSizes the sizes
+	// of its operands (what the analysis charges them before its rule).
 	xla      *xlaAnalysis
 	xlaV     XLACostValues
 	xlaSizes []float64
-	xlaBuf   []float64
 }
 
 // NewModel returns a model for device d with heuristic coalescing.
@@ -487,12 +485,9 @@ func (m *Model) xlaFlops(in *hlo.Instruction) float64 {
 		m.xla = newXLAAnalysis(xlaTarget(&m.Device))
 		m.xla.unrecorded = true
 	}
-	// The kernel's own figures are scratch: its operand slices come from a
-	// buffer kept for the next kernel.
-	if n := 2 * len(in.Operands); cap(m.xlaBuf) < n {
-		m.xlaBuf = make([]float64, n)
-	}
-	m.xla.spare = m.xlaBuf[:cap(m.xlaBuf)]
+	// The kernel's figures are scratch, their memory reused for the next
+	// kernel's.
+	m.xla.reuse()
 	m.xla.setDefaults(&m.xlaV, in)
 	m.xlaSizes = append(m.xlaSizes[:0], m.xlaV.OperandBytes...)
 	m.xla.apply(&m.xlaV, in)

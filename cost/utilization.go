@@ -492,23 +492,29 @@ func (c *Costs) fusion(f *hlo.Instruction) *InstructionCost {
 		r.OutputBytes = arrayBytes(&f.Shape)
 	}
 
+	// Walking from the root to the parameters, each instruction's
+	// utilization is the sum over the roots of its elementwise chains
+	// (each once) of what they are read with. Instructions and their
+	// roots go by their position in the post-order.
 	order := postOrder(comp)
-	rootUtil := make(map[*hlo.Instruction]float64, len(order))
-	ewRoots := make(map[*hlo.Instruction]map[*hlo.Instruction]bool, len(order))
-	addRoot := func(in, root *hlo.Instruction) {
-		s := ewRoots[in]
-		if s == nil {
-			s = map[*hlo.Instruction]bool{}
-			ewRoots[in] = s
-		}
-		s[root] = true
+	pos := make(map[*hlo.Instruction]int32, len(order))
+	for i, in := range order {
+		pos[in] = int32(i)
 	}
-	rootUtil[comp.Root] = 1
-	addRoot(comp.Root, comp.Root)
+	rootUtil := make([]float64, len(order))
+	roots := make([][]int32, len(order))
+	addRoot := func(in, root int32) {
+		if !slices.Contains(roots[in], root) {
+			roots[in] = append(roots[in], root)
+		}
+	}
+	top := pos[comp.Root]
+	rootUtil[top] = 1
+	addRoot(top, top)
 	for i := len(order) - 1; i >= 0; i-- {
 		in := order[i]
 		u := 0.0
-		for root := range ewRoots[in] {
+		for _, root := range roots[i] {
 			u += rootUtil[root]
 		}
 		r.FusedUtilization[in] = u
@@ -520,13 +526,14 @@ func (c *Costs) fusion(f *hlo.Instruction) *InstructionCost {
 		}
 		inherit := in.IsElementwise() || in.Opcode == hlo.OpTuple || in.Opcode == hlo.OpGetTupleElement
 		for k, op := range in.Operands {
+			j := pos[op]
 			if inherit {
-				for root := range ewRoots[in] {
-					addRoot(op, root)
+				for _, root := range roots[i] {
+					addRoot(j, root)
 				}
 				continue
 			}
-			addRoot(op, op)
+			addRoot(j, j)
 			opUtil := ic.Operands[k].Utilization
 			if k == 0 && dus[in] {
 				opUtil = 0
@@ -537,7 +544,7 @@ func (c *Costs) fusion(f *hlo.Instruction) *InstructionCost {
 			} else {
 				cur = ceilTo(cur*float64(e)) / float64(e)
 			}
-			rootUtil[op] += cur
+			rootUtil[j] += cur
 		}
 	}
 	// Fused constants with more than one element are read from memory.

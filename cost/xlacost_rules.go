@@ -23,7 +23,7 @@ func XLACost(m *hlo.Module, t XLATarget) *XLAModuleCost {
 	a := newXLAAnalysis(t)
 	c := &XLAModuleCost{Target: t, Instructions: a.out}
 	if m.Entry != nil {
-		c.Module = *a.computation(m.Entry)
+		c.Module = a.computation(m.Entry)
 	}
 	return c
 }
@@ -33,8 +33,10 @@ func XLACost(m *hlo.Module, t XLATarget) *XLAModuleCost {
 type xlaAnalysis struct {
 	target XLATarget
 	out    map[*hlo.Instruction]*XLACostValues
-	// spare is what is left of the current computation's operand slices.
-	spare []float64
+	// floats is what operand slices are cut from (newFloats): the chunk
+	// set aside for the computation being visited; an unrecorded analysis
+	// reuses it for each kernel (reuse).
+	floats []float64
 	// unrecorded keeps out empty: the analysis is asked for totals only.
 	unrecorded bool
 	// active guards against a computation that (through a malformed
@@ -51,30 +53,64 @@ func newXLAAnalysis(t XLATarget) *xlaAnalysis {
 	return a
 }
 
+// take cuts n zeroed elements from *buf; when it is full, from a new
+// chunk of at least grow (what was cut before stays with whoever holds it).
+func take[T any](buf *[]T, n, grow int) []T {
+	b := *buf
+	if len(b)+n > cap(b) {
+		b = make([]T, 0, max(n, grow))
+	}
+	s := b[len(b) : len(b)+n : len(b)+n]
+	*buf = b[:len(b)+n]
+	clear(s)
+	return s
+}
+
+// newFloats cuts n zeroed floats from a.floats.
+func (a *xlaAnalysis) newFloats(n int) []float64 {
+	grow := n
+	if a.unrecorded {
+		grow = 2*cap(a.floats) + 64 // one chunk for every kernel, soon
+	}
+	return take(&a.floats, n, grow)
+}
+
+// reuse lets an unrecorded analysis's operand slices be overwritten:
+// before each kernel, once the last one's figures were read.
+func (a *xlaAnalysis) reuse() { a.floats = a.floats[:0] }
+
 // computation is ProcessSubcomputation: every instruction of c visited,
 // the sum of their figures returned.
-func (a *xlaAnalysis) computation(c *hlo.Computation) *XLACostValues {
-	total := &XLACostValues{}
+func (a *xlaAnalysis) computation(c *hlo.Computation) (total XLACostValues) {
 	if c == nil || a.active[c] {
 		return total
 	}
 	a.active[c] = true
 	defer delete(a.active, c)
-	// One allocation for the figures of c's instructions and one for their
-	// operand slices.
-	vals := make([]XLACostValues, len(c.Instructions))
-	n := 0
+	ops, most := 0, 0
 	for _, in := range c.Instructions {
-		n += len(in.Operands)
+		ops += len(in.Operands)
+		most = max(most, len(in.Operands))
 	}
-	a.spare = make([]float64, 2*n)
+	// The figures of c's instructions (one at a time when only the total
+	// is kept), one chunk for their operand slices and those of the total,
+	// which grow to the most operands of an instruction.
+	var vals []XLACostValues
+	var scratch XLACostValues
+	if !a.unrecorded {
+		vals = make([]XLACostValues, len(c.Instructions))
+		a.floats = make([]float64, 0, 2*(ops+most))
+	}
+	total.OperandBytes, total.OperandUtilization = a.newFloats(most)[:0], a.newFloats(most)[:0]
 	for i, in := range c.Instructions {
-		v := &vals[i]
-		a.fill(v, in)
-		if !a.unrecorded {
-			a.out[in] = v
+		if a.unrecorded {
+			a.fill(&scratch, in)
+			total.add(&scratch)
+			continue
 		}
-		total.add(v)
+		a.out[in] = &vals[i]
+		a.fill(&vals[i], in)
+		total.add(&vals[i])
 	}
 	return total
 }
@@ -154,19 +190,12 @@ func (a *xlaAnalysis) defaults(in *hlo.Instruction) *XLACostValues {
 	return v
 }
 
-// setDefaults sets v to defaults' figures, its operand slices cut from
-// a.spare while it lasts.
+// setDefaults sets v to defaults' figures.
 func (a *xlaAnalysis) setDefaults(v *XLACostValues, in *hlo.Instruction) {
 	*v = XLACostValues{OutputBytes: a.leafBytes(&in.Shape)}
 	v.BytesAccessed = v.OutputBytes
 	n := len(in.Operands)
-	if len(a.spare) >= 2*n {
-		v.OperandBytes, v.OperandUtilization = a.spare[:n:n], a.spare[n:2*n:2*n]
-		a.spare = a.spare[2*n:]
-	} else {
-		v.OperandBytes = make([]float64, n)
-		v.OperandUtilization = make([]float64, n)
-	}
+	v.OperandBytes, v.OperandUtilization = a.newFloats(n), a.newFloats(n)
 	for i, op := range in.Operands {
 		b := a.size(&op.Shape)
 		v.OperandBytes[i] = b
@@ -248,7 +277,7 @@ func (a *xlaAnalysis) handle(in *hlo.Instruction, v *XLACostValues) bool {
 		a.selectAndScatter(in, v)
 	case hlo.OpMap:
 		sub := a.computation(calledComp(in))
-		v.scaleComputed(sub, float64(in.Shape.ElementCount()))
+		v.scaleComputed(&sub, float64(in.Shape.ElementCount()))
 	case hlo.OpAllReduce, hlo.OpAllReduceStart:
 		a.allReduce(in, v)
 	case hlo.OpRng:
@@ -265,19 +294,19 @@ func (a *xlaAnalysis) handle(in *hlo.Instruction, v *XLACostValues) bool {
 	case hlo.OpFusion:
 		a.fusion(in, v)
 	case hlo.OpCall:
-		*v = *a.computation(calledComp(in))
+		*v = a.computation(calledComp(in))
 		return false
 	case hlo.OpWhile:
 		body, cond := a.computation(calledNamed(in, "body")), a.computation(calledNamed(in, "condition"))
 		*v = XLACostValues{}
-		v.add(body)
-		v.add(cond)
+		v.add(&body)
+		v.add(&cond)
 		return false
 	case hlo.OpConditional:
 		a.conditional(in, v)
 		return false
 	case hlo.OpAsyncStart:
-		*v = *a.computation(calledComp(in))
+		*v = a.computation(calledComp(in))
 	default:
 		if in.IsElementwise() || in.Opcode == hlo.OpBitcastConvert || in.Opcode == hlo.OpStochasticConvert {
 			a.elementwise(in, v)
@@ -376,7 +405,7 @@ func (a *xlaAnalysis) scatter(in *hlo.Instruction, v *XLACostValues) {
 	v.BytesAccessed = 3*total + idx
 	v.OutputBytes = total
 	sub := a.computation(calledComp(in))
-	v.scaleComputed(sub, float64(in.Operands[n+1].Shape.ElementCount()))
+	v.scaleComputed(&sub, float64(in.Operands[n+1].Shape.ElementCount()))
 }
 
 // reduce applies the reducer (inputs - outputs) times.
@@ -386,7 +415,7 @@ func (a *xlaAnalysis) reduce(in *hlo.Instruction, v *XLACostValues) {
 		return
 	}
 	n := in.Operands[0].Shape.ElementCount() - firstArray(&in.Shape).ElementCount()
-	v.scaleComputed(sub, float64(n))
+	v.scaleComputed(&sub, float64(n))
 }
 
 // reduceWindow applies the reducer (window - 1) times per output element;
@@ -395,7 +424,7 @@ func (a *xlaAnalysis) reduce(in *hlo.Instruction, v *XLACostValues) {
 // cumulative sum) counts out/dim + dim - 1 steps, as XLA does.
 func (a *xlaAnalysis) reduceWindow(in *hlo.Instruction, v *XLACostValues) {
 	sub := a.computation(calledComp(in))
-	v.scaleComputed(sub, float64(reduceWindowSteps(in)))
+	v.scaleComputed(&sub, float64(reduceWindowSteps(in)))
 }
 
 // reduceWindowSteps is the number of times a reduce-window applies its
@@ -500,10 +529,10 @@ func (a *xlaAnalysis) conditional(in *hlo.Instruction, v *XLACostValues) {
 	for i, c := range in.Called {
 		b := a.computation(c)
 		if i == 0 {
-			*v = *b
+			*v = b
 			continue
 		}
-		v.maxOf(b)
+		v.maxOf(&b)
 	}
 }
 
@@ -643,11 +672,13 @@ func (a *xlaAnalysis) fusion(f *hlo.Instruction, v *XLACostValues) {
 		}
 	}
 	sub := a.computation(comp)
-	*v = *sub
+	*v = sub
 	// The keys of the fused instructions' operand positions stay where the
 	// fusion has none of its own, as in XLA's sums.
-	v.OperandBytes = slices.Clone(sub.OperandBytes)
-	v.OperandUtilization = slices.Clone(sub.OperandUtilization)
+	n := max(len(sub.OperandBytes), len(f.Operands))
+	v.OperandBytes = append(a.newFloats(n)[:0], sub.OperandBytes...)
+	n = max(len(sub.OperandUtilization), len(f.Operands))
+	v.OperandUtilization = append(a.newFloats(n)[:0], sub.OperandUtilization...)
 	v.BytesAccessed = 0
 	v.OutputBytes = a.fusionOutputBytes(f, comp)
 	v.BytesAccessed += v.OutputBytes

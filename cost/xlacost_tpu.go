@@ -168,7 +168,7 @@ func (r *tpuRules) scatter(a *xlaAnalysis, in *hlo.Instruction, v *XLACostValues
 	v.BytesAccessed = total + idx
 	sub := a.computation(calledComp(in))
 	count := float64(in.Operands[n+1].Shape.ElementCount())
-	v.scaleComputed(sub, count)
+	v.scaleComputed(&sub, count)
 	for i, u := range sub.OperandUtilization {
 		if i < len(v.OperandUtilization) && u != 0 {
 			v.OperandUtilization[i] = u * count
