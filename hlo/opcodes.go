@@ -217,6 +217,9 @@ func asyncSugarOf(s string) Opcode {
 // of an async op that hlo_opcode.h does not list itself, and returns the
 // wrapped opcode and the async opcode it stands for.
 func (o Opcode) IsAsyncSugar() (wrapped, async Opcode, ok bool) {
+	if s := string(o); !strings.HasSuffix(s, "-start") && !strings.HasSuffix(s, "-update") && !strings.HasSuffix(s, "-done") {
+		return "", "", false // the common case, decided without a lookup
+	}
 	if _, known := opcodeSet[string(o)]; known {
 		return "", "", false
 	}

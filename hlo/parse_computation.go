@@ -45,12 +45,35 @@ type chunkParser struct {
 	// deferred are the instructions whose shape is their callee's result
 	// (inferredFromCallee), given once calls are resolved.
 	deferred []*Instruction
+	// ops are opcodes found lately, by their spelling in the text (see
+	// opcode).
+	ops [8]struct {
+		text string
+		op   Opcode
+	}
+}
+
+// opcode is LookupOpcode, remembering the opcodes found lately: a module
+// has few opcodes, each in many instructions.
+func (p *chunkParser) opcode(text string) (Opcode, bool) {
+	if text == "" {
+		return LookupOpcode(text)
+	}
+	slot := &p.ops[(len(text)+int(text[len(text)-1]))%len(p.ops)]
+	if slot.text == text {
+		return slot.op, true
+	}
+	op, ok := LookupOpcode(text)
+	if ok && unsafe.StringData(string(op)) != unsafe.StringData(text) { // not async sugar, which is the text itself
+		slot.text, slot.op = text, op
+	}
+	return op, ok
 }
 
 // compScope is the state of the computation being parsed; a computation
 // written inline in an attribute value is parsed in a scope of its own.
 type compScope struct {
-	names    map[string]*Instruction
+	names    nameTable
 	insts    []*Instruction
 	ctrl     []ctrlRef
 	comp     *Computation
@@ -73,7 +96,7 @@ type compScope struct {
 
 // newCompScope returns an empty scope.
 func newCompScope() compScope {
-	return compScope{names: make(map[string]*Instruction, 256), elems: map[elemKey]*Instruction{}, params: map[int64]*Instruction{}}
+	return compScope{elems: map[elemKey]*Instruction{}, params: map[int64]*Instruction{}}
 }
 
 // recentValues are the last long attribute values a parser kept: a dump
@@ -176,7 +199,7 @@ func (p *chunkParser) parseComputation() (*Computation, *Truncation) {
 	if !p.expect('{') {
 		return p.failed(c)
 	}
-	clear(p.names)
+	p.names.reset()
 	clear(p.elems)
 	clear(p.params)
 	p.implicit = p.implicit[:0]
@@ -411,14 +434,14 @@ func (p *chunkParser) parseRHS(name string, pos Pos, top bool) *Instruction {
 func (p *chunkParser) anonName(op string) string {
 	base := op + ".anon"
 	name := base
-	for n := 1; p.names[name] != nil; n++ {
+	for n := 1; p.names.get(name) != nil; n++ {
 		name = base + "." + strconv.Itoa(n)
 	}
 	return name
 }
 
 func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, opPos Pos, top bool) *Instruction {
-	op, ok := LookupOpcode(opName)
+	op, ok := p.opcode(opName)
 	if !ok {
 		switch w := asyncSugarOf(opName); {
 		case opName == "":
@@ -504,11 +527,11 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 		in.Attrs = p.ar.attrList(p.attrs[base:])
 		p.attrs = p.attrs[:base]
 	}
-	if prev, dup := p.names[name]; dup {
+	if prev := p.names.get(name); prev != nil {
 		p.errorAt(pos, "expected unique instruction name, found duplicate "+strconv.Quote(name)+" (first at "+strconv.Itoa(prev.Pos.Line)+":"+strconv.Itoa(prev.Pos.Col)+")")
 		return nil
 	}
-	p.names[name] = in
+	p.names.put(name, in)
 	p.insts = append(p.insts, in)
 	return in
 }
@@ -611,7 +634,7 @@ func (p *chunkParser) parseOperands(in *Instruction) bool {
 				return false
 			default:
 				p.spelling.count(hasShape)
-				opnd = p.names[name]
+				opnd = p.names.get(name)
 				if opnd == nil && p.missing != nil {
 					if !hasShape {
 						p.errorAt(pos, "Operand had no shape in HLO text; cannot create parameter for operand "+strconv.Quote(name))
@@ -965,7 +988,7 @@ func (p *chunkParser) finishComputation(c *Computation) bool {
 		}
 	}
 	for _, r := range p.ctrl {
-		pred := p.names[r.name]
+		pred := p.names.get(r.name)
 		if pred == nil {
 			p.errorAt(r.pos, "expected defined instruction, found "+strconv.Quote(r.name)+" ('"+r.name+"' is not defined)")
 			return false

@@ -83,11 +83,11 @@ func (p *chunkParser) nameImplicit() {
 	for _, gte := range p.implicit {
 		base := gte.Operands[0].Name + "_" + strconv.FormatInt(gte.Typed.TupleIndex, 10)
 		name := base
-		for n := 1; p.names[name] != nil; n++ {
+		for n := 1; p.names.get(name) != nil; n++ {
 			name = base + "." + strconv.Itoa(n)
 		}
 		gte.Name = name
-		p.names[name] = gte
+		p.names.put(name, gte)
 	}
 }
 

@@ -130,11 +130,27 @@ type shapeParser struct {
 	// shapes come from (p.ar may be a scratch arena that is reset).
 	cache map[string]Shape
 	keep  *arena
+	// lastType is the element type read last, named lastTypeName in the
+	// text (shapes in a row mostly share it).
+	lastTypeName string
+	lastType     PrimitiveType
 	// operandShape is set while an operand's shape is parsed: it is only
 	// checked, so a cached tuple may be returned. The tuple shapes kept by
 	// instructions are not shared, since layout assignment sets the
 	// layouts of tuple elements in place.
 	operandShape bool
+}
+
+// primitiveType is LookupPrimitiveType, remembering the last type found.
+func (p *shapeParser) primitiveType(name string) (PrimitiveType, bool) {
+	if name == p.lastTypeName && name != "" {
+		return p.lastType, true
+	}
+	t, ok := LookupPrimitiveType(name)
+	if ok {
+		p.lastTypeName, p.lastType = name, t
+	}
+	return t, ok
 }
 
 // tupleTextEnd returns the end of the tuple shape text starting at the
@@ -230,7 +246,7 @@ func (p *shapeParser) looksLikeShape() bool {
 	if j := skipBlanks(p.src, i, p.end); j >= p.end || p.src[j] != '[' {
 		return false
 	}
-	_, ok := LookupPrimitiveType(p.src[p.off:i])
+	_, ok := p.primitiveType(p.src[p.off:i])
 	return ok
 }
 
@@ -292,7 +308,7 @@ func (p *shapeParser) parseArrayShape() (Shape, bool) {
 	for i < p.end && (isLetter(p.src[i]) || isDigit(p.src[i])) {
 		i++
 	}
-	t, ok := LookupPrimitiveType(p.src[start:i])
+	t, ok := p.primitiveType(p.src[start:i])
 	j := skipBlanks(p.src, i, p.end)
 	if !ok || t == TUPLE || j >= p.end || p.src[j] != '[' {
 		p.expected("shape")
@@ -623,7 +639,7 @@ func (p *shapeParser) parseLayoutType(c byte, l *Layout) bool {
 	for e < p.end && (isLetter(p.src[e]) || isDigit(p.src[e])) {
 		e++
 	}
-	t, ok := LookupPrimitiveType(p.src[p.off:e])
+	t, ok := p.primitiveType(p.src[p.off:e])
 	if !ok {
 		p.expected("primitive type")
 		return false

@@ -326,29 +326,35 @@ func prescan(s scanner) []span {
 // same line after it. The body's '{' is the first '{' outside parentheses
 // and braces that does not follow ']' directly (that would open a layout
 // in the signature). Strings and comments are skipped. Inside the body
-// only quotes, slashes, newlines and braces matter (the bytes of
-// bodySpecial), which keeps the scan of large bodies fast.
+// only quotes, slashes and braces matter (the bytes of bodySpecial), which
+// keeps the scan of large bodies fast; lines are counted in bulk, up to
+// where the scan hands over to the scanner's methods and at the end.
 func (s *scanner) skipComputation() {
 	special := &headSpecial
 	parens, braces, depth := 0, 0, 0 // depth counts the body's open braces
-	for s.off < s.end {
-		c := s.src[s.off]
+	src, i, end := s.src, s.off, s.end
+	for i < end {
+		c := src[i]
 		if !special[c] {
-			s.off++
+			i++
 			continue
 		}
 		switch c {
 		case '"':
-			s.skipString()
-			continue
-		case '/':
-			if n := s.peekAt(1); n == '/' || n == '*' {
-				s.skipSpace()
+			if e := stringEnd(src, i+1, end); e >= 0 {
+				i = e
 				continue
 			}
-		case '\n':
-			s.line++
-			s.lineStart = s.off + 1
+			s.advanceTo(i)
+			s.skipString() // records the error
+			return
+		case '/':
+			if i+1 < end && (src[i+1] == '/' || src[i+1] == '*') {
+				s.advanceTo(i)
+				s.skipSpace()
+				i = s.off
+				continue
+			}
 		case '(':
 			parens++
 		case ')':
@@ -357,7 +363,7 @@ func (s *scanner) skipComputation() {
 			switch {
 			case depth > 0:
 				depth++
-			case parens <= 0 && braces == 0 && (s.off == 0 || s.src[s.off-1] != ']'):
+			case parens <= 0 && braces == 0 && (i == 0 || src[i-1] != ']'):
 				depth, special = 1, &bodySpecial
 			default:
 				braces++
@@ -367,15 +373,16 @@ func (s *scanner) skipComputation() {
 			case depth > 1:
 				depth--
 			case depth == 1:
-				s.off++
+				s.advanceTo(i + 1)
 				s.skipComputationAttrs()
 				return
 			case braces > 0:
 				braces--
 			}
 		}
-		s.off++
+		i++
 	}
+	s.advanceTo(end)
 }
 
 // skipComputationAttrs moves past ", execution_thread=..." after the '}'
@@ -458,8 +465,8 @@ func lastPos(text string, firstLine int) (line, lineStart int) {
 // headSpecial marks the bytes skipComputation looks at before the body,
 // bodySpecial those it looks at inside it.
 var (
-	headSpecial = [256]bool{'"': true, '/': true, '\n': true, '{': true, '}': true, '(': true, ')': true}
-	bodySpecial = [256]bool{'"': true, '/': true, '\n': true, '{': true, '}': true}
+	headSpecial = [256]bool{'"': true, '/': true, '{': true, '}': true, '(': true, ')': true}
+	bodySpecial = [256]bool{'"': true, '/': true, '{': true, '}': true}
 )
 
 // jobsOrDefault is a Jobs option's limit: n, or GOMAXPROCS when n <= 0.
@@ -522,7 +529,7 @@ func parseSingleInstruction(file, text string, m *Module, s scanner) (*Module, e
 		in := p.ar.inst()
 		in.Name, in.Pos, in.Shape, in.Opcode = p.keepStr(name), pos, sh.Clone(), OpParameter
 		in.Parent, in.ParameterNumber, in.Typed = c, int(n), sharedNoTyped
-		p.names[in.Name] = in
+		p.names.put(in.Name, in)
 		p.params[n] = in
 		p.insts = append(p.insts, in)
 		n++

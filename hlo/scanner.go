@@ -44,21 +44,28 @@ func (s *scanner) expected(what string) {
 
 // advanceTo moves to offset stop, counting the newlines passed.
 func (s *scanner) advanceTo(stop int) {
-	for {
-		i := strings.IndexByte(s.src[s.off:stop], '\n')
-		if i < 0 {
-			break
-		}
-		s.off += i + 1
-		s.line++
-		s.lineStart = s.off
+	seg := s.src[s.off:stop]
+	if n := strings.Count(seg, "\n"); n > 0 {
+		s.line += n
+		s.lineStart = s.off + strings.LastIndexByte(seg, '\n') + 1
 	}
 	s.off = stop
 }
 
 // skipSpace skips blanks, newlines, "// ..." line comments (FileCheck lines
-// included) and "/* ... */" comments such as /*index=5*/.
+// included) and "/* ... */" comments such as /*index=5*/. It returns at
+// once, inlined, when no blank or comment is next (the common case).
 func (s *scanner) skipSpace() {
+	if s.off < s.end && !spaceStart[s.src[s.off]] {
+		return
+	}
+	s.skipSpaces()
+}
+
+// spaceStart marks the bytes a blank or a comment starts with.
+var spaceStart = [256]bool{' ': true, '\t': true, '\r': true, '\f': true, '\v': true, '\n': true, '/': true}
+
+func (s *scanner) skipSpaces() {
 	for s.off < s.end {
 		switch s.src[s.off] {
 		case ' ', '\t', '\r', '\f', '\v':
@@ -261,22 +268,32 @@ func (s *scanner) scanInt(what string) (int64, bool) {
 // skipString moves past a double-quoted string with backslash escapes; the
 // scanner must be at the opening quote.
 func (s *scanner) skipString() bool {
-	start := s.pos()
-	i := s.off + 1
-	for i < s.end {
-		switch s.src[i] {
-		case '\\':
-			i += 2
-			continue
-		case '"':
-			s.advanceTo(i + 1)
-			return true
-		}
-		i++
+	if e := stringEnd(s.src, s.off+1, s.end); e >= 0 {
+		s.advanceTo(e)
+		return true
 	}
+	start := s.pos()
 	s.errorAt(start, "expected closing '\"' of string, found end of file")
 	s.advanceTo(s.end)
 	return false
+}
+
+// stringEnd returns the offset after the closing quote of the string
+// whose body starts at i (after its opening quote), or -1 when src[:end]
+// ends first. A backslash escapes the byte after it.
+func stringEnd(src string, i, end int) int {
+	for i < end {
+		q := strings.IndexByte(src[i:end], '"')
+		if q < 0 {
+			return -1
+		}
+		b := strings.IndexByte(src[i:i+q], '\\')
+		if b < 0 {
+			return i + q + 1
+		}
+		i += b + 2 // the escaped byte may be a quote
+	}
+	return -1
 }
 
 // scanValue scans a raw attribute value: a run of non-blank bytes and
@@ -288,14 +305,23 @@ func (s *scanner) scanValue(what string) (string, bool) {
 	start := s.off
 	var stackBuf [32]byte
 	stack := stackBuf[:0]
+	src, i, end := s.src, s.off, s.end // s.off is i's value only where s's methods run
 loop:
-	for s.off < s.end {
-		c := s.src[s.off]
+	for i < end {
+		c := src[i]
+		if !valueSpecial[c] {
+			i++
+			continue
+		}
 		switch c {
 		case '"':
-			if !s.skipString() {
+			e := stringEnd(src, i+1, end)
+			if e < 0 {
+				s.advanceTo(i)
+				s.skipString() // records the error
 				return "", false
 			}
+			i = e
 			continue
 		case '{', '(', '[':
 			stack = append(stack, closerOf(c))
@@ -304,31 +330,29 @@ loop:
 				break loop
 			}
 			if stack[len(stack)-1] != c {
+				s.advanceTo(i)
 				s.expected(quoteByte(stack[len(stack)-1]))
 				return "", false
 			}
 			stack = stack[:len(stack)-1]
-		case ',', ' ', '\t', '\r':
+		case ',', ' ', '\t', '\r', '\n':
 			if len(stack) == 0 {
 				break loop
 			}
-		case '\n':
-			if len(stack) == 0 {
-				break loop
-			}
-			s.line++
-			s.lineStart = s.off + 1
 		case '/':
-			if n := s.peekAt(1); n == '/' || n == '*' {
+			if i+1 < end && (src[i+1] == '/' || src[i+1] == '*') {
 				if len(stack) == 0 {
 					break loop
 				}
+				s.advanceTo(i)
 				s.skipSpace()
+				i = s.off
 				continue
 			}
 		}
-		s.off++
+		i++
 	}
+	s.advanceTo(i)
 	if len(stack) > 0 {
 		s.expected(quoteByte(stack[len(stack)-1]))
 		return "", false
@@ -339,6 +363,10 @@ loop:
 	}
 	return s.src[start:s.off], true
 }
+
+// valueSpecial marks the bytes scanValue looks at.
+var valueSpecial = [256]bool{'"': true, '{': true, '(': true, '[': true, '}': true, ')': true, ']': true,
+	',': true, ' ': true, '\t': true, '\r': true, '\n': true, '/': true}
 
 func closerOf(c byte) byte {
 	switch c {
