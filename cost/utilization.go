@@ -54,16 +54,8 @@ type Costs struct {
 	// CountMultipleInputAccesses is XLA's count_multiple_input_accesses:
 	// when false, a parameter's or constant's bytes are capped at its size.
 	CountMultipleInputAccesses bool
-	// Base selects XLA's device-independent HloCostAnalysis, what
-	// compiled.cost_analysis() reports for CPU and GPU executables, instead
-	// of GpuHloCostAnalysis: an elementwise op costs 1 flop per element
-	// and a transcendental one (exp, log, rsqrt, tanh, ...) none, as XLA
-	// counts those apart; concatenate costs no flops; a custom-call's flops
-	// and bytes are -1, XLA's "unknown", summed like any figure.
-	// NewBaseCosts sets it.
-	Base      bool
-	compFlops map[*hlo.Computation]float64
-	instr     map[*hlo.Instruction]*InstructionCost
+	compFlops                  map[*hlo.Computation]float64
+	instr                      map[*hlo.Instruction]*InstructionCost
 }
 
 // NewCosts returns an empty cache with count_multiple_input_accesses on
@@ -74,16 +66,6 @@ func NewCosts() *Costs {
 		compFlops:                  map[*hlo.Computation]float64{},
 		instr:                      map[*hlo.Instruction]*InstructionCost{},
 	}
-}
-
-// NewBaseCosts returns an empty cache for XLA's HloCostAnalysis as
-// compiled.cost_analysis() runs it, per kernel: Base on,
-// count_multiple_input_accesses off. (XLACost is the whole analysis, as
-// compiled.cost_analysis() reports it for each backend.)
-func NewBaseCosts() *Costs {
-	c := NewCosts()
-	c.Base, c.CountMultipleInputAccesses = true, false
-	return c
 }
 
 // Of returns the cost of one instruction (a fusion is analysed through its
@@ -130,23 +112,13 @@ func (c *Costs) single(in *hlo.Instruction) *InstructionCost {
 	for _, o := range r.Operands {
 		b.defaultTotal += o.BytesAccessed
 	}
-	if in.IsElementwise() {
-		switch {
-		case in.Opcode == hlo.OpCopy || in.Opcode == hlo.OpBitcastConvert:
-		case !c.Base:
-			r.Flops = float64(FlopsPerElement * elementsRecursive(&in.Shape))
-		case !hlo.Info(in.Opcode).Transcendental:
-			r.Flops = float64(in.Shape.ElementCount())
-		}
+	if in.IsElementwise() && in.Opcode != hlo.OpCopy && in.Opcode != hlo.OpBitcastConvert {
+		r.Flops = float64(FlopsPerElement * elementsRecursive(&in.Shape))
 	}
 	if !b.movement() && !b.reduction() {
 		b.flops()
 	}
 	r.total()
-	if c.Base && in.Opcode == hlo.OpCustomCall {
-		// HloCostAnalysis marks what it cannot know as -1 (and sums it).
-		r.Flops, r.BytesAccessed = -1, -1
-	}
 	if b.keepDefaultTotal {
 		r.BytesAccessed = b.defaultTotal
 	}
@@ -279,9 +251,6 @@ func (b *costOf) flops() {
 	outElems := float64(in.Shape.ElementCount())
 	switch in.Opcode {
 	case hlo.OpConcatenate:
-		if b.c.Base {
-			break
-		}
 		r.Flops = float64(concatFlopsPerElement * in.Shape.ElementCount())
 		if len(in.Typed.Dimensions) == 1 && in.Typed.Dimensions[0] != 0 {
 			d := in.Typed.Dimensions[0]
@@ -519,11 +488,7 @@ func (c *Costs) fusion(f *hlo.Instruction) *InstructionCost {
 		}
 		r.FusedUtilization[in] = u
 		ic := c.Of(in)
-		if c.Base {
-			r.Flops += ic.Flops // every fused instruction counts once
-		} else {
-			r.Flops += u * ic.Flops
-		}
+		r.Flops += u * ic.Flops
 		inherit := in.IsElementwise() || in.Opcode == hlo.OpTuple || in.Opcode == hlo.OpGetTupleElement
 		for k, op := range in.Operands {
 			j := pos[op]
@@ -566,54 +531,10 @@ func (c *Costs) fusion(f *hlo.Instruction) *InstructionCost {
 		p := comp.Params[k]
 		u := r.FusedUtilization[p]
 		r.Operands[k].Utilization = u
-		if c.Base && !p.Shape.IsTuple() {
-			r.Operands[k].BytesAccessed = baseParamReadBytes(p, comp)
-		} else {
-			r.Operands[k].BytesAccessed = c.paramReadBytes(p, u, r.FusedUtilization, comp)
-		}
+		r.Operands[k].BytesAccessed = c.paramReadBytes(p, u, r.FusedUtilization, comp)
 	}
 	r.total()
 	return r
-}
-
-// baseParamReadBytes is HloCostAnalysis::FusionParameterReadBytes, the
-// base analysis's bytes read from a fused parameter p: a slice or a
-// dynamic-slice of it reads its result, a broadcast or reshape the whole
-// parameter each, a dynamic-update-slice into it nothing (it aliases the
-// output); every other user shares one read of the whole parameter.
-func baseParamReadBytes(p *hlo.Instruction, comp *hlo.Computation) int64 {
-	size := ShapeBytes(&p.Shape)
-	n, shared := int64(0), false
-	share := func() {
-		if !shared {
-			shared = true
-			n += size
-		}
-	}
-	for _, u := range comp.Instructions {
-		if !slices.Contains(u.Operands, p) {
-			continue
-		}
-		switch u.Opcode {
-		case hlo.OpSlice:
-			n += ShapeBytes(&u.Shape)
-		case hlo.OpDynamicSlice:
-			if u.Operands[0] == p {
-				n += ShapeBytes(&u.Shape)
-			} else {
-				share()
-			}
-		case hlo.OpDynamicUpdateSlice:
-			if u.Operands[0] != p {
-				share()
-			}
-		case hlo.OpBroadcast, hlo.OpReshape:
-			n += size
-		default:
-			share()
-		}
-	}
-	return n
 }
 
 // paramReadBytes is FusionParameterReadBytes: llround(size * utilization),
