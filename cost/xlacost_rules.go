@@ -213,14 +213,6 @@ func (a *xlaAnalysis) seconds(in *hlo.Instruction, v *XLACostValues) float64 {
 	return a.tpu.seconds(in, v)
 }
 
-// xlaTranscendental lists the elementwise opcodes HloCostAnalysis counts
-// as transcendentals rather than flops.
-var xlaTranscendental = map[hlo.Opcode]bool{
-	hlo.OpAcosh: true, hlo.OpErf: true, hlo.OpExp: true, hlo.OpLog: true, hlo.OpLogistic: true,
-	hlo.OpPower: true, hlo.OpSqrt: true, hlo.OpCbrt: true, hlo.OpRsqrt: true, hlo.OpTanh: true,
-	hlo.OpSin: true, hlo.OpCos: true, hlo.OpExpm1: true, hlo.OpLog1p: true, hlo.OpAtan2: true, hlo.OpTan: true,
-}
-
 // zeroBytes is the handlers' "touches no memory": no bytes read or written.
 func zeroBytes(v *XLACostValues) {
 	v.BytesAccessed, v.OutputBytes = 0, 0
@@ -323,7 +315,7 @@ func (a *xlaAnalysis) elementwise(in *hlo.Instruction, v *XLACostValues) {
 		return
 	}
 	n := float64(in.Shape.ElementCount())
-	if xlaTranscendental[in.Opcode] {
+	if hlo.Info(in.Opcode).Transcendental {
 		v.Transcendentals = n
 	} else {
 		v.Flops = n
