@@ -227,7 +227,7 @@ func (b *costOf) reduction() bool {
 			b.keepDefaultTotal = true
 		}
 		if comp := calledComp(in); comp != nil {
-			r.Flops = float64(out) * float64(win-1) * b.c.computationFlops(comp)
+			r.Flops = float64(reduceWindowSteps(in)) * b.c.computationFlops(comp)
 		}
 	case hlo.OpReduce:
 		n := len(in.Operands) / 2
@@ -237,7 +237,7 @@ func (b *costOf) reduction() bool {
 			b.setOp(i, float64(out), out*ShapeBytes(&in.Operands[i].Shape))
 		}
 		if comp := calledComp(in); comp != nil && n > 0 {
-			r.Flops = float64(in.Operands[0].Shape.ElementCount()-out) * b.c.computationFlops(comp)
+			r.Flops = float64(reduceSteps(in)) * b.c.computationFlops(comp)
 		}
 	default:
 		return false
@@ -275,10 +275,7 @@ func (b *costOf) flops() {
 			r.Flops = outElems * b.c.computationFlops(comp)
 		}
 	case hlo.OpSort:
-		n := float64(in.Operands[0].Shape.ElementCount())
-		if n > 1 {
-			r.Flops = n * math.Ceil(math.Log2(n))
-		}
+		r.Flops = sortFlops(in)
 	case hlo.OpAllReduce, hlo.OpAllReduceStart, hlo.OpReduceScatter:
 		r.Flops = float64(FlopsPerElement * elementsRecursive(&in.Shape))
 	}
@@ -446,20 +443,7 @@ func (c *Costs) fusion(f *hlo.Instruction) *InstructionCost {
 	comp := fusedComputation(f)
 	r := &InstructionCost{FusedUtilization: map[*hlo.Instruction]float64{}}
 	dus := fusionDUSRoots(comp)
-	// Output bytes: every array leaf; a DUS root writes only its update.
-	if comp.Root.Opcode == hlo.OpTuple {
-		for _, op := range comp.Root.Operands {
-			if dus[op] {
-				r.OutputBytes += ShapeBytes(&op.Operands[1].Shape)
-			} else {
-				r.OutputBytes += arrayBytes(&op.Shape)
-			}
-		}
-	} else if dus[comp.Root] {
-		r.OutputBytes = ShapeBytes(&comp.Root.Operands[1].Shape)
-	} else {
-		r.OutputBytes = arrayBytes(&f.Shape)
-	}
+	r.OutputBytes = int64(fusionOutputBytes(f, comp, shapeSize))
 
 	// Walking from the root to the parameters, each instruction's
 	// utilization is the sum over the roots of its elementwise chains
@@ -531,30 +515,21 @@ func (c *Costs) fusion(f *hlo.Instruction) *InstructionCost {
 		p := comp.Params[k]
 		u := r.FusedUtilization[p]
 		r.Operands[k].Utilization = u
-		r.Operands[k].BytesAccessed = c.paramReadBytes(p, u, r.FusedUtilization, comp)
+		r.Operands[k].BytesAccessed = c.paramReadBytes(p, r.FusedUtilization)
 	}
 	r.total()
 	return r
 }
 
-// paramReadBytes is FusionParameterReadBytes: llround(size * utilization),
-// utilization capped at 1 unless multiple accesses count; a tuple
-// parameter is charged per get-tuple-element user.
-func (c *Costs) paramReadBytes(p *hlo.Instruction, u float64, util map[*hlo.Instruction]float64, comp *hlo.Computation) int64 {
-	read := func(s *hlo.Shape, u float64) int64 {
+// paramReadBytes is GpuHloCostAnalysis's FusionParameterReadBytes:
+// llround(size * utilization), utilization capped at 1 unless multiple
+// accesses count; a tuple parameter leaf by leaf (fusionParamBytes).
+func (c *Costs) paramReadBytes(p *hlo.Instruction, util map[*hlo.Instruction]float64) int64 {
+	return int64(fusionParamBytes(p, func(g *hlo.Instruction) float64 {
+		u := util[g]
 		if !c.CountMultipleInputAccesses {
 			u = math.Min(u, 1)
 		}
-		return int64(math.Round(float64(ShapeBytes(s)) * u))
-	}
-	if !p.Shape.IsTuple() {
-		return read(&p.Shape, u)
-	}
-	n := int64(0)
-	for _, in := range comp.Instructions {
-		if in.Opcode == hlo.OpGetTupleElement && len(in.Operands) == 1 && in.Operands[0] == p {
-			n += read(&in.Shape, util[in])
-		}
-	}
-	return n
+		return math.Round(float64(ShapeBytes(&g.Shape)) * u)
+	}))
 }

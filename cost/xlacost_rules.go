@@ -124,7 +124,7 @@ func (a *xlaAnalysis) size(s *hlo.Shape) float64 {
 	if a.tpu != nil {
 		return a.tpu.size(s)
 	}
-	return float64(byteSizeOf(s))
+	return shapeSize(s)
 }
 
 // leafBytes is the bytes of the arrays of s (s itself when an array),
@@ -152,19 +152,6 @@ func (a *xlaAnalysis) tupleTable(n int) int64 {
 		return 8 * int64(n)
 	}
 	return 4 * int64(n)
-}
-
-// byteSizeOf is the bytes of an array as the CPU and GPU cost analyses
-// count them: its elements (sub-byte types packed); 8 bytes for an opaque
-// value, none for a token.
-func byteSizeOf(s *hlo.Shape) int64 {
-	switch {
-	case s.Type == hlo.OPAQUE:
-		return 8
-	case !s.IsArray():
-		return 0
-	}
-	return (s.ElementCount()*bitsOf(s) + 7) / 8
 }
 
 // fill sets v to in's figures: Preprocess, the opcode's handler and
@@ -257,10 +244,7 @@ func (a *xlaAnalysis) handle(in *hlo.Instruction, v *XLACostValues) bool {
 	case hlo.OpFft:
 		v.Flops = fftFlops(in)
 	case hlo.OpSort:
-		if len(in.Operands) > 0 {
-			n := uint64(firstArray(&in.Operands[0].Shape).ElementCount())
-			v.Flops = float64(n) * float64(log2Ceiling(n))
-		}
+		v.Flops = sortFlops(in)
 	case hlo.OpReduce:
 		a.reduce(in, v)
 	case hlo.OpReduceWindow:
@@ -406,8 +390,7 @@ func (a *xlaAnalysis) reduce(in *hlo.Instruction, v *XLACostValues) {
 	if len(in.Operands) == 0 {
 		return
 	}
-	n := in.Operands[0].Shape.ElementCount() - firstArray(&in.Shape).ElementCount()
-	v.scaleComputed(&sub, float64(n))
+	v.scaleComputed(&sub, float64(reduceSteps(in)))
 }
 
 // reduceWindow applies the reducer (window - 1) times per output element;
@@ -631,6 +614,22 @@ func fftFlops(in *hlo.Instruction) float64 {
 	return 8 * float64(logs) * float64(firstArray(&in.Operands[0].Shape).ElementCount())
 }
 
+// sortFlops is HandleSort's n * ceil(log2(n)) comparisons of operand 0's
+// n elements (GpuHloCostAnalysis inherits it).
+func sortFlops(in *hlo.Instruction) float64 {
+	if len(in.Operands) == 0 {
+		return 0
+	}
+	n := uint64(firstArray(&in.Operands[0].Shape).ElementCount())
+	return float64(n) * float64(log2Ceiling(n))
+}
+
+// reduceSteps is how many times a reduce applies its reducer: the input
+// elements less the output elements (HandleReduce, the GPU's too).
+func reduceSteps(in *hlo.Instruction) int64 {
+	return in.Operands[0].Shape.ElementCount() - firstArray(&in.Shape).ElementCount()
+}
+
 // log2Ceiling is ceil(log2(n)) for n >= 1, as XLA's Log2Ceiling.
 func log2Ceiling(n uint64) int {
 	if n <= 1 {
@@ -672,7 +671,7 @@ func (a *xlaAnalysis) fusion(f *hlo.Instruction, v *XLACostValues) {
 	n = max(len(sub.OperandUtilization), len(f.Operands))
 	v.OperandUtilization = append(a.newFloats(n)[:0], sub.OperandUtilization...)
 	v.BytesAccessed = 0
-	v.OutputBytes = a.fusionOutputBytes(f, comp)
+	v.OutputBytes = fusionOutputBytes(f, comp, a.size)
 	v.BytesAccessed += v.OutputBytes
 	for _, in := range comp.Instructions {
 		if in.Opcode == hlo.OpConstant && elementsRecursive(&in.Shape) > 1 {
@@ -682,7 +681,7 @@ func (a *xlaAnalysis) fusion(f *hlo.Instruction, v *XLACostValues) {
 	for i := range f.Operands {
 		b := 0.0
 		if i < len(comp.Params) && comp.Params[i] != nil {
-			b = a.paramBytes(comp.Params[i])
+			b = fusionParamBytes(comp.Params[i], a.parameterReadBytes)
 		}
 		v.BytesAccessed += b
 		v.OperandBytes = setAt(v.OperandBytes, i, b)
@@ -690,21 +689,17 @@ func (a *xlaAnalysis) fusion(f *hlo.Instruction, v *XLACostValues) {
 	}
 }
 
-// fusionOutputBytes is FusionProcessOutputBytesAccessed: every array of
-// the output, but a dynamic-update-slice root writes only its update.
-func (a *xlaAnalysis) fusionOutputBytes(f *hlo.Instruction, comp *hlo.Computation) float64 {
+// fusionOutputBytes is HloCostAnalysis's FusionProcessOutputBytesAccessed,
+// which GpuHloCostAnalysis inherits: every array of the fusion's output is
+// written, but a dynamic-update-slice root writes only its update. size is
+// the backend's shape size.
+func fusionOutputBytes(f *hlo.Instruction, comp *hlo.Computation, size func(*hlo.Shape) float64) float64 {
 	root := comp.Root
 	write := func(r *hlo.Instruction, s *hlo.Shape) float64 {
 		if r != nil && r.Opcode == hlo.OpDynamicUpdateSlice && len(r.Operands) > 1 {
-			return a.size(&r.Operands[1].Shape)
+			return size(&r.Operands[1].Shape)
 		}
-		n := 0.0
-		for _, l := range s.Leaves() {
-			if l.Shape.IsArray() {
-				n += a.size(l.Shape)
-			}
-		}
-		return n
+		return leafSum(s, size)
 	}
 	if !f.Shape.IsTuple() {
 		return write(root, &f.Shape)
@@ -720,11 +715,29 @@ func (a *xlaAnalysis) fusionOutputBytes(f *hlo.Instruction, comp *hlo.Computatio
 	return n
 }
 
-// paramBytes is FusionProcessOperandBytesRead for one fused parameter: a
-// tuple parameter is charged per leaf through its get-tuple-elements.
-func (a *xlaAnalysis) paramBytes(p *hlo.Instruction) float64 {
+// leafSum is size summed over the arrays of s.
+func leafSum(s *hlo.Shape, size func(*hlo.Shape) float64) float64 {
+	switch {
+	case s.IsTuple():
+		n := 0.0
+		for i := range s.Tuple {
+			n += leafSum(&s.Tuple[i], size)
+		}
+		return n
+	case s.IsArray():
+		return size(s)
+	}
+	return 0
+}
+
+// fusionParamBytes is HloCostAnalysis's FusionProcessOperandBytesRead for
+// one fused parameter, which GpuHloCostAnalysis inherits: a tuple
+// parameter is read leaf by leaf, each through the get-tuple-elements
+// that take it (the tuple itself where none does). read is the backend's
+// FusionParameterReadBytes.
+func fusionParamBytes(p *hlo.Instruction, read func(*hlo.Instruction) float64) float64 {
 	if !p.Shape.IsTuple() {
-		return a.parameterReadBytes(p)
+		return read(p)
 	}
 	n := 0.0
 	for _, l := range p.Shape.Leaves() {
@@ -737,7 +750,7 @@ func (a *xlaAnalysis) paramBytes(p *hlo.Instruction) float64 {
 				}
 			}
 		}
-		n += a.parameterReadBytes(g)
+		n += read(g)
 	}
 	return n
 }

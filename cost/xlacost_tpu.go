@@ -60,7 +60,7 @@ func (r *tpuRules) size(s *hlo.Shape) float64 {
 func tpuShapeSize(s *hlo.Shape) float64 {
 	n, err := hlo.PaddedBytes(*s, hlo.SizeOptions{PredBytes: 1})
 	if err != nil {
-		return float64(byteSizeOf(s))
+		return shapeSize(s)
 	}
 	if s.Rank() == 0 && (s.Layout == nil || len(s.Layout.Tiles) == 0) {
 		n = 4096
