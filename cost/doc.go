@@ -31,7 +31,11 @@
 //   - Utilization: Costs.Of is GpuHloCostAnalysis with
 //     count_multiple_input_accesses: per-operand utilization and bytes,
 //     output and constant bytes, flops (3 per element for elementwise ops,
-//     2 per FMA for dots and convolutions).
+//     2 per FMA for dots and convolutions). Where XLA's GPU analysis
+//     inherits HloCostAnalysis's rules (a fusion's output bytes, a tuple
+//     parameter's reads, dot, convolution, sort, reduce and reduce-window
+//     counts, shape sizes) it shares XLACost's code; XLACost is the one
+//     HloCostAnalysis.
 //   - Time, GPU: Model.Estimate is GpuPerformanceModel's roofline for the
 //     loop, reduction, transpose and other native emitters: compute from
 //     flops (FPU formula, or the matrix-unit peak for dots/convolutions),

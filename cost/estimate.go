@@ -184,10 +184,11 @@ type Model struct {
 	Devices int64
 	// xla is the memo of XLA's cost_analysis() (XLACost's rules), whose
 	// flops the estimates report and whose TPU figures the TPU model
-	// uses; xlaV and xlaBuf hold the last kernel's figures.
-	xla    *xlaAnalysis
-	xlaV   XLACostValues
-	xlaBuf []float64
+	// uses; xlaV holds the last kernel's figures and xlaSizes the sizes
+	// of its operands (what the analysis charges them before its rule).
+	xla      *xlaAnalysis
+	xlaV     XLACostValues
+	xlaSizes []float64
 }
 
 // NewModel returns a model for device d with heuristic coalescing.
@@ -233,39 +234,46 @@ func (m *Model) readTime(blocks, net, total int64, rate float64) float64 {
 // roofline: exec = compute + memory - min(compute, memory) (they overlap
 // fully), plus the launch overhead.
 func (m *Model) Estimate(in *hlo.Instruction) *Estimate {
-	a := AnalyzeFusion(in)
-	return m.estimateKernel(a, m.costs().Of(in), func() []OperandCoalescing { return a.Coalescing(m.Mode, &m.Device) })
+	return m.estimateKernel(in, func() (*FusionAnalysis, *InstructionCost) { return AnalyzeFusion(in), m.costs().Of(in) },
+		func(a *FusionAnalysis) []OperandCoalescing { return a.Coalescing(m.Mode, &m.Device) })
 }
 
 // estimateKernel is the one choice of model for a kernel, shared by
-// Estimate and the cost pass: a block-level (Triton) fusion from its tiles,
-// anything else from its cost analysis c and the coalescing of its reads,
-// which coal computes only when that model needs it.
-func (m *Model) estimateKernel(a *FusionAnalysis, c *InstructionCost, coal func() []OperandCoalescing) *Estimate {
-	f := m.xlaFlops(a.Fusion) // the TPU model reads m.xlaV's transcendentals
-	e := m.modelKernel(a, c, coal)
+// Estimate and the cost pass: a TPU kernel from XLA's TPU cost analysis,
+// a collective or a copy-start from what it moves, a block-level (Triton)
+// fusion from its tiles, anything else from its GPU cost analysis and the
+// coalescing of its reads. gpu makes the kernel's emitter analysis and GPU
+// cost analysis, and coal the coalescing, only when the model needs them.
+func (m *Model) estimateKernel(in *hlo.Instruction, gpu func() (*FusionAnalysis, *InstructionCost), coal func(*FusionAnalysis) []OperandCoalescing) *Estimate {
+	f := m.xlaFlops(in) // the TPU model reads m.xlaV's transcendentals
+	var e *Estimate
+	switch {
+	case isCollective(in):
+		_, c := gpu()
+		e = m.collectiveEstimate(in, c)
+	case in.Opcode == hlo.OpCopyStart:
+		_, c := gpu()
+		e = m.copyStartEstimate(in, c)
+	case !m.Device.IsGPU():
+		e = m.tpuEstimate(in)
+	default:
+		a, c := gpu()
+		e = m.gpuEstimate(a, c, func() []OperandCoalescing { return coal(a) })
+	}
 	if f >= 0 {
 		e.Flops = f
 	}
 	return e
 }
 
-// modelKernel picks the model of a kernel (see estimateKernel).
-func (m *Model) modelKernel(a *FusionAnalysis, c *InstructionCost, coal func() []OperandCoalescing) *Estimate {
-	switch in := a.Fusion; {
-	case isCollective(in):
-		return m.collectiveEstimate(in, c)
-	case in.Opcode == hlo.OpCopyStart:
-		return m.copyStartEstimate(in, c)
-	case !m.Device.IsGPU():
-		return m.tpuEstimate(in)
-	}
+// gpuEstimate picks the GPU model of a kernel (see estimateKernel).
+func (m *Model) gpuEstimate(a *FusionAnalysis, c *InstructionCost, coal func() []OperandCoalescing) *Estimate {
 	if a.Emitter == EmitterTriton {
 		if e := m.tiledEstimate(a); e != nil {
 			return e
 		}
 	}
-	if why := recomputedReduction(a, c); why != "" && m.Device.IsGPU() {
+	if why := recomputedReduction(a, c); why != "" {
 		if bl, ok := newBlockLevel(a); ok {
 			if e := m.searchTiling(a, bl); e != nil {
 				e.Note = why + ": estimated as the block-level fusion XLA makes of it, " + e.Note
@@ -477,13 +485,12 @@ func (m *Model) xlaFlops(in *hlo.Instruction) float64 {
 		m.xla = newXLAAnalysis(xlaTarget(&m.Device))
 		m.xla.unrecorded = true
 	}
-	// The kernel's own figures are scratch: its operand slices come from a
-	// buffer kept for the next kernel.
-	if n := 2 * len(in.Operands); cap(m.xlaBuf) < n {
-		m.xlaBuf = make([]float64, n)
-	}
-	m.xla.spare = m.xlaBuf[:cap(m.xlaBuf)]
-	m.xla.fill(&m.xlaV, in)
+	// The kernel's figures are scratch, their memory reused for the next
+	// kernel's.
+	m.xla.reuse()
+	m.xla.setDefaults(&m.xlaV, in)
+	m.xlaSizes = append(m.xlaSizes[:0], m.xlaV.OperandBytes...)
+	m.xla.apply(&m.xlaV, in)
 	return m.xlaV.Flops
 }
 

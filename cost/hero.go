@@ -371,6 +371,10 @@ func smallestBits(fused *hlo.Computation, roots []*hlo.Instruction) int64 {
 	return best
 }
 
+// fusionKinds are the kinds of a GPU fusion's backend_config that choose
+// its emitter, the one a config holds first in the list.
+var fusionKinds = []string{"__triton_gemm", "__triton_nested_gemm_fusion", "__triton", "__cudnn", "__custom_fusion", "__dynamic_memcpy"}
+
 // backendKind returns the "kind" of a fusion's backend_config, if any.
 func backendKind(in *hlo.Instruction) string {
 	if in.Opcode != hlo.OpFusion {
@@ -380,9 +384,28 @@ func backendKind(in *hlo.Instruction) string {
 	if !ok {
 		return ""
 	}
-	for _, k := range []string{"__triton_gemm", "__triton_nested_gemm_fusion", "__triton", "__cudnn", "__custom_fusion", "__dynamic_memcpy"} {
-		if strings.Contains(v, k) {
-			return k
+	return kindIn(v)
+}
+
+// kindIn is the first of fusionKinds that the backend config v holds
+// (strings.Contains), found in one pass over its "__".
+func kindIn(v string) string {
+	found := 0
+	for i := strings.Index(v, "__"); i >= 0; {
+		for k, kind := range fusionKinds {
+			if strings.HasPrefix(v[i:], kind) {
+				found |= 1 << k
+			}
+		}
+		j := strings.Index(v[i+1:], "__")
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	for k, kind := range fusionKinds {
+		if found&(1<<k) != 0 {
+			return kind
 		}
 	}
 	return ""

@@ -162,20 +162,25 @@ func bitsOf(s *hlo.Shape) int64 {
 	return int64(s.Type.BitWidth())
 }
 
-// ShapeBytes is the untiled byte size of a shape as the GPU cost analysis
-// counts it: for an array, element count times element bits over 8, rounded
-// up (sub-byte types packed); for a tuple, only its index table of 8-byte
-// pointers (XLA's ShapeUtil::ByteSizeOf with pointer size 8, as the GPU
-// cost tests use).
+// ShapeBytes is the untiled byte size of a shape as the CPU and GPU cost
+// analyses count it (XLA's ShapeUtil::ByteSizeOf with 8-byte pointers):
+// for an array, element count times element bits over 8, rounded up
+// (sub-byte types packed); for a tuple, only its index table of 8-byte
+// pointers; 8 bytes for an opaque value, none for a token.
 func ShapeBytes(s *hlo.Shape) int64 {
-	if s.IsTuple() {
+	switch {
+	case s.IsTuple():
 		return int64(8 * len(s.Tuple))
-	}
-	if !s.IsArray() {
+	case s.Type == hlo.OPAQUE:
+		return 8
+	case !s.IsArray():
 		return 0
 	}
 	return (s.ElementCount()*bitsOf(s) + 7) / 8
 }
+
+// shapeSize is ShapeBytes as the analyses' size function.
+func shapeSize(s *hlo.Shape) float64 { return float64(ShapeBytes(s)) }
 
 // arrayBytes is the byte size of the array leaves of s, without tuple index
 // tables.

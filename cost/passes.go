@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"sync"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/indexing"
@@ -78,7 +79,7 @@ var (
 		reflect.TypeFor[*CoalescingResult](), coalescingOf, coalescingResult)
 	UtilizationPass = kernelAnalysis("utilization",
 		"operand utilization, bytes accessed and flops per kernel (GPU cost analysis)",
-		reflect.TypeFor[*UtilizationResult](), nil,
+		reflect.TypeFor[*UtilizationResult](), gpuAnalysesOf,
 		func(u *passes.Unit) (any, error) { return &UtilizationResult{kernelsIn(u)}, nil })
 	CostPass = kernelAnalysis("cost",
 		"roofline time estimate per kernel and for the module on a device model",
@@ -108,20 +109,49 @@ func kernelsIn(u *passes.Unit) *kernelSet { return u.ResultOf(KernelsPass).(*ker
 // coalescingOf judges the reads of u's kernels, in chunks (eachKernel).
 func coalescingOf(u *passes.Unit) (any, error) {
 	cfg := configOf(u)
-	return eachKernel(u, func() func(*kernel, *VerdictCache) []OperandCoalescing {
+	return eachKernel(u, func(n int) func(*kernel, *VerdictCache) []OperandCoalescing {
+		costs := chunkCosts(n)
 		return func(k *kernel, cache *VerdictCache) []OperandCoalescing {
-			return k.analysis.CoalescingCached(cfg.Mode, &cfg.Device, cache)
+			a, _ := k.gpu(costs)
+			return a.CoalescingCached(cfg.Mode, &cfg.Device, cache)
 		}
 	})
 }
 
+// gpuAnalysesOf makes the GPU analyses of u's kernels, in chunks
+// (eachKernel), for the utilization pass's reports.
+func gpuAnalysesOf(u *passes.Unit) (any, error) {
+	return eachKernel(u, func(n int) func(*kernel, *VerdictCache) *InstructionCost {
+		costs := chunkCosts(n)
+		return func(k *kernel, _ *VerdictCache) *InstructionCost {
+			_, c := k.gpu(costs)
+			return c
+		}
+	})
+}
+
+// chunkCosts returns the GPU cost analyses' memo of a chunk of n
+// kernels, made on first use: the first pass to ask for a kernel's
+// analyses makes them (kernel.gpu), and the TPU model asks for few.
+func chunkCosts(n int) func() *Costs {
+	var c *Costs
+	return func() *Costs {
+		if c == nil {
+			c = NewCosts()
+			c.instr = make(map[*hlo.Instruction]*InstructionCost, n)
+		}
+		return c
+	}
+}
+
 // eachKernel returns f of each kernel of u's computation, f made by newF
-// once per chunk (for what may not be shared between goroutines). Large
+// once per chunk of n kernels (for what may not be shared between
+// goroutines). Large
 // computations are split into contiguous chunks computed in parallel; all
 // share the run's verdict cache (kernelSet.verdicts: the loop bodies of a
 // model repeat each other's kernels). The results depend on neither. It
 // stops when u's context is done.
-func eachKernel[T any](u *passes.Unit, newF func() func(k *kernel, cache *VerdictCache) T) (any, error) {
+func eachKernel[T any](u *passes.Unit, newF func(n int) func(k *kernel, cache *VerdictCache) T) (any, error) {
 	ks := kernelsIn(u)
 	kernels := ks.byComp[u.Computation]
 	if len(kernels) == 0 {
@@ -130,7 +160,7 @@ func eachKernel[T any](u *passes.Unit, newF func() func(k *kernel, cache *Verdic
 	out := make([]T, len(kernels))
 	err := inChunks(u, len(kernels), func(lo, hi int) (err error) {
 		defer indexing.Recover(&err)
-		f := newF()
+		f := newF(hi - lo)
 		for i := lo; i < hi; i++ {
 			if err := u.Context().Err(); err != nil {
 				return err
@@ -163,13 +193,15 @@ func coalescingResult(u *passes.Unit) (any, error) {
 func estimatesOf(u *passes.Unit) (any, error) {
 	cfg := configOf(u)
 	devices := ModuleDevices(u.Module)
-	return eachKernel(u, func() func(*kernel, *VerdictCache) *Estimate {
-		// One model per chunk: its cost memos are not shared.
+	return eachKernel(u, func(n int) func(*kernel, *VerdictCache) *Estimate {
+		// One model per chunk: its memos are not shared.
 		m := &Model{Device: cfg.Device, Mode: cfg.CostMode, Devices: devices}
+		costs := chunkCosts(n)
 		return func(k *kernel, cache *VerdictCache) *Estimate {
-			return m.estimateKernel(k.analysis, k.cost, func() []OperandCoalescing {
-				return k.analysis.CoalescingCached(cfg.CostMode, &cfg.Device, cache)
-			})
+			return m.estimateKernel(k.in, func() (*FusionAnalysis, *InstructionCost) { return k.gpu(costs) },
+				func(a *FusionAnalysis) []OperandCoalescing {
+					return a.CoalescingCached(cfg.CostMode, &cfg.Device, cache)
+				})
 		}
 	})
 }
@@ -205,11 +237,21 @@ func inChunks(u *passes.Unit, n int, fn func(lo, hi int) error) error {
 	return u.Parallel((n+size-1)/size, func(i int) error { return fn(i*size, min((i+1)*size, n)) })
 }
 
-// kernel is one kernel instruction with its emitter and cost analysis.
+// kernel is one kernel instruction with its emitter and GPU cost
+// analysis, which the first pass that needs them makes (gpu): the TPU
+// model needs neither.
 type kernel struct {
 	in       *hlo.Instruction
+	once     sync.Once
 	analysis *FusionAnalysis
 	cost     *InstructionCost
+}
+
+// gpu returns k's emitter analysis and GPU cost analysis, made the first
+// time with the memo costs returns (one per goroutine).
+func (k *kernel) gpu(costs func() *Costs) (*FusionAnalysis, *InstructionCost) {
+	k.once.Do(func() { k.analysis, k.cost = AnalyzeFusion(k.in), costs().Of(k.in) })
+	return k.analysis, k.cost
 }
 
 // kernelSet is the kernels in module order, by instruction and by
@@ -249,36 +291,21 @@ func kernelsOf(u *passes.Unit) ([]*kernel, error) {
 	if c == nil || !isKernelComputation(u, c, 0) {
 		return nil, nil
 	}
-	var ins []*hlo.Instruction
+	n := 0
 	for _, in := range c.Instructions {
 		if isKernel(in) {
-			ins = append(ins, in)
+			n++
 		}
 	}
-	out := make([]*kernel, len(ins))
-	// Large computations are analysed in parallel chunks, each with its
-	// own cost memo.
-	err := inChunks(u, len(ins), func(lo, hi int) (err error) {
-		// An expression past int64 or a zero divisor is an error
-		// of its own, not a cancellation.
-		defer indexing.Recover(&err)
-		costs := NewCosts()
-		costs.instr = make(map[*hlo.Instruction]*InstructionCost, hi-lo)
-		for i := lo; i < hi; i++ {
-			if u.Context().Err() != nil {
-				return nil
-			}
-			out[i] = &kernel{in: ins[i], analysis: AnalyzeFusion(ins[i]), cost: costs.Of(ins[i])}
-		}
-		return nil
-	})
-	// On cancellation, the kernels analysed before the first one missing.
-	for i, k := range out {
-		if k == nil {
-			return out[:i], err
+	ks, out := make([]kernel, n), make([]*kernel, 0, n)
+	for _, in := range c.Instructions {
+		if isKernel(in) {
+			k := &ks[len(out)]
+			k.in = in
+			out = append(out, k)
 		}
 	}
-	return out, err
+	return out, nil
 }
 
 func merge(u *passes.Unit) *kernelSet {

@@ -28,7 +28,8 @@ const (
 )
 
 // tpuEstimate is the roofline of one TPU kernel, from the figures XLA's
-// TPU cost analysis gives it (m.xlaV, which estimateKernel fills first):
+// TPU cost analysis gives it (m.xlaV and m.xlaSizes, which estimateKernel
+// fills first):
 // its flops, transcendentals and the bytes of each operand and of its
 // output, as the TPU counts them (tiled, padded sizes).
 func (m *Model) tpuEstimate(in *hlo.Instruction) *Estimate {
@@ -61,8 +62,9 @@ func (m *Model) tpuEstimate(in *hlo.Instruction) *Estimate {
 	}
 	outElems := computedElements(in)
 	read := 0.0
-	for k, op := range in.Operands {
-		size := int64(m.xla.size(&op.Shape))
+	e.Reads = make([]OperandRead, 0, len(in.Operands))
+	for k := range in.Operands {
+		size := int64(m.xlaSizes[k])
 		bytes := size
 		if !unknown {
 			bytes = readBytes(int64(max(at(x.OperandBytes, k), 0)), size, outElems)

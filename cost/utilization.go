@@ -54,16 +54,8 @@ type Costs struct {
 	// CountMultipleInputAccesses is XLA's count_multiple_input_accesses:
 	// when false, a parameter's or constant's bytes are capped at its size.
 	CountMultipleInputAccesses bool
-	// Base selects XLA's device-independent HloCostAnalysis, what
-	// compiled.cost_analysis() reports for CPU and GPU executables, instead
-	// of GpuHloCostAnalysis: an elementwise op costs 1 flop per element
-	// and a transcendental one (exp, log, rsqrt, tanh, ...) none, as XLA
-	// counts those apart; concatenate costs no flops; a custom-call's flops
-	// and bytes are -1, XLA's "unknown", summed like any figure.
-	// NewBaseCosts sets it.
-	Base      bool
-	compFlops map[*hlo.Computation]float64
-	instr     map[*hlo.Instruction]*InstructionCost
+	compFlops                  map[*hlo.Computation]float64
+	instr                      map[*hlo.Instruction]*InstructionCost
 }
 
 // NewCosts returns an empty cache with count_multiple_input_accesses on
@@ -74,16 +66,6 @@ func NewCosts() *Costs {
 		compFlops:                  map[*hlo.Computation]float64{},
 		instr:                      map[*hlo.Instruction]*InstructionCost{},
 	}
-}
-
-// NewBaseCosts returns an empty cache for XLA's HloCostAnalysis as
-// compiled.cost_analysis() runs it, per kernel: Base on,
-// count_multiple_input_accesses off. (XLACost is the whole analysis, as
-// compiled.cost_analysis() reports it for each backend.)
-func NewBaseCosts() *Costs {
-	c := NewCosts()
-	c.Base, c.CountMultipleInputAccesses = true, false
-	return c
 }
 
 // Of returns the cost of one instruction (a fusion is analysed through its
@@ -130,23 +112,13 @@ func (c *Costs) single(in *hlo.Instruction) *InstructionCost {
 	for _, o := range r.Operands {
 		b.defaultTotal += o.BytesAccessed
 	}
-	if in.IsElementwise() {
-		switch {
-		case in.Opcode == hlo.OpCopy || in.Opcode == hlo.OpBitcastConvert:
-		case !c.Base:
-			r.Flops = float64(FlopsPerElement * elementsRecursive(&in.Shape))
-		case !hlo.Info(in.Opcode).Transcendental:
-			r.Flops = float64(in.Shape.ElementCount())
-		}
+	if in.IsElementwise() && in.Opcode != hlo.OpCopy && in.Opcode != hlo.OpBitcastConvert {
+		r.Flops = float64(FlopsPerElement * elementsRecursive(&in.Shape))
 	}
 	if !b.movement() && !b.reduction() {
 		b.flops()
 	}
 	r.total()
-	if c.Base && in.Opcode == hlo.OpCustomCall {
-		// HloCostAnalysis marks what it cannot know as -1 (and sums it).
-		r.Flops, r.BytesAccessed = -1, -1
-	}
 	if b.keepDefaultTotal {
 		r.BytesAccessed = b.defaultTotal
 	}
@@ -255,7 +227,7 @@ func (b *costOf) reduction() bool {
 			b.keepDefaultTotal = true
 		}
 		if comp := calledComp(in); comp != nil {
-			r.Flops = float64(out) * float64(win-1) * b.c.computationFlops(comp)
+			r.Flops = float64(reduceWindowSteps(in)) * b.c.computationFlops(comp)
 		}
 	case hlo.OpReduce:
 		n := len(in.Operands) / 2
@@ -265,7 +237,7 @@ func (b *costOf) reduction() bool {
 			b.setOp(i, float64(out), out*ShapeBytes(&in.Operands[i].Shape))
 		}
 		if comp := calledComp(in); comp != nil && n > 0 {
-			r.Flops = float64(in.Operands[0].Shape.ElementCount()-out) * b.c.computationFlops(comp)
+			r.Flops = float64(reduceSteps(in)) * b.c.computationFlops(comp)
 		}
 	default:
 		return false
@@ -279,9 +251,6 @@ func (b *costOf) flops() {
 	outElems := float64(in.Shape.ElementCount())
 	switch in.Opcode {
 	case hlo.OpConcatenate:
-		if b.c.Base {
-			break
-		}
 		r.Flops = float64(concatFlopsPerElement * in.Shape.ElementCount())
 		if len(in.Typed.Dimensions) == 1 && in.Typed.Dimensions[0] != 0 {
 			d := in.Typed.Dimensions[0]
@@ -306,10 +275,7 @@ func (b *costOf) flops() {
 			r.Flops = outElems * b.c.computationFlops(comp)
 		}
 	case hlo.OpSort:
-		n := float64(in.Operands[0].Shape.ElementCount())
-		if n > 1 {
-			r.Flops = n * math.Ceil(math.Log2(n))
-		}
+		r.Flops = sortFlops(in)
 	case hlo.OpAllReduce, hlo.OpAllReduceStart, hlo.OpReduceScatter:
 		r.Flops = float64(FlopsPerElement * elementsRecursive(&in.Shape))
 	}
@@ -477,56 +443,46 @@ func (c *Costs) fusion(f *hlo.Instruction) *InstructionCost {
 	comp := fusedComputation(f)
 	r := &InstructionCost{FusedUtilization: map[*hlo.Instruction]float64{}}
 	dus := fusionDUSRoots(comp)
-	// Output bytes: every array leaf; a DUS root writes only its update.
-	if comp.Root.Opcode == hlo.OpTuple {
-		for _, op := range comp.Root.Operands {
-			if dus[op] {
-				r.OutputBytes += ShapeBytes(&op.Operands[1].Shape)
-			} else {
-				r.OutputBytes += arrayBytes(&op.Shape)
-			}
-		}
-	} else if dus[comp.Root] {
-		r.OutputBytes = ShapeBytes(&comp.Root.Operands[1].Shape)
-	} else {
-		r.OutputBytes = arrayBytes(&f.Shape)
-	}
+	r.OutputBytes = int64(fusionOutputBytes(f, comp, shapeSize))
 
+	// Walking from the root to the parameters, each instruction's
+	// utilization is the sum over the roots of its elementwise chains
+	// (each once) of what they are read with. Instructions and their
+	// roots go by their position in the post-order.
 	order := postOrder(comp)
-	rootUtil := make(map[*hlo.Instruction]float64, len(order))
-	ewRoots := make(map[*hlo.Instruction]map[*hlo.Instruction]bool, len(order))
-	addRoot := func(in, root *hlo.Instruction) {
-		s := ewRoots[in]
-		if s == nil {
-			s = map[*hlo.Instruction]bool{}
-			ewRoots[in] = s
-		}
-		s[root] = true
+	pos := make(map[*hlo.Instruction]int32, len(order))
+	for i, in := range order {
+		pos[in] = int32(i)
 	}
-	rootUtil[comp.Root] = 1
-	addRoot(comp.Root, comp.Root)
+	rootUtil := make([]float64, len(order))
+	roots := make([][]int32, len(order))
+	addRoot := func(in, root int32) {
+		if !slices.Contains(roots[in], root) {
+			roots[in] = append(roots[in], root)
+		}
+	}
+	top := pos[comp.Root]
+	rootUtil[top] = 1
+	addRoot(top, top)
 	for i := len(order) - 1; i >= 0; i-- {
 		in := order[i]
 		u := 0.0
-		for root := range ewRoots[in] {
+		for _, root := range roots[i] {
 			u += rootUtil[root]
 		}
 		r.FusedUtilization[in] = u
 		ic := c.Of(in)
-		if c.Base {
-			r.Flops += ic.Flops // every fused instruction counts once
-		} else {
-			r.Flops += u * ic.Flops
-		}
+		r.Flops += u * ic.Flops
 		inherit := in.IsElementwise() || in.Opcode == hlo.OpTuple || in.Opcode == hlo.OpGetTupleElement
 		for k, op := range in.Operands {
+			j := pos[op]
 			if inherit {
-				for root := range ewRoots[in] {
-					addRoot(op, root)
+				for _, root := range roots[i] {
+					addRoot(j, root)
 				}
 				continue
 			}
-			addRoot(op, op)
+			addRoot(j, j)
 			opUtil := ic.Operands[k].Utilization
 			if k == 0 && dus[in] {
 				opUtil = 0
@@ -537,7 +493,7 @@ func (c *Costs) fusion(f *hlo.Instruction) *InstructionCost {
 			} else {
 				cur = ceilTo(cur*float64(e)) / float64(e)
 			}
-			rootUtil[op] += cur
+			rootUtil[j] += cur
 		}
 	}
 	// Fused constants with more than one element are read from memory.
@@ -559,74 +515,21 @@ func (c *Costs) fusion(f *hlo.Instruction) *InstructionCost {
 		p := comp.Params[k]
 		u := r.FusedUtilization[p]
 		r.Operands[k].Utilization = u
-		if c.Base && !p.Shape.IsTuple() {
-			r.Operands[k].BytesAccessed = baseParamReadBytes(p, comp)
-		} else {
-			r.Operands[k].BytesAccessed = c.paramReadBytes(p, u, r.FusedUtilization, comp)
-		}
+		r.Operands[k].BytesAccessed = c.paramReadBytes(p, r.FusedUtilization)
 	}
 	r.total()
 	return r
 }
 
-// baseParamReadBytes is HloCostAnalysis::FusionParameterReadBytes, the
-// base analysis's bytes read from a fused parameter p: a slice or a
-// dynamic-slice of it reads its result, a broadcast or reshape the whole
-// parameter each, a dynamic-update-slice into it nothing (it aliases the
-// output); every other user shares one read of the whole parameter.
-func baseParamReadBytes(p *hlo.Instruction, comp *hlo.Computation) int64 {
-	size := ShapeBytes(&p.Shape)
-	n, shared := int64(0), false
-	share := func() {
-		if !shared {
-			shared = true
-			n += size
-		}
-	}
-	for _, u := range comp.Instructions {
-		if !slices.Contains(u.Operands, p) {
-			continue
-		}
-		switch u.Opcode {
-		case hlo.OpSlice:
-			n += ShapeBytes(&u.Shape)
-		case hlo.OpDynamicSlice:
-			if u.Operands[0] == p {
-				n += ShapeBytes(&u.Shape)
-			} else {
-				share()
-			}
-		case hlo.OpDynamicUpdateSlice:
-			if u.Operands[0] != p {
-				share()
-			}
-		case hlo.OpBroadcast, hlo.OpReshape:
-			n += size
-		default:
-			share()
-		}
-	}
-	return n
-}
-
-// paramReadBytes is FusionParameterReadBytes: llround(size * utilization),
-// utilization capped at 1 unless multiple accesses count; a tuple
-// parameter is charged per get-tuple-element user.
-func (c *Costs) paramReadBytes(p *hlo.Instruction, u float64, util map[*hlo.Instruction]float64, comp *hlo.Computation) int64 {
-	read := func(s *hlo.Shape, u float64) int64 {
+// paramReadBytes is GpuHloCostAnalysis's FusionParameterReadBytes:
+// llround(size * utilization), utilization capped at 1 unless multiple
+// accesses count; a tuple parameter leaf by leaf (fusionParamBytes).
+func (c *Costs) paramReadBytes(p *hlo.Instruction, util map[*hlo.Instruction]float64) int64 {
+	return int64(fusionParamBytes(p, func(g *hlo.Instruction) float64 {
+		u := util[g]
 		if !c.CountMultipleInputAccesses {
 			u = math.Min(u, 1)
 		}
-		return int64(math.Round(float64(ShapeBytes(s)) * u))
-	}
-	if !p.Shape.IsTuple() {
-		return read(&p.Shape, u)
-	}
-	n := int64(0)
-	for _, in := range comp.Instructions {
-		if in.Opcode == hlo.OpGetTupleElement && len(in.Operands) == 1 && in.Operands[0] == p {
-			n += read(&in.Shape, util[in])
-		}
-	}
-	return n
+		return math.Round(float64(ShapeBytes(&g.Shape)) * u)
+	}))
 }

@@ -80,7 +80,7 @@ func CompiledBackend(m *hlo.Module) (b XLABackend, why string) {
 			if gpu == "" {
 				gpu = gpuMark(in)
 			}
-			if cpu == "" {
+			if gpu == "" && cpu == "" { // a GPU mark outranks the CPU's
 				cpu = cpuMark(in)
 			}
 		}
@@ -123,12 +123,20 @@ func tpuShapeMark(name string, s *hlo.Shape) string {
 	return ""
 }
 
+// The keys of each compiler's backend configs that tell it (each starts
+// with a double quote: containsQuoted finds them).
+var (
+	tpuConfigKeys = []string{`"window_config"`, `"scoped_memory_configs"`, `"flag_configs"`}
+	gpuConfigKeys = []string{`"operation_queue_id"`, `"fusion_backend_config"`, `"__triton`}
+	cpuConfigKeys = []string{`"outer_dimension_partitions"`, `"__ynn_fusion"`}
+)
+
 // tpuConfigMark says why in's backend config or custom call looks the TPU
 // compiler's, or "".
 func tpuConfigMark(in *hlo.Instruction) string {
 	cfg, _ := in.Attr("backend_config")
-	for _, k := range []string{`"window_config"`, `"scoped_memory_configs"`, `"flag_configs"`} {
-		if strings.Contains(cfg, k) {
+	for _, k := range tpuConfigKeys {
+		if containsQuoted(cfg, k) {
 			return fmt.Sprintf("%s has a TPU backend_config (%s)", in.Name, strings.Trim(k, `"`))
 		}
 	}
@@ -145,8 +153,8 @@ func gpuMark(in *hlo.Instruction) string {
 		return fmt.Sprintf("%s calls %s", in.Name, t)
 	}
 	cfg, _ := in.Attr("backend_config")
-	for _, k := range []string{`"operation_queue_id"`, `"fusion_backend_config"`, `"__triton`} {
-		if strings.Contains(cfg, k) {
+	for _, k := range gpuConfigKeys {
+		if containsQuoted(cfg, k) {
 			return fmt.Sprintf("%s has a GPU backend_config (%s)", in.Name, strings.Trim(k, `"`))
 		}
 	}
@@ -156,8 +164,8 @@ func gpuMark(in *hlo.Instruction) string {
 // cpuMark says why in looks compiled for the CPU, or "".
 func cpuMark(in *hlo.Instruction) string {
 	cfg, _ := in.Attr("backend_config")
-	for _, k := range []string{`"outer_dimension_partitions"`, `"__ynn_fusion"`} {
-		if strings.Contains(cfg, k) {
+	for _, k := range cpuConfigKeys {
+		if containsQuoted(cfg, k) {
 			return fmt.Sprintf("%s has a CPU backend_config (%s)", in.Name, strings.Trim(k, `"`))
 		}
 	}
@@ -168,6 +176,22 @@ func cpuMark(in *hlo.Instruction) string {
 		return fmt.Sprintf("%s calls %s", in.Name, t)
 	}
 	return ""
+}
+
+// containsQuoted is strings.Contains(s, key) for a key that starts with a
+// double quote, searched from its second byte: JSON has a quote every few
+// bytes, each a false start for the search.
+func containsQuoted(s, key string) bool {
+	for k := key[1:]; ; {
+		i := strings.Index(s, k)
+		switch {
+		case i < 0:
+			return false
+		case i > 0 && s[i-1] == '"':
+			return true
+		}
+		s = s[i+1:]
+	}
 }
 
 // XLACostResult is the result of the xla-cost pass.

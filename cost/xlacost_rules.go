@@ -23,7 +23,7 @@ func XLACost(m *hlo.Module, t XLATarget) *XLAModuleCost {
 	a := newXLAAnalysis(t)
 	c := &XLAModuleCost{Target: t, Instructions: a.out}
 	if m.Entry != nil {
-		c.Module = *a.computation(m.Entry)
+		c.Module = a.computation(m.Entry)
 	}
 	return c
 }
@@ -33,8 +33,10 @@ func XLACost(m *hlo.Module, t XLATarget) *XLAModuleCost {
 type xlaAnalysis struct {
 	target XLATarget
 	out    map[*hlo.Instruction]*XLACostValues
-	// spare is what is left of the current computation's operand slices.
-	spare []float64
+	// floats is what operand slices are cut from (newFloats): the chunk
+	// set aside for the computation being visited; an unrecorded analysis
+	// reuses it for each kernel (reuse).
+	floats []float64
 	// unrecorded keeps out empty: the analysis is asked for totals only.
 	unrecorded bool
 	// active guards against a computation that (through a malformed
@@ -51,30 +53,64 @@ func newXLAAnalysis(t XLATarget) *xlaAnalysis {
 	return a
 }
 
+// take cuts n zeroed elements from *buf; when it is full, from a new
+// chunk of at least grow (what was cut before stays with whoever holds it).
+func take[T any](buf *[]T, n, grow int) []T {
+	b := *buf
+	if len(b)+n > cap(b) {
+		b = make([]T, 0, max(n, grow))
+	}
+	s := b[len(b) : len(b)+n : len(b)+n]
+	*buf = b[:len(b)+n]
+	clear(s)
+	return s
+}
+
+// newFloats cuts n zeroed floats from a.floats.
+func (a *xlaAnalysis) newFloats(n int) []float64 {
+	grow := n
+	if a.unrecorded {
+		grow = 2*cap(a.floats) + 64 // one chunk for every kernel, soon
+	}
+	return take(&a.floats, n, grow)
+}
+
+// reuse lets an unrecorded analysis's operand slices be overwritten:
+// before each kernel, once the last one's figures were read.
+func (a *xlaAnalysis) reuse() { a.floats = a.floats[:0] }
+
 // computation is ProcessSubcomputation: every instruction of c visited,
 // the sum of their figures returned.
-func (a *xlaAnalysis) computation(c *hlo.Computation) *XLACostValues {
-	total := &XLACostValues{}
+func (a *xlaAnalysis) computation(c *hlo.Computation) (total XLACostValues) {
 	if c == nil || a.active[c] {
 		return total
 	}
 	a.active[c] = true
 	defer delete(a.active, c)
-	// One allocation for the figures of c's instructions and one for their
-	// operand slices.
-	vals := make([]XLACostValues, len(c.Instructions))
-	n := 0
+	ops, most := 0, 0
 	for _, in := range c.Instructions {
-		n += len(in.Operands)
+		ops += len(in.Operands)
+		most = max(most, len(in.Operands))
 	}
-	a.spare = make([]float64, 2*n)
+	// The figures of c's instructions (one at a time when only the total
+	// is kept), one chunk for their operand slices and those of the total,
+	// which grow to the most operands of an instruction.
+	var vals []XLACostValues
+	var scratch XLACostValues
+	if !a.unrecorded {
+		vals = make([]XLACostValues, len(c.Instructions))
+		a.floats = make([]float64, 0, 2*(ops+most))
+	}
+	total.OperandBytes, total.OperandUtilization = a.newFloats(most)[:0], a.newFloats(most)[:0]
 	for i, in := range c.Instructions {
-		v := &vals[i]
-		a.fill(v, in)
-		if !a.unrecorded {
-			a.out[in] = v
+		if a.unrecorded {
+			a.fill(&scratch, in)
+			total.add(&scratch)
+			continue
 		}
-		total.add(v)
+		a.out[in] = &vals[i]
+		a.fill(&vals[i], in)
+		total.add(&vals[i])
 	}
 	return total
 }
@@ -88,7 +124,7 @@ func (a *xlaAnalysis) size(s *hlo.Shape) float64 {
 	if a.tpu != nil {
 		return a.tpu.size(s)
 	}
-	return float64(byteSizeOf(s))
+	return shapeSize(s)
 }
 
 // leafBytes is the bytes of the arrays of s (s itself when an array),
@@ -118,25 +154,17 @@ func (a *xlaAnalysis) tupleTable(n int) int64 {
 	return 4 * int64(n)
 }
 
-// byteSizeOf is the bytes of an array as the CPU and GPU cost analyses
-// count them: its elements (sub-byte types packed); 8 bytes for an opaque
-// value, none for a token.
-func byteSizeOf(s *hlo.Shape) int64 {
-	switch {
-	case s.Type == hlo.OPAQUE:
-		return 8
-	case !s.IsArray():
-		return 0
-	}
-	return (s.ElementCount()*bitsOf(s) + 7) / 8
-}
-
 // fill sets v to in's figures: Preprocess, the opcode's handler and
 // Postprocess.
 func (a *xlaAnalysis) fill(v *XLACostValues, in *hlo.Instruction) {
 	a.setDefaults(v, in)
-	seconds := a.handle(in, v)
-	if seconds {
+	a.apply(v, in)
+}
+
+// apply changes v from the defaults to in's figures: the opcode's handler
+// and Postprocess.
+func (a *xlaAnalysis) apply(v *XLACostValues, in *hlo.Instruction) {
+	if a.handle(in, v) {
 		v.OptimalSeconds = a.seconds(in, v)
 	}
 }
@@ -149,19 +177,12 @@ func (a *xlaAnalysis) defaults(in *hlo.Instruction) *XLACostValues {
 	return v
 }
 
-// setDefaults sets v to defaults' figures, its operand slices cut from
-// a.spare while it lasts.
+// setDefaults sets v to defaults' figures.
 func (a *xlaAnalysis) setDefaults(v *XLACostValues, in *hlo.Instruction) {
 	*v = XLACostValues{OutputBytes: a.leafBytes(&in.Shape)}
 	v.BytesAccessed = v.OutputBytes
 	n := len(in.Operands)
-	if len(a.spare) >= 2*n {
-		v.OperandBytes, v.OperandUtilization = a.spare[:n:n], a.spare[n:2*n:2*n]
-		a.spare = a.spare[2*n:]
-	} else {
-		v.OperandBytes = make([]float64, n)
-		v.OperandUtilization = make([]float64, n)
-	}
+	v.OperandBytes, v.OperandUtilization = a.newFloats(n), a.newFloats(n)
 	for i, op := range in.Operands {
 		b := a.size(&op.Shape)
 		v.OperandBytes[i] = b
@@ -177,14 +198,6 @@ func (a *xlaAnalysis) seconds(in *hlo.Instruction, v *XLACostValues) float64 {
 		return 0
 	}
 	return a.tpu.seconds(in, v)
-}
-
-// xlaTranscendental lists the elementwise opcodes HloCostAnalysis counts
-// as transcendentals rather than flops.
-var xlaTranscendental = map[hlo.Opcode]bool{
-	hlo.OpAcosh: true, hlo.OpErf: true, hlo.OpExp: true, hlo.OpLog: true, hlo.OpLogistic: true,
-	hlo.OpPower: true, hlo.OpSqrt: true, hlo.OpCbrt: true, hlo.OpRsqrt: true, hlo.OpTanh: true,
-	hlo.OpSin: true, hlo.OpCos: true, hlo.OpExpm1: true, hlo.OpLog1p: true, hlo.OpAtan2: true, hlo.OpTan: true,
 }
 
 // zeroBytes is the handlers' "touches no memory": no bytes read or written.
@@ -231,10 +244,7 @@ func (a *xlaAnalysis) handle(in *hlo.Instruction, v *XLACostValues) bool {
 	case hlo.OpFft:
 		v.Flops = fftFlops(in)
 	case hlo.OpSort:
-		if len(in.Operands) > 0 {
-			n := uint64(firstArray(&in.Operands[0].Shape).ElementCount())
-			v.Flops = float64(n) * float64(log2Ceiling(n))
-		}
+		v.Flops = sortFlops(in)
 	case hlo.OpReduce:
 		a.reduce(in, v)
 	case hlo.OpReduceWindow:
@@ -243,7 +253,7 @@ func (a *xlaAnalysis) handle(in *hlo.Instruction, v *XLACostValues) bool {
 		a.selectAndScatter(in, v)
 	case hlo.OpMap:
 		sub := a.computation(calledComp(in))
-		v.scaleComputed(sub, float64(in.Shape.ElementCount()))
+		v.scaleComputed(&sub, float64(in.Shape.ElementCount()))
 	case hlo.OpAllReduce, hlo.OpAllReduceStart:
 		a.allReduce(in, v)
 	case hlo.OpRng:
@@ -260,19 +270,19 @@ func (a *xlaAnalysis) handle(in *hlo.Instruction, v *XLACostValues) bool {
 	case hlo.OpFusion:
 		a.fusion(in, v)
 	case hlo.OpCall:
-		*v = *a.computation(calledComp(in))
+		*v = a.computation(calledComp(in))
 		return false
 	case hlo.OpWhile:
 		body, cond := a.computation(calledNamed(in, "body")), a.computation(calledNamed(in, "condition"))
 		*v = XLACostValues{}
-		v.add(body)
-		v.add(cond)
+		v.add(&body)
+		v.add(&cond)
 		return false
 	case hlo.OpConditional:
 		a.conditional(in, v)
 		return false
 	case hlo.OpAsyncStart:
-		*v = *a.computation(calledComp(in))
+		*v = a.computation(calledComp(in))
 	default:
 		if in.IsElementwise() || in.Opcode == hlo.OpBitcastConvert || in.Opcode == hlo.OpStochasticConvert {
 			a.elementwise(in, v)
@@ -289,7 +299,7 @@ func (a *xlaAnalysis) elementwise(in *hlo.Instruction, v *XLACostValues) {
 		return
 	}
 	n := float64(in.Shape.ElementCount())
-	if xlaTranscendental[in.Opcode] {
+	if hlo.Info(in.Opcode).Transcendental {
 		v.Transcendentals = n
 	} else {
 		v.Flops = n
@@ -371,7 +381,7 @@ func (a *xlaAnalysis) scatter(in *hlo.Instruction, v *XLACostValues) {
 	v.BytesAccessed = 3*total + idx
 	v.OutputBytes = total
 	sub := a.computation(calledComp(in))
-	v.scaleComputed(sub, float64(in.Operands[n+1].Shape.ElementCount()))
+	v.scaleComputed(&sub, float64(in.Operands[n+1].Shape.ElementCount()))
 }
 
 // reduce applies the reducer (inputs - outputs) times.
@@ -380,8 +390,7 @@ func (a *xlaAnalysis) reduce(in *hlo.Instruction, v *XLACostValues) {
 	if len(in.Operands) == 0 {
 		return
 	}
-	n := in.Operands[0].Shape.ElementCount() - firstArray(&in.Shape).ElementCount()
-	v.scaleComputed(sub, float64(n))
+	v.scaleComputed(&sub, float64(reduceSteps(in)))
 }
 
 // reduceWindow applies the reducer (window - 1) times per output element;
@@ -390,7 +399,7 @@ func (a *xlaAnalysis) reduce(in *hlo.Instruction, v *XLACostValues) {
 // cumulative sum) counts out/dim + dim - 1 steps, as XLA does.
 func (a *xlaAnalysis) reduceWindow(in *hlo.Instruction, v *XLACostValues) {
 	sub := a.computation(calledComp(in))
-	v.scaleComputed(sub, float64(reduceWindowSteps(in)))
+	v.scaleComputed(&sub, float64(reduceWindowSteps(in)))
 }
 
 // reduceWindowSteps is the number of times a reduce-window applies its
@@ -495,10 +504,10 @@ func (a *xlaAnalysis) conditional(in *hlo.Instruction, v *XLACostValues) {
 	for i, c := range in.Called {
 		b := a.computation(c)
 		if i == 0 {
-			*v = *b
+			*v = b
 			continue
 		}
-		v.maxOf(b)
+		v.maxOf(&b)
 	}
 }
 
@@ -605,6 +614,22 @@ func fftFlops(in *hlo.Instruction) float64 {
 	return 8 * float64(logs) * float64(firstArray(&in.Operands[0].Shape).ElementCount())
 }
 
+// sortFlops is HandleSort's n * ceil(log2(n)) comparisons of operand 0's
+// n elements (GpuHloCostAnalysis inherits it).
+func sortFlops(in *hlo.Instruction) float64 {
+	if len(in.Operands) == 0 {
+		return 0
+	}
+	n := uint64(firstArray(&in.Operands[0].Shape).ElementCount())
+	return float64(n) * float64(log2Ceiling(n))
+}
+
+// reduceSteps is how many times a reduce applies its reducer: the input
+// elements less the output elements (HandleReduce, the GPU's too).
+func reduceSteps(in *hlo.Instruction) int64 {
+	return in.Operands[0].Shape.ElementCount() - firstArray(&in.Shape).ElementCount()
+}
+
 // log2Ceiling is ceil(log2(n)) for n >= 1, as XLA's Log2Ceiling.
 func log2Ceiling(n uint64) int {
 	if n <= 1 {
@@ -638,13 +663,15 @@ func (a *xlaAnalysis) fusion(f *hlo.Instruction, v *XLACostValues) {
 		}
 	}
 	sub := a.computation(comp)
-	*v = *sub
+	*v = sub
 	// The keys of the fused instructions' operand positions stay where the
 	// fusion has none of its own, as in XLA's sums.
-	v.OperandBytes = slices.Clone(sub.OperandBytes)
-	v.OperandUtilization = slices.Clone(sub.OperandUtilization)
+	n := max(len(sub.OperandBytes), len(f.Operands))
+	v.OperandBytes = append(a.newFloats(n)[:0], sub.OperandBytes...)
+	n = max(len(sub.OperandUtilization), len(f.Operands))
+	v.OperandUtilization = append(a.newFloats(n)[:0], sub.OperandUtilization...)
 	v.BytesAccessed = 0
-	v.OutputBytes = a.fusionOutputBytes(f, comp)
+	v.OutputBytes = fusionOutputBytes(f, comp, a.size)
 	v.BytesAccessed += v.OutputBytes
 	for _, in := range comp.Instructions {
 		if in.Opcode == hlo.OpConstant && elementsRecursive(&in.Shape) > 1 {
@@ -654,7 +681,7 @@ func (a *xlaAnalysis) fusion(f *hlo.Instruction, v *XLACostValues) {
 	for i := range f.Operands {
 		b := 0.0
 		if i < len(comp.Params) && comp.Params[i] != nil {
-			b = a.paramBytes(comp.Params[i])
+			b = fusionParamBytes(comp.Params[i], a.parameterReadBytes)
 		}
 		v.BytesAccessed += b
 		v.OperandBytes = setAt(v.OperandBytes, i, b)
@@ -662,21 +689,17 @@ func (a *xlaAnalysis) fusion(f *hlo.Instruction, v *XLACostValues) {
 	}
 }
 
-// fusionOutputBytes is FusionProcessOutputBytesAccessed: every array of
-// the output, but a dynamic-update-slice root writes only its update.
-func (a *xlaAnalysis) fusionOutputBytes(f *hlo.Instruction, comp *hlo.Computation) float64 {
+// fusionOutputBytes is HloCostAnalysis's FusionProcessOutputBytesAccessed,
+// which GpuHloCostAnalysis inherits: every array of the fusion's output is
+// written, but a dynamic-update-slice root writes only its update. size is
+// the backend's shape size.
+func fusionOutputBytes(f *hlo.Instruction, comp *hlo.Computation, size func(*hlo.Shape) float64) float64 {
 	root := comp.Root
 	write := func(r *hlo.Instruction, s *hlo.Shape) float64 {
 		if r != nil && r.Opcode == hlo.OpDynamicUpdateSlice && len(r.Operands) > 1 {
-			return a.size(&r.Operands[1].Shape)
+			return size(&r.Operands[1].Shape)
 		}
-		n := 0.0
-		for _, l := range s.Leaves() {
-			if l.Shape.IsArray() {
-				n += a.size(l.Shape)
-			}
-		}
-		return n
+		return leafSum(s, size)
 	}
 	if !f.Shape.IsTuple() {
 		return write(root, &f.Shape)
@@ -692,11 +715,29 @@ func (a *xlaAnalysis) fusionOutputBytes(f *hlo.Instruction, comp *hlo.Computatio
 	return n
 }
 
-// paramBytes is FusionProcessOperandBytesRead for one fused parameter: a
-// tuple parameter is charged per leaf through its get-tuple-elements.
-func (a *xlaAnalysis) paramBytes(p *hlo.Instruction) float64 {
+// leafSum is size summed over the arrays of s.
+func leafSum(s *hlo.Shape, size func(*hlo.Shape) float64) float64 {
+	switch {
+	case s.IsTuple():
+		n := 0.0
+		for i := range s.Tuple {
+			n += leafSum(&s.Tuple[i], size)
+		}
+		return n
+	case s.IsArray():
+		return size(s)
+	}
+	return 0
+}
+
+// fusionParamBytes is HloCostAnalysis's FusionProcessOperandBytesRead for
+// one fused parameter, which GpuHloCostAnalysis inherits: a tuple
+// parameter is read leaf by leaf, each through the get-tuple-elements
+// that take it (the tuple itself where none does). read is the backend's
+// FusionParameterReadBytes.
+func fusionParamBytes(p *hlo.Instruction, read func(*hlo.Instruction) float64) float64 {
 	if !p.Shape.IsTuple() {
-		return a.parameterReadBytes(p)
+		return read(p)
 	}
 	n := 0.0
 	for _, l := range p.Shape.Leaves() {
@@ -709,7 +750,7 @@ func (a *xlaAnalysis) paramBytes(p *hlo.Instruction) float64 {
 				}
 			}
 		}
-		n += a.parameterReadBytes(g)
+		n += read(g)
 	}
 	return n
 }

@@ -1,12 +1,15 @@
 package cost
 
 import (
+	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
 )
 
 // xlaCase is one of XLA's own HloCostAnalysis tests
@@ -521,4 +524,30 @@ ENTRY e {
 	assert.Equal(t, 18.0, keys["flops"])
 	assert.NotContains(t, keys, "optimal_seconds", "zero figures are left out, as XLA does")
 	assert.False(t, c.HasOptimalSeconds())
+}
+
+// Every elementwise opcode is a flop or a transcendental per element as
+// XLA's HloCostAnalysis counts it: testdata/xla-cost/elementwise.json holds
+// what the pinned XLA's analysis gives one instruction of each opcode
+// (testdata/xla-cost/gen/elementwise.py).
+func TestXLACostElementwise(t *testing.T) {
+	var want map[string]struct {
+		Type                   string
+		Elements               int64
+		Flops, Transcendentals float64
+	}
+	require.NoError(t, json.Unmarshal(hlotest.ReadFile(t, "../testdata/xla-cost/elementwise.json"), &want))
+	require.NotEmpty(t, want)
+	for op, w := range want {
+		operands := "p"
+		if hlo.Info(hlo.Opcode(op)).Arity == 2 {
+			operands = "p, p"
+		}
+		m, err := hlo.ParseString(fmt.Sprintf("HloModule m\nENTRY e {\n  p = %s[%d]{0} parameter(0)\n  ROOT r = %s[%d]{0} %s(%s)\n}\n",
+			w.Type, w.Elements, w.Type, w.Elements, op, operands))
+		require.NoError(t, err, op)
+		got := XLACost(m, XLATarget{Backend: XLACPU}).Module
+		assert.Equal(t, w.Flops, got.Flops, "%s flops", op)
+		assert.Equal(t, w.Transcendentals, got.Transcendentals, "%s transcendentals", op)
+	}
 }

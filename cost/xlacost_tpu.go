@@ -13,6 +13,10 @@ type tpuRules struct {
 	device string
 	layout layoutassign.Target
 	rates  tpuRates
+	// sizes memoizes size: an analysis sizes each instruction's shape as
+	// its output and again as every user's operand, and a tiled size
+	// costs a walk of the layout's tiles.
+	sizes map[*hlo.Shape]float64
 }
 
 // tpuRates are the per-second rates the TPU compiler's cost analysis
@@ -37,16 +41,26 @@ func newTPURules(device string) *tpuRules {
 	if err != nil || t.Backend != layoutassign.BackendTPU {
 		t = layoutassign.TPU()
 	}
-	return &tpuRules{device: device, layout: t, rates: tpuRatesByDevice[device]}
+	return &tpuRules{device: device, layout: t, rates: tpuRatesByDevice[device], sizes: map[*hlo.Shape]float64{}}
 }
 
 // size is the TPU's shape size: an array's tiled, padded bytes; an
 // untiled scalar (a DMA semaphore u32[]{:S(2)}) counts 4096 bytes, as the
 // TPU's analysis counts it (measured: every copy-start of the probes).
 func (r *tpuRules) size(s *hlo.Shape) float64 {
+	n, ok := r.sizes[s]
+	if !ok {
+		n = tpuShapeSize(s)
+		r.sizes[s] = n
+	}
+	return n
+}
+
+// tpuShapeSize is size without the memo.
+func tpuShapeSize(s *hlo.Shape) float64 {
 	n, err := hlo.PaddedBytes(*s, hlo.SizeOptions{PredBytes: 1})
 	if err != nil {
-		return float64(byteSizeOf(s))
+		return shapeSize(s)
 	}
 	if s.Rank() == 0 && (s.Layout == nil || len(s.Layout.Tiles) == 0) {
 		n = 4096
@@ -154,7 +168,7 @@ func (r *tpuRules) scatter(a *xlaAnalysis, in *hlo.Instruction, v *XLACostValues
 	v.BytesAccessed = total + idx
 	sub := a.computation(calledComp(in))
 	count := float64(in.Operands[n+1].Shape.ElementCount())
-	v.scaleComputed(sub, count)
+	v.scaleComputed(&sub, count)
 	for i, u := range sub.OperandUtilization {
 		if i < len(v.OperandUtilization) && u != 0 {
 			v.OperandUtilization[i] = u * count
@@ -177,5 +191,5 @@ func (r *tpuRules) windowBytes(s *hlo.Shape, win []int64) float64 {
 	w := *s
 	w.Dims = win
 	w.Dynamic = nil
-	return r.size(&w)
+	return tpuShapeSize(&w)
 }

@@ -96,8 +96,9 @@ var opInfos = func() map[Opcode]OpInfo {
 	set(arity(4), OpScaledDot)
 	set(arity(5), OpBatchNormGrad, OpBatchNormInference)
 	set(arity(6), OpRaggedAllToAll)
-	set(func(i *OpInfo) { i.Transcendental = true }, OpAtan2, OpCbrt, OpCos, OpErf, OpExp, OpExp2, OpExpm1,
-		OpLog, OpLog1p, OpLog2, OpLogistic, OpPower, OpRsqrt, OpSin, OpSqrt, OpTan, OpTanh)
+	set(func(i *OpInfo) { i.Transcendental = true }, OpAcos, OpAcosh, OpAsin, OpAsinh, OpAtan2, OpAtanh, OpCbrt,
+		OpCos, OpCosh, OpErf, OpExp, OpExp2, OpExpm1, OpLog, OpLog1p, OpLog2, OpLogistic, OpPower, OpRsqrt,
+		OpSin, OpSinh, OpSqrt, OpTan, OpTanh)
 	// InstructionCanChangeLayout is false for these; the elementwise ops
 	// newer than XLA's list (acos, exp2, mulhi, ...) keep layout as the
 	// others do. copy is how a layout changes.

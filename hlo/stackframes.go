@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Frame is one frame of the program stack an instruction was traced from:
@@ -42,12 +43,14 @@ type stackFrame struct {
 	location, parent int
 }
 
-var (
-	tableField = regexp.MustCompile(`(\w+)=(-?\d+)`)
-	stackIDRE  = regexp.MustCompile(`\bstack_frame_id=(\d+)`)
-	srcFileRE  = regexp.MustCompile(`\bsource_file="((?:[^"\\]|\\.)*)"`)
-	srcLineRE  = regexp.MustCompile(`\bsource_line=(\d+)`)
-)
+// stackRegexps are compiled on first use: most runs read no origin.
+var stackRegexps = sync.OnceValue(func() (r struct{ tableField, stackID, srcFile, srcLine *regexp.Regexp }) {
+	r.tableField = regexp.MustCompile(`(\w+)=(-?\d+)`)
+	r.stackID = regexp.MustCompile(`\bstack_frame_id=(\d+)`)
+	r.srcFile = regexp.MustCompile(`\bsource_file="((?:[^"\\]|\\.)*)"`)
+	r.srcLine = regexp.MustCompile(`\bsource_line=(\d+)`)
+	return r
+})
 
 // NewStackFrames reads m's origin tables. Entries it cannot read are left
 // out: a frame that names one resolves to nothing.
@@ -89,7 +92,7 @@ func setAt[T any](s []T, i int, v T) []T {
 // fields reads the name=number fields of a table entry "{a=1 b=2}".
 func fields(v string) map[string]int {
 	out := map[string]int{}
-	for _, m := range tableField.FindAllStringSubmatch(v, -1) {
+	for _, m := range stackRegexps().tableField.FindAllStringSubmatch(v, -1) {
 		n, err := strconv.Atoi(m[2])
 		if err == nil {
 			out[m[1]] = n
@@ -153,15 +156,16 @@ func (sf *StackFrames) StackOf(in *Instruction) []Frame {
 	if !ok {
 		return nil
 	}
-	if m := stackIDRE.FindStringSubmatch(md); m != nil {
+	re := stackRegexps()
+	if m := re.stackID.FindStringSubmatch(md); m != nil {
 		if id, err := strconv.Atoi(m[1]); err == nil {
 			if st := sf.Stack(id); len(st) > 0 {
 				return st
 			}
 		}
 	}
-	f := srcFileRE.FindStringSubmatch(md)
-	l := srcLineRE.FindStringSubmatch(md)
+	f := re.srcFile.FindStringSubmatch(md)
+	l := re.srcLine.FindStringSubmatch(md)
 	if f == nil || l == nil {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // BufferAssignment is XLA's buffer assignment of a module as its dump
@@ -63,29 +64,32 @@ type Value struct {
 	Shape string
 }
 
-var (
-	allocLine = regexp.MustCompile(`^allocation (\d+): size (\d+), (.*):$`)
-	valueLine = regexp.MustCompile(`^ value: <(\d+) ([^ {]+)(\{[0-9,]*\})?(?: \(phi\))? @(\d+)> \(size=(\d+),offset=(\d+)\): (.*)$`)
-	paramAttr = regexp.MustCompile(`(?:^|, )parameter (\d+), shape \|[^|]*\| at ShapeIndex (\{[0-9,]*\})`)
-	colorAttr = regexp.MustCompile(`(?:^|, )color (\d+)(?:,|$)`)
-)
+// bufferRegexps are compiled on first use: most runs read no dump.
+var bufferRegexps = sync.OnceValue(func() (r struct{ allocLine, valueLine, paramAttr, colorAttr *regexp.Regexp }) {
+	r.allocLine = regexp.MustCompile(`^allocation (\d+): size (\d+), (.*):$`)
+	r.valueLine = regexp.MustCompile(`^ value: <(\d+) ([^ {]+)(\{[0-9,]*\})?(?: \(phi\))? @(\d+)> \(size=(\d+),offset=(\d+)\): (.*)$`)
+	r.paramAttr = regexp.MustCompile(`(?:^|, )parameter (\d+), shape \|[^|]*\| at ShapeIndex (\{[0-9,]*\})`)
+	r.colorAttr = regexp.MustCompile(`(?:^|, )color (\d+)(?:,|$)`)
+	return r
+})
 
 // ParseBufferAssignment reads the allocations of a buffer-assignment dump.
 // Lines after the allocations (the per-value details of some versions)
 // are ignored.
 func ParseBufferAssignment(text string) (*BufferAssignment, error) {
 	ba := &BufferAssignment{}
+	re := bufferRegexps()
 	for i, line := range strings.Split(text, "\n") {
-		if m := allocLine.FindStringSubmatch(line); m != nil {
+		if m := re.allocLine.FindStringSubmatch(line); m != nil {
 			a := Allocation{Parameter: -1}
 			a.Index, _ = strconv.Atoi(m[1])
 			a.Size, _ = strconv.ParseInt(m[2], 10, 64)
 			attrs := m[3]
-			if p := paramAttr.FindStringSubmatch(attrs); p != nil {
+			if p := re.paramAttr.FindStringSubmatch(attrs); p != nil {
 				a.Parameter, _ = strconv.Atoi(p[1])
 				a.ParameterIndex = p[2]
 			}
-			if c := colorAttr.FindStringSubmatch(attrs); c != nil {
+			if c := re.colorAttr.FindStringSubmatch(attrs); c != nil {
 				a.Color, _ = strconv.Atoi(c[1])
 			}
 			a.Output = strings.Contains(attrs, "output shape is |")
@@ -102,7 +106,7 @@ func ParseBufferAssignment(text string) (*BufferAssignment, error) {
 			}
 			continue
 		}
-		m := valueLine.FindStringSubmatch(line)
+		m := re.valueLine.FindStringSubmatch(line)
 		if m == nil || len(ba.Allocations) == 0 {
 			return nil, fmt.Errorf("line %d: expected a value of an allocation, found %q", i+1, line)
 		}

@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/hlo-opt/hlo-opt/passes"
@@ -129,15 +130,17 @@ func WriteJSON(w io.Writer, dir string, ss []Summary) error {
 //go:embed index.html.tmpl
 var indexText string
 
-var index = template.Must(template.New("index").Funcs(template.FuncMap{
-	"bytes": passes.FormatBytes,
-	"deref": func(b *bool) bool { return *b },
-}).Parse(indexText))
+var index = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("index").Funcs(template.FuncMap{
+		"bytes": passes.FormatBytes,
+		"deref": func(b *bool) bool { return *b },
+	}).Parse(indexText))
+})
 
 // WriteIndex writes the HTML index of a dump directory: the summary with
 // a link to each module's page.
 func WriteIndex(w io.Writer, dir string, ss []Summary) error {
-	return index.Execute(w, struct {
+	return index().Execute(w, struct {
 		Dir     string
 		Modules []Summary
 	}{dir, ss})

@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/hlo-opt/hlo-opt/passes"
@@ -151,11 +152,13 @@ func (r *Report) WriteText(w io.Writer) error {
 //go:embed diff.html.tmpl
 var pageText string
 
-var page = template.Must(template.New("diff").Funcs(template.FuncMap{
-	"bytes":  passes.FormatBytes,
-	"signed": signed,
-	"pct":    pct,
-}).Parse(pageText))
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("diff").Funcs(template.FuncMap{
+		"bytes":  passes.FormatBytes,
+		"signed": signed,
+		"pct":    pct,
+	}).Parse(pageText))
+})
 
 // WriteHTML writes the report as one self-contained HTML page.
-func (r *Report) WriteHTML(w io.Writer) error { return page.Execute(w, r) }
+func (r *Report) WriteHTML(w io.Writer) error { return page().Execute(w, r) }

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/hlo-opt/hlo-opt/cost"
 	"github.com/hlo-opt/hlo-opt/hlo"
@@ -34,17 +35,19 @@ type Input struct {
 //go:embed page.html.tmpl
 var pageText string
 
-var page = template.Must(template.New("page").Funcs(template.FuncMap{
-	"bytes": passes.FormatBytes,
-	"sub":   func(a, b int64) int64 { return a - b },
-}).Parse(pageText))
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Funcs(template.FuncMap{
+		"bytes": passes.FormatBytes,
+		"sub":   func(a, b int64) int64 { return a - b },
+	}).Parse(pageText))
+})
 
 // Write renders the page of in to w.
 func Write(w io.Writer, in Input) error {
 	if in.Memory == nil {
 		return fmt.Errorf("memview: no memory report (run the layout pass)")
 	}
-	return page.Execute(w, build(in))
+	return page().Execute(w, build(in))
 }
 
 // view is the template's data.
