@@ -52,39 +52,22 @@ func (a *assigner) fixAllLeaves(in *hlo.Instruction) {
 	}
 }
 
-// fixStated applies the fixed layouts: the entry signature (the module's
-// entry_computation_layout, else the layouts stated on entry parameters and
-// root), custom-calls with operand_layout_constraints, bitcasts, infeed and
-// outfeed, and (unless Relayout) every stated layout.
+// fixStated applies the fixed layouts that come before unification:
+// custom-calls with operand_layout_constraints, bitcasts, infeed and
+// outfeed, the TPU's sort operands and (unless Relayout) every stated
+// layout. The entry signature comes after (fixEntry).
 func (a *assigner) fixStated() error {
-	entry := a.m.Entry
 	ecl, err := entrySignature(a.m)
 	if err != nil {
 		return err
 	}
 	a.ecl = ecl
-	// A module without entry (a truncated text that lost it) has no fixed
-	// signature.
-	if entry != nil {
-		for n, p := range entry.Params {
-			switch {
-			case p == nil:
-			case ecl != nil && n < len(ecl.Params):
-				a.applySignature(p, ecl.Params[n])
-			default:
-				a.fixAllLeaves(p)
-			}
-		}
-	}
 	for _, c := range a.m.Computations {
 		for _, in := range c.Instructions {
-			a.fixInstruction(in)
+			if c != a.m.Entry || in.Opcode != hlo.OpParameter { // fixEntry's
+				a.fixInstruction(in)
+			}
 		}
-	}
-	// Requirements that resolve conflicts by copies come after the
-	// value-level fixes.
-	if entry != nil && entry.Root != nil {
-		a.requireEntryResult(entry, ecl)
 	}
 	if a.opts.Target.Backend == BackendTPU {
 		for _, c := range a.m.Computations {
@@ -106,6 +89,39 @@ func (a *assigner) fixStated() error {
 		}
 	}
 	return nil
+}
+
+// fixEntry applies the entry signature once the other values are unified,
+// as XLA's constraints rank them: an entry parameter keeps its layout, but
+// the values it reaches take it only where nothing else fixed theirs (else
+// the parameter is copied before those users); the result's layout is the
+// least binding, a use of the root's values, which are copied when their
+// class has another layout. The edges of the parameters and of a root
+// tuple, which unifyAll deferred, are unified once both are fixed.
+func (a *assigner) fixEntry() {
+	entry := a.m.Entry
+	// A module without entry (a truncated text that lost it) has no fixed
+	// signature.
+	if entry == nil {
+		return
+	}
+	for n, p := range entry.Params {
+		switch {
+		case p == nil:
+		case a.ecl != nil && n < len(a.ecl.Params):
+			a.applySignature(p, a.ecl.Params[n])
+		default:
+			a.fixAllLeaves(p)
+		}
+	}
+	tupleRoot := entry.Root != nil && entry.Root.Opcode == hlo.OpTuple
+	if tupleRoot {
+		a.requireEntryResult(entry)
+	}
+	a.unifyDeferred()
+	if entry.Root != nil && !tupleRoot {
+		a.requireEntryResult(entry)
+	}
 }
 
 // fixInstruction fixes the stated layouts of in: all of them unless
@@ -130,22 +146,22 @@ func (a *assigner) fixInstruction(in *hlo.Instruction) {
 	}
 }
 
-// requireEntryResult requires the entry's result layouts: the entry
+// requireEntryResult requires the entry's result layouts, the entry
 // computation layout's when the module has one, else the root's stated
-// ones.
-func (a *assigner) requireEntryResult(entry *hlo.Computation, ecl *hlo.ProgramShape) {
+// ones, of the root's leaves (a conflict copies the root).
+func (a *assigner) requireEntryResult(entry *hlo.Computation) {
 	root := entry.Root
-	if ecl != nil {
-		for _, l := range ecl.Result.Leaves() {
-			if l.Shape.IsArray() && l.Shape.Layout != nil {
-				a.requireThroughTuples(root, l.Index, l.Shape.Layout.MinorToMajor, site{comp: entry}, l.Index)
+	for _, l := range root.Shape.Leaves() {
+		id := a.leafID(root, l.Index)
+		m := a.stated(id)
+		if a.ecl != nil {
+			m = nil
+			if r, ok := a.ecl.Result.Subshape(l.Index); ok && r.IsArray() && r.Layout != nil {
+				m = r.Layout.MinorToMajor
 			}
 		}
-		return
-	}
-	for _, l := range root.Shape.Leaves() {
-		if m := a.stated(a.leafID(root, l.Index)); m != nil {
-			a.requireThroughTuples(root, l.Index, m, site{comp: entry}, l.Index)
+		if m != nil {
+			a.require(id, m, site{comp: entry}, l.Index)
 		}
 	}
 }
