@@ -11,7 +11,8 @@ import (
 )
 
 // require fixes the class of id to m2m, or records a copy at st when the
-// class is already fixed to another layout.
+// class is already fixed to another layout (without a site, the class
+// keeps its layout).
 func (a *assigner) require(id int, m2m []int64, st site, path []int64) {
 	if id < 0 || !a.rankOK(id, m2m) {
 		return
@@ -20,9 +21,10 @@ func (a *assigner) require(id int, m2m []int64, st site, path []int64) {
 	switch {
 	case a.fixed[r] == nil:
 		a.fixed[r] = slices.Clone(m2m)
-	case !slices.Equal(a.fixed[r], m2m):
+	case !slices.Equal(a.fixed[r], m2m) && (st.user != nil || st.comp != nil):
 		a.copies = append(a.copies, copyReq{site: st, path: path, m2m: slices.Clone(m2m)})
 	}
+	// Without a site (a value fixed in itself) the first fix stands.
 }
 
 // stated returns the minor_to_major the text gave for value id, or nil.
@@ -72,8 +74,14 @@ func (a *assigner) fixStated() error {
 	if a.opts.Target.Backend == BackendTPU {
 		for _, c := range a.m.Computations {
 			for _, in := range c.Instructions {
-				if in.Opcode == hlo.OpSort {
+				switch in.Opcode {
+				case hlo.OpSort:
 					a.requireLeastPadding(in)
+				case hlo.OpConvolution:
+					// A fused convolution was a dot when XLA laid it out.
+					if _, _, out, ok := tpuConvLayouts(in); ok && !a.fused[c] && a.assignable(a.leafID(in, nil)) {
+						a.require(a.leafID(in, nil), out, site{}, nil)
+					}
 				}
 			}
 		}
@@ -114,6 +122,7 @@ func (a *assigner) fixEntry() {
 			a.fixAllLeaves(p)
 		}
 	}
+	a.requireConvOperands()
 	tupleRoot := entry.Root != nil && entry.Root.Opcode == hlo.OpTuple
 	if tupleRoot {
 		a.requireEntryResult(entry)
@@ -122,6 +131,32 @@ func (a *assigner) fixEntry() {
 	if entry.Root != nil && !tupleRoot {
 		a.requireEntryResult(entry)
 	}
+}
+
+// requireConvOperands requires, on the TPU, a convolution's operands in
+// the layouts its kernels read (tpuConvLayouts): an operand whose class
+// has another layout is copied for it.
+func (a *assigner) requireConvOperands() {
+	if a.opts.Target.Backend != BackendTPU {
+		return
+	}
+	for _, c := range a.m.Computations {
+		for _, in := range c.Instructions {
+			if in.Opcode != hlo.OpConvolution || a.fused[c] || !a.assignable(a.leafID(in, nil)) {
+				continue
+			}
+			if lhs, kernel, _, ok := tpuConvLayouts(in); ok {
+				a.require(a.leafID(in.Operands[0], nil), lhs, site{user: in, op: 0}, nil)
+				a.require(a.leafID(in.Operands[1], nil), kernel, site{user: in, op: 1}, nil)
+			}
+		}
+	}
+}
+
+// assignable reports whether value id's layout is this pass's to choose:
+// always with Relayout, else when the text states none.
+func (a *assigner) assignable(id int) bool {
+	return id >= 0 && (a.opts.Relayout || a.stated(id) == nil)
 }
 
 // fixInstruction fixes the stated layouts of in: all of them unless

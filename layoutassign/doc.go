@@ -59,8 +59,13 @@
 //     broadcast (result to operand), each reaching only classes that have
 //     no layout yet. Then, instruction by instruction, the operand
 //     preferences of dot (batch dims major, lhs contracting dim minor, rhs
-//     [K,N] with N minor) and convolution (batch major, feature minor; the
-//     kernel's output feature minor) are offered and propagated. Finally
+//     [K,N] with N minor) and, off the TPU, convolution (batch major,
+//     feature minor; the kernel's output feature minor) are offered and
+//     propagated. (On the TPU a convolution's layouts are required, as
+//     its layout assignment's log shows: the result fixed with step 1, the
+//     operands with the entry signature, a conflicting operand copied;
+//     spatial dims most major, then batch and feature, the larger one
+//     minor, the kernel's input and output feature likewise.) Finally
 //     every class still without a layout gets the default major-to-minor
 //     (a constant its literal's stated layout), in program order, each
 //     followed by propagation. On the TPU, when that default would put a
