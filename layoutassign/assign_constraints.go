@@ -77,6 +77,10 @@ func (a *assigner) fixStated() error {
 				switch in.Opcode {
 				case hlo.OpSort:
 					a.requireLeastPadding(in)
+				case hlo.OpDot:
+					if out, ok := tpuDotLayout(in, a.opts.Target); ok && !a.fused[c] && a.assignable(a.leafID(in, nil)) {
+						a.require(a.leafID(in, nil), out, site{}, nil)
+					}
 				case hlo.OpConvolution:
 					// A fused convolution was a dot when XLA laid it out.
 					if _, _, out, ok := tpuConvLayouts(in); ok && !a.fused[c] && a.assignable(a.leafID(in, nil)) {

@@ -65,7 +65,9 @@
 //     its layout assignment's log shows: the result fixed with step 1, the
 //     operands with the entry signature, a conflicting operand copied;
 //     spatial dims most major, then batch and feature, the larger one
-//     minor, the kernel's input and output feature likewise.) Finally
+//     minor, the kernel's input and output feature likewise; a dot's
+//     result is required likewise: batch dims major, the largest lhs and
+//     rhs free dims minor, the one that pads less most minor.) Finally
 //     every class still without a layout gets the default major-to-minor
 //     (a constant its literal's stated layout), in program order, each
 //     followed by propagation. On the TPU, when that default would put a

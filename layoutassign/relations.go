@@ -283,6 +283,61 @@ func tpuConvLayouts(in *hlo.Instruction) (lhs, kernel, out []int64, ok bool) {
 	return lhs, kernel, out, true
 }
 
+// tpuDotLayout is the result layout XLA's TPU layout assignment gives a
+// dot (its log on the differential tester's programs: 79 of 106 dots): the
+// batch dims most major, then the lhs's free dims but the largest (the
+// last of equals), then the largest of them and the rhs's largest free
+// dim, the one of these two that pads less minor. When both pad alike
+// (f32[2,4,128,128] of attention: the lhs's minor there, the rhs's in
+// f32[513,100]), XLA's choice follows the operands, which this does not
+// model: no layout is required then.
+func tpuDotLayout(in *hlo.Instruction, t Target) ([]int64, bool) {
+	d := in.Typed.Dot
+	if d == nil || len(in.Operands) < 2 || !in.Shape.IsArray() || in.Shape.Rank() < 2 {
+		return nil, false
+	}
+	nb := int64(len(d.LhsBatch))
+	nm := int64(in.Operands[0].Shape.Rank()) - nb - int64(len(d.LhsContracting))
+	rank := int64(in.Shape.Rank())
+	if nm < 0 || nb+nm > rank {
+		return nil, false
+	}
+	// largest returns the largest of dims [lo, hi) of the result, the last
+	// of equals, or -1.
+	largest := func(lo, hi int64) int64 {
+		best := int64(-1)
+		for k := lo; k < hi; k++ {
+			if best < 0 || in.Shape.Dims[k] >= in.Shape.Dims[best] {
+				best = k
+			}
+		}
+		return best
+	}
+	m, n := largest(nb, nb+nm), largest(nb+nm, rank)
+	var pair []int64
+	switch {
+	case m < 0 && n < 0:
+		return nil, false
+	case m < 0:
+		pair = []int64{n}
+	case n < 0:
+		pair = []int64{m}
+	default:
+		pair = []int64{m, n}
+		mMinor := layoutFor(in.Shape, majorToMinor(rest(int(rank), pair), []int64{n, m}), t)
+		nMinor := layoutFor(in.Shape, majorToMinor(rest(int(rank), pair), []int64{m, n}), t)
+		bm, err1 := paddedBytes(mMinor, t.SizeOptions())
+		bn, err2 := paddedBytes(nMinor, t.SizeOptions())
+		switch {
+		case err1 != nil || err2 != nil || bm == bn:
+			return nil, false // decided by the operands' layouts, not modelled
+		case bm < bn:
+			pair = []int64{n, m}
+		}
+	}
+	return majorToMinor(rest(int(rank), pair), pair), true
+}
+
 // nonDegenerate lists the dims of the physical order (major to minor)
 // whose size is not 1.
 func nonDegenerate(dims, m2m []int64) []int64 {

@@ -127,3 +127,36 @@ ENTRY main {
 	_, _, _, ok = tpuConvLayouts(m.Entry.Root)
 	assert.False(t, ok)
 }
+
+// TestTPUDotLayout checks dots of libtpu's log: f32[7,257,48] (lhs
+// [7,257,48] by [48,48]) gets {1,2,0}, the lhs's 257 minor as it pads
+// less; f32[12,4,513] {2,0,1}, 513 minor and the largest lhs dim next; a
+// tie (f32[16,9]) requires nothing.
+func TestTPUDotLayout(t *testing.T) {
+	m, err := hlo.ParseString(`HloModule m
+ENTRY main {
+  a = f32[7,257,48] parameter(0)
+  b = f32[48,48] parameter(1)
+  d1 = f32[7,257,48] dot(a, b), lhs_contracting_dims={2}, rhs_contracting_dims={0}
+  c = f32[12,4,33] parameter(2)
+  e = f32[33,513] parameter(3)
+  d2 = f32[12,4,513] dot(c, e), lhs_contracting_dims={2}, rhs_contracting_dims={0}
+  f = f32[16,5] parameter(4)
+  g = f32[5,9] parameter(5)
+  ROOT d3 = f32[16,9] dot(f, g), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+`)
+	require.NoError(t, err)
+	byName := map[string]*hlo.Instruction{}
+	for _, in := range m.Entry.Instructions {
+		byName[in.Name] = in
+	}
+	got, ok := tpuDotLayout(byName["d1"], TPU())
+	require.True(t, ok)
+	assert.Equal(t, []int64{1, 2, 0}, got)
+	got, ok = tpuDotLayout(byName["d2"], TPU())
+	require.True(t, ok)
+	assert.Equal(t, []int64{2, 0, 1}, got)
+	_, ok = tpuDotLayout(byName["d3"], TPU())
+	assert.False(t, ok)
+}
