@@ -146,6 +146,9 @@ type assigner struct {
 	// values (by instruction, leaf) whose users' edges wait until they are
 	// fixed (the results of while loops and conditionals).
 	settled map[*hlo.Instruction][]int64
+	// uses are operands a second pass requires at their users (after the
+	// entry signature, like a convolution's operands).
+	uses []operandUse
 }
 
 // edge is a unification of producer value p with consumer value c.
@@ -169,7 +172,7 @@ func Assign(m *hlo.Module, opts Options) (*Assignment, error) {
 	if err != nil {
 		return nil, err
 	}
-	if pins := a.concatPins(); pins != nil {
+	if pins := a.secondPassPins(); pins != nil {
 		// XLA's TPU layout assignment runs again with the concatenates it
 		// finds at risk pinned (see concatPins).
 		if a, err = newAssigner(m, opts, pins); err != nil {
@@ -205,6 +208,7 @@ func newAssigner(m *hlo.Module, opts Options, pins *secondPass) (*assigner, erro
 			a.require(a.leafID(in, nil), m2m, site{}, nil)
 		}
 		a.settled = pins.settled
+		a.uses = pins.uses
 	}
 	if err := a.fixStated(); err != nil {
 		return nil, err

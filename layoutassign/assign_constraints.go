@@ -127,6 +127,9 @@ func (a *assigner) fixEntry() {
 		}
 	}
 	a.requireConvOperands()
+	for _, u := range a.uses {
+		a.require(a.leafID(u.user.Operands[u.op], nil), u.m2m, site{user: u.user, op: u.op}, nil)
+	}
 	tupleRoot := entry.Root != nil && entry.Root.Opcode == hlo.OpTuple
 	if tupleRoot {
 		a.requireEntryResult(entry)

@@ -104,7 +104,13 @@
 // parameter in {0,3,2,1} gets {2,3,1,0}); the results of while loops and
 // conditionals keep their first-pass layouts (XLA lays a callee out before
 // its caller), and what meets the pinned class in another layout is
-// copied.
+// copied. The second pass also pins the reshapes the first pass left in
+// layouts that do not make them a bitcast of the data (XLA's TPU lists
+// them as incompatible): the operand keeps its layout and the result takes
+// the one aligned with it, or, with none aligned, the operand is copied to
+// major-to-minor and the result is major-to-minor, its size-1 dims most
+// major; reshapes that only insert or delete size-1 dims, and results in
+// the default layout, stay.
 //
 // The result re-parses and is a fixed point: running Assign again changes
 // nothing (tested on every corpus module).
