@@ -168,6 +168,14 @@ func (r *tpuRules) scatter(a *xlaAnalysis, in *hlo.Instruction, v *XLACostValues
 	v.BytesAccessed = total + idx
 	sub := a.computation(calledComp(in))
 	count := float64(in.Operands[n+1].Shape.ElementCount())
+	if n > 1 {
+		// A variadic scatter (the TPU's two f32 halves of a complex64
+		// scatter, a kCustom fusion) applies its combiner once per update
+		// window, not per element (libtpu's cost_analysis() of complex64
+		// scatter-adds, -muls and -sets of 8 to 256 windows of 8 to 256
+		// elements: flops = windows x combiner flops, utilizations too).
+		count = float64(windows(in.Operands[n+1].Shape.ElementCount(), updateWindow(in, n)))
+	}
 	v.scaleComputed(&sub, count)
 	for i, u := range sub.OperandUtilization {
 		if i < len(v.OperandUtilization) && u != 0 {
@@ -192,4 +200,21 @@ func (r *tpuRules) windowBytes(s *hlo.Shape, win []int64) float64 {
 	w.Dims = win
 	w.Dynamic = nil
 	return tpuShapeSize(&w)
+}
+
+// updateWindow is the sizes of a scatter's update window dims (of its
+// first updates operand; n is the number of scattered operands).
+func updateWindow(in *hlo.Instruction, n int) []int64 {
+	sd := in.Typed.Scatter
+	if sd == nil || n+1 >= len(in.Operands) {
+		return nil
+	}
+	upd := &in.Operands[n+1].Shape
+	var win []int64
+	for _, d := range sd.UpdateWindowDims {
+		if d >= 0 && int(d) < upd.Rank() {
+			win = append(win, upd.Dims[d])
+		}
+	}
+	return win
 }

@@ -137,6 +137,25 @@ type assigner struct {
 	firstByInst map[*hlo.Instruction]int
 	// fused are the computations fusions call.
 	fused map[*hlo.Computation]bool
+	// deferredValue marks the values whose edges unifyAll defers
+	// (deferred) until fixEntry has fixed them: the leaves of the entry
+	// parameters, of a root tuple and of the settled values.
+	deferredValue []bool
+	deferred      []edge
+	// settled holds, in a second pass, the first-pass layouts of the
+	// values (by instruction, leaf) whose users' edges wait until they are
+	// fixed (the results of while loops and conditionals).
+	settled map[*hlo.Instruction][]int64
+	// uses are operands a second pass requires at their users (after the
+	// entry signature, like a convolution's operands).
+	uses []operandUse
+}
+
+// edge is a unification of producer value p with consumer value c.
+type edge struct {
+	p, c int
+	st   site
+	path []int64
 }
 
 // Assign chooses a layout for every array in the module and writes it
@@ -149,15 +168,17 @@ func Assign(m *hlo.Module, opts Options) (*Assignment, error) {
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
 	}
-	a := &assigner{m: m, opts: opts, log: opts.Logger, compIdx: make(map[*hlo.Computation]int, len(m.Computations)),
-		fused: fusedComputations(m), leaves: leafIndex{}}
-	a.collect()
-	a.findVregComputations()
-	if err := a.fixStated(); err != nil {
+	a, err := newAssigner(m, opts, nil)
+	if err != nil {
 		return nil, err
 	}
-	a.unifyAll()
-	a.propagate()
+	if pins := a.secondPassPins(); pins != nil {
+		// XLA's TPU layout assignment runs again with the concatenates it
+		// finds at risk pinned (see concatPins).
+		if a, err = newAssigner(m, opts, pins); err != nil {
+			return nil, err
+		}
+	}
 	res := &Assignment{Target: opts.Target}
 	a.write(res)
 	a.insertCopies(res)
@@ -170,6 +191,32 @@ func Assign(m *hlo.Module, opts Options) (*Assignment, error) {
 	a.log.Debug("layout assigned", zap.Int("arrays", res.Arrays), zap.Int("fixed", res.Fixed),
 		zap.Int("copies", len(res.Copies)), zap.Int("free_transposes", len(res.FreeTransposes)))
 	return res, nil
+}
+
+// newAssigner numbers the values of m and decides every class's layout
+// (fixed layouts, unification, propagation); nothing is written yet. With
+// pins (a second pass), the pinned values are fixed first and the results
+// of while loops and conditionals keep their first-pass layouts (settled):
+// XLA lays a callee out before its caller.
+func newAssigner(m *hlo.Module, opts Options, pins *secondPass) (*assigner, error) {
+	a := &assigner{m: m, opts: opts, log: opts.Logger, compIdx: make(map[*hlo.Computation]int, len(m.Computations)),
+		fused: fusedComputations(m), leaves: leafIndex{}}
+	a.collect()
+	a.findVregComputations()
+	if pins != nil {
+		for in, m2m := range pins.concats {
+			a.require(a.leafID(in, nil), m2m, site{}, nil)
+		}
+		a.settled = pins.settled
+		a.uses = pins.uses
+	}
+	if err := a.fixStated(); err != nil {
+		return nil, err
+	}
+	a.unifyAll()
+	a.fixEntry()
+	a.propagate()
+	return a, nil
 }
 
 // findVregComputations sets keepUnlaid (keeping layouts, on the TPU) for a

@@ -11,7 +11,8 @@ import (
 )
 
 // require fixes the class of id to m2m, or records a copy at st when the
-// class is already fixed to another layout.
+// class is already fixed to another layout (without a site, the class
+// keeps its layout).
 func (a *assigner) require(id int, m2m []int64, st site, path []int64) {
 	if id < 0 || !a.rankOK(id, m2m) {
 		return
@@ -20,9 +21,10 @@ func (a *assigner) require(id int, m2m []int64, st site, path []int64) {
 	switch {
 	case a.fixed[r] == nil:
 		a.fixed[r] = slices.Clone(m2m)
-	case !slices.Equal(a.fixed[r], m2m):
+	case !slices.Equal(a.fixed[r], m2m) && (st.user != nil || st.comp != nil):
 		a.copies = append(a.copies, copyReq{site: st, path: path, m2m: slices.Clone(m2m)})
 	}
+	// Without a site (a value fixed in itself) the first fix stands.
 }
 
 // stated returns the minor_to_major the text gave for value id, or nil.
@@ -52,45 +54,38 @@ func (a *assigner) fixAllLeaves(in *hlo.Instruction) {
 	}
 }
 
-// fixStated applies the fixed layouts: the entry signature (the module's
-// entry_computation_layout, else the layouts stated on entry parameters and
-// root), custom-calls with operand_layout_constraints, bitcasts, infeed and
-// outfeed, and (unless Relayout) every stated layout.
+// fixStated applies the fixed layouts that come before unification:
+// custom-calls with operand_layout_constraints, bitcasts, infeed and
+// outfeed, the TPU's sort operands and (unless Relayout) every stated
+// layout. The entry signature comes after (fixEntry).
 func (a *assigner) fixStated() error {
-	entry := a.m.Entry
 	ecl, err := entrySignature(a.m)
 	if err != nil {
 		return err
 	}
 	a.ecl = ecl
-	// A module without entry (a truncated text that lost it) has no fixed
-	// signature.
-	if entry != nil {
-		for n, p := range entry.Params {
-			switch {
-			case p == nil:
-			case ecl != nil && n < len(ecl.Params):
-				a.applySignature(p, ecl.Params[n])
-			default:
-				a.fixAllLeaves(p)
-			}
-		}
-	}
 	for _, c := range a.m.Computations {
 		for _, in := range c.Instructions {
-			a.fixInstruction(in)
+			if c != a.m.Entry || in.Opcode != hlo.OpParameter { // fixEntry's
+				a.fixInstruction(in)
+			}
 		}
-	}
-	// Requirements that resolve conflicts by copies come after the
-	// value-level fixes.
-	if entry != nil && entry.Root != nil {
-		a.requireEntryResult(entry, ecl)
 	}
 	if a.opts.Target.Backend == BackendTPU {
 		for _, c := range a.m.Computations {
 			for _, in := range c.Instructions {
-				if in.Opcode == hlo.OpSort {
+				switch in.Opcode {
+				case hlo.OpSort:
 					a.requireLeastPadding(in)
+				case hlo.OpDot:
+					if out, ok := tpuDotLayout(in, a.opts.Target); ok && !a.fused[c] && a.assignable(a.leafID(in, nil)) {
+						a.require(a.leafID(in, nil), out, site{}, nil)
+					}
+				case hlo.OpConvolution:
+					// A fused convolution was a dot when XLA laid it out.
+					if _, _, out, ok := tpuConvLayouts(in); ok && !a.fused[c] && a.assignable(a.leafID(in, nil)) {
+						a.require(a.leafID(in, nil), out, site{}, nil)
+					}
 				}
 			}
 		}
@@ -106,6 +101,69 @@ func (a *assigner) fixStated() error {
 		}
 	}
 	return nil
+}
+
+// fixEntry applies the entry signature once the other values are unified,
+// as XLA's constraints rank them: an entry parameter keeps its layout, but
+// the values it reaches take it only where nothing else fixed theirs (else
+// the parameter is copied before those users); the result's layout is the
+// least binding, a use of the root's values, which are copied when their
+// class has another layout. The edges of the parameters and of a root
+// tuple, which unifyAll deferred, are unified once both are fixed.
+func (a *assigner) fixEntry() {
+	entry := a.m.Entry
+	// A module without entry (a truncated text that lost it) has no fixed
+	// signature.
+	if entry == nil {
+		return
+	}
+	for n, p := range entry.Params {
+		switch {
+		case p == nil:
+		case a.ecl != nil && n < len(a.ecl.Params):
+			a.applySignature(p, a.ecl.Params[n])
+		default:
+			a.fixAllLeaves(p)
+		}
+	}
+	a.requireConvOperands()
+	for _, u := range a.uses {
+		a.require(a.leafID(u.user.Operands[u.op], nil), u.m2m, site{user: u.user, op: u.op}, nil)
+	}
+	tupleRoot := entry.Root != nil && entry.Root.Opcode == hlo.OpTuple
+	if tupleRoot {
+		a.requireEntryResult(entry)
+	}
+	a.unifyDeferred()
+	if entry.Root != nil && !tupleRoot {
+		a.requireEntryResult(entry)
+	}
+}
+
+// requireConvOperands requires, on the TPU, a convolution's operands in
+// the layouts its kernels read (tpuConvLayouts): an operand whose class
+// has another layout is copied for it.
+func (a *assigner) requireConvOperands() {
+	if a.opts.Target.Backend != BackendTPU {
+		return
+	}
+	for _, c := range a.m.Computations {
+		for _, in := range c.Instructions {
+			if in.Opcode != hlo.OpConvolution || a.fused[c] || !a.assignable(a.leafID(in, nil)) {
+				continue
+			}
+			if lhs, kernel, _, ok := tpuConvLayouts(in); ok {
+				a.require(a.leafID(in.Operands[0], nil), lhs, site{user: in, op: 0}, nil)
+				a.require(a.leafID(in.Operands[1], nil), kernel, site{user: in, op: 1}, nil)
+			}
+		}
+	}
+}
+
+// assignable reports whether value id's layout is this pass's to choose:
+// always with Relayout, else when the text states none.
+func (a *assigner) assignable(id int) bool {
+	return id >= 0 && (a.opts.Relayout || a.stated(id) == nil)
 }
 
 // fixInstruction fixes the stated layouts of in: all of them unless
@@ -130,22 +188,22 @@ func (a *assigner) fixInstruction(in *hlo.Instruction) {
 	}
 }
 
-// requireEntryResult requires the entry's result layouts: the entry
+// requireEntryResult requires the entry's result layouts, the entry
 // computation layout's when the module has one, else the root's stated
-// ones.
-func (a *assigner) requireEntryResult(entry *hlo.Computation, ecl *hlo.ProgramShape) {
+// ones, of the root's leaves (a conflict copies the root).
+func (a *assigner) requireEntryResult(entry *hlo.Computation) {
 	root := entry.Root
-	if ecl != nil {
-		for _, l := range ecl.Result.Leaves() {
-			if l.Shape.IsArray() && l.Shape.Layout != nil {
-				a.requireThroughTuples(root, l.Index, l.Shape.Layout.MinorToMajor, site{comp: entry}, l.Index)
+	for _, l := range root.Shape.Leaves() {
+		id := a.leafID(root, l.Index)
+		m := a.stated(id)
+		if a.ecl != nil {
+			m = nil
+			if r, ok := a.ecl.Result.Subshape(l.Index); ok && r.IsArray() && r.Layout != nil {
+				m = r.Layout.MinorToMajor
 			}
 		}
-		return
-	}
-	for _, l := range root.Shape.Leaves() {
-		if m := a.stated(a.leafID(root, l.Index)); m != nil {
-			a.requireThroughTuples(root, l.Index, m, site{comp: entry}, l.Index)
+		if m != nil {
+			a.require(id, m, site{comp: entry}, l.Index)
 		}
 	}
 }

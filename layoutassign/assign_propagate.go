@@ -155,8 +155,8 @@ func (a *assigner) prefer(in *hlo.Instruction) {
 			a.offer(a.leafID(r, nil), rm)
 		}
 	case hlo.OpConvolution:
-		if len(in.Operands) < 2 {
-			return
+		if _, _, _, ok := tpuConvLayouts(in); len(in.Operands) < 2 || ok && a.opts.Target.Backend == BackendTPU && !a.fused[in.Parent] {
+			return // required instead (requireConvOperands)
 		}
 		l, r := in.Operands[0], in.Operands[1]
 		if im, km, om, ok := convLayouts(l.Shape.Rank(), r.Shape.Rank(), in.Shape.Rank(), in.Typed.Conv); ok {

@@ -18,6 +18,10 @@ func (a *assigner) unify(p, c int, st site, path []int64) {
 	if p < 0 || c < 0 || a.sharing {
 		return
 	}
+	if a.deferredValue != nil && (a.deferredValue[p] || a.deferredValue[c]) {
+		a.deferred = append(a.deferred, edge{p: p, c: c, st: st, path: path})
+		return
+	}
 	sp, sc := a.shapeOf(p), a.shapeOf(c)
 	if sp == nil || sc == nil || !sp.IsArray() || !sc.IsArray() || sp.Rank() != sc.Rank() {
 		return
@@ -47,11 +51,72 @@ func (a *assigner) unify(p, c int, st site, path []int64) {
 // and get-tuple-element aliasing, and the boundaries of called
 // computations (fusion, call, while, conditional, async).
 func (a *assigner) unifyAll() {
+	a.deferredValue = make([]bool, len(a.values))
+	deferAll := func(in *hlo.Instruction) {
+		if b, ok := a.base(in); ok {
+			for k := range leafCount(&in.Shape) {
+				a.deferredValue[b+k] = true
+			}
+		}
+	}
+	for in := range a.settled {
+		deferAll(in)
+	}
+	if e := a.m.Entry; e != nil {
+		for _, p := range e.Params {
+			if p != nil {
+				deferAll(p)
+			}
+		}
+		if e.Root != nil && e.Root.Opcode == hlo.OpTuple {
+			deferAll(e.Root)
+		}
+	}
 	for _, c := range a.m.Computations {
 		for _, in := range c.Instructions {
 			a.unifyInstruction(in)
 		}
 	}
+}
+
+// unifyDeferred unifies the edges unifyAll deferred, once their values
+// are fixed, in the order XLA's propagation meets those constraints: the
+// settled values (a callee's layouts), then the entry parameters from the
+// last to the first (its worklist takes the last constraint added first),
+// then those of a root tuple, then the updates of dynamic-update-slices
+// and scatters; a conflict copies the producer.
+func (a *assigner) unifyDeferred() {
+	rank := func(e edge) int {
+		if u := e.st.user; u != nil && e.st.op > 0 && (u.Opcode == hlo.OpDynamicUpdateSlice || u.Opcode == hlo.OpScatter) {
+			// The update of a dynamic-update-slice or scatter yields to
+			// the operand it writes into (XLA lowers its priority).
+			return 1 << 30
+		}
+		for _, id := range [2]int{e.p, e.c} {
+			if in := a.values[id].in; a.settled[in] != nil {
+				return -1 << 30
+			}
+		}
+		for _, id := range [2]int{e.p, e.c} {
+			if in := a.values[id].in; in.Opcode == hlo.OpParameter && in.Parent == a.m.Entry {
+				return -in.ParameterNumber
+			}
+		}
+		return 1
+	}
+	slices.SortStableFunc(a.deferred, func(x, y edge) int { return rank(x) - rank(y) })
+	a.deferredValue = nil
+	for _, c := range a.m.Computations {
+		for _, in := range c.Instructions {
+			if m2m, ok := a.settled[in]; ok {
+				a.require(a.leafID(in, nil), m2m, site{}, nil)
+			}
+		}
+	}
+	for _, e := range a.deferred {
+		a.unify(e.p, e.c, e.st, e.path)
+	}
+	a.deferred = nil
 }
 
 // unifyLeaves unifies the leaves of p under pPath with those of c under

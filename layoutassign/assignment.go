@@ -543,7 +543,7 @@ func (lv *liveness) canShareAsOperand(user, operand *hloValue) bool {
 	if user.def.in.Opcode == hlo.OpCopy || !slices.Contains(user.def.in.Operands, end.st.in) {
 		return false
 	}
-	return canShareOperand(end.st.in, end.st.nodes[end.node].path, user.def.in, user.path())
+	return canShareOperand(end.st.in, end.st.nodes[end.node].path, user.def.in, user.path(), lv.t.Backend)
 }
 
 // allocation describes value id's buffer of the given size and kind for

@@ -17,19 +17,25 @@
 // one module-wide pass over array values, each value being one array leaf
 // of an instruction's result:
 //
-//  1. Fixed layouts. The entry computation's signature is fixed: the
-//     module's entry_computation_layout when it matches the entry, else the
-//     layouts stated on the entry parameters and the root. So are the
-//     results of custom-calls with operand_layout_constraints (and those
-//     operands), bitcasts and their operands (a bitcast's meaning depends on
-//     both layouts), infeed, outfeed, send and recv; and, unless
+//  1. Fixed layouts. The results of custom-calls with
+//     operand_layout_constraints (and those operands), bitcasts and their
+//     operands (a bitcast's meaning depends on both layouts), infeed,
+//     outfeed, send and recv are fixed; and, unless
 //     Options.Relayout (hlo-opt --relayout), every layout the text states,
 //     so that a dump after optimizations keeps the layouts it runs with and
-//     only missing ones are assigned. A fixed entry parameter keeps its
-//     whole layout (tiles, memory space); other fixed values keep their
+//     only missing ones are assigned. Fixed values keep their
 //     minor_to_major, and their tiles when stated (in a module with tiles
 //     anywhere, a stated layout without tiles stays untiled, as XLA's TPU
-//     scalars in S(2) are).
+//     scalars in S(2) are). The entry computation's signature (the module's
+//     entry_computation_layout when it matches the entry, else the layouts
+//     stated on the entry parameters and the root) comes after step 2, as
+//     XLA's constraints rank it: an entry parameter keeps its whole layout
+//     (tiles, memory space), and the class it reaches takes it unless
+//     something else fixed the class (then the parameter is copied for
+//     those users), the last parameter first (XLA's worklist takes the
+//     last constraint added first), the update of a dynamic-update-slice
+//     or scatter last; the result's layout binds least: the root is copied
+//     when its class has another layout.
 //  2. Equality classes (union-find). Values that must share a layout are
 //     merged: an op that cannot change layout (elementwise ops, compare,
 //     select, convert, concatenate, slice, pad, dynamic-slice and
@@ -53,8 +59,15 @@
 //     broadcast (result to operand), each reaching only classes that have
 //     no layout yet. Then, instruction by instruction, the operand
 //     preferences of dot (batch dims major, lhs contracting dim minor, rhs
-//     [K,N] with N minor) and convolution (batch major, feature minor; the
-//     kernel's output feature minor) are offered and propagated. Finally
+//     [K,N] with N minor) and, off the TPU, convolution (batch major,
+//     feature minor; the kernel's output feature minor) are offered and
+//     propagated. (On the TPU a convolution's layouts are required, as
+//     its layout assignment's log shows: the result fixed with step 1, the
+//     operands with the entry signature, a conflicting operand copied;
+//     spatial dims most major, then batch and feature, the larger one
+//     minor, the kernel's input and output feature likewise; a dot's
+//     result is required likewise: batch dims major, the largest lhs and
+//     rhs free dims minor, the one that pads less most minor.) Finally
 //     every class still without a layout gets the default major-to-minor
 //     (a constant its literal's stated layout), in program order, each
 //     followed by propagation. On the TPU, when that default would put a
@@ -78,6 +91,26 @@
 //     Transposes and reshapes are classified as free (bitcasts under the
 //     chosen layouts, tiles included: the tiles must agree and merged rows
 //     must be whole tile rows) or costly.
+//
+// On the TPU a second pass follows where the first leaves a concatenate at
+// risk, as XLA's TPU layout assignment runs again with such concatenates
+// pinned (its log, TPU_VMODULE=tpu_layout_assignment=3, lists them): a
+// concatenate whose layout pads it more than twice as much, counted in
+// (8,128) tiles, as the layout that pads it least (ties: the larger
+// second-minor dim, then the larger minor_to_major) is pinned to that
+// layout, the smallest such per class (the first step of an associative
+// scan's interleaving, whose pin XLA's result shows spread over the scan's
+// slices, pads and adds: f32[33,9,24,4] scanned along dim 0 from a
+// parameter in {0,3,2,1} gets {2,3,1,0}); the results of while loops and
+// conditionals keep their first-pass layouts (XLA lays a callee out before
+// its caller), and what meets the pinned class in another layout is
+// copied. The second pass also pins the reshapes the first pass left in
+// layouts that do not make them a bitcast of the data (XLA's TPU lists
+// them as incompatible): the operand keeps its layout and the result takes
+// the one aligned with it, or, with none aligned, the operand is copied to
+// major-to-minor and the result is major-to-minor, its size-1 dims most
+// major; reshapes that only insert or delete size-1 dims, and results in
+// the default layout, stay.
 //
 // The result re-parses and is a fixed point: running Assign again changes
 // nothing (tested on every corpus module).

@@ -156,7 +156,7 @@ func (lv *liveness) reusableOperand(id int32, t int, freeing []int32, in map[int
 				!slices.Contains(user.Operands, o.def.in) {
 				continue
 			}
-			if canShareOperand(o.def.in, o.path(), user, v.path()) {
+			if canShareOperand(o.def.in, o.path(), user, v.path(), lv.t.Backend) {
 				return ov, true
 			}
 		}

@@ -246,6 +246,98 @@ func convLayouts(inRank, kRank, outRank int, c *hlo.ConvDims) (in, kernel, out [
 	return in, kernel, out, true
 }
 
+// tpuConvLayouts are the layouts XLA's TPU layout assignment requires of
+// a convolution (its log, TPU_VMODULE=tpu_layout_assignment=3, on the
+// differential tester's programs: 64 convolutions): the spatial dims most
+// major in their order, then for the input and the output the batch and
+// feature dims, the larger one minor (feature on a tie: 46 of 48 inputs);
+// for the kernel the input and output feature dims, the larger one minor
+// (output on a tie: 5 of 8; 55 of 64 kernels follow the rule).
+func tpuConvLayouts(in *hlo.Instruction) (lhs, kernel, out []int64, ok bool) {
+	c := in.Typed.Conv
+	// A convolution without spatial dims is a dot the TPU compiler
+	// rewrote after laying it out (dim_labels=fb_io->bf in its dumps).
+	if c == nil || len(c.OutputSpatial) == 0 || len(in.Operands) < 2 || !in.Shape.IsArray() {
+		return nil, nil, nil, false
+	}
+	l, r := in.Operands[0].Shape, in.Operands[1].Shape
+	if !l.IsArray() || !r.IsArray() {
+		return nil, nil, nil, false
+	}
+	// pair puts the larger of dims a and b of s minor, b on a tie.
+	pair := func(s hlo.Shape, a, b int64) []int64 {
+		if a < 0 || b < 0 || a >= int64(s.Rank()) || b >= int64(s.Rank()) {
+			return nil
+		}
+		if s.Dims[a] > s.Dims[b] {
+			return []int64{b, a}
+		}
+		return []int64{a, b}
+	}
+	lhs = majorToMinor(c.InputSpatial, pair(l, c.InputBatch, c.InputFeature))
+	kernel = majorToMinor(c.KernelSpatial, pair(r, c.KernelInputFeature, c.KernelOutputFeature))
+	out = majorToMinor(c.OutputSpatial, pair(in.Shape, c.OutputBatch, c.OutputFeature))
+	if !hlo.IsPermutation(lhs, l.Rank()) || !hlo.IsPermutation(kernel, r.Rank()) || !hlo.IsPermutation(out, in.Shape.Rank()) {
+		return nil, nil, nil, false
+	}
+	return lhs, kernel, out, true
+}
+
+// tpuDotLayout is the result layout XLA's TPU layout assignment gives a
+// dot (its log on the differential tester's programs: 79 of 106 dots): the
+// batch dims most major, then the lhs's free dims but the largest (the
+// last of equals), then the largest of them and the rhs's largest free
+// dim, the one of these two that pads less minor. When both pad alike
+// (f32[2,4,128,128] of attention: the lhs's minor there, the rhs's in
+// f32[513,100]), XLA's choice follows the operands, which this does not
+// model: no layout is required then.
+func tpuDotLayout(in *hlo.Instruction, t Target) ([]int64, bool) {
+	d := in.Typed.Dot
+	if d == nil || len(in.Operands) < 2 || !in.Shape.IsArray() || in.Shape.Rank() < 2 {
+		return nil, false
+	}
+	nb := int64(len(d.LhsBatch))
+	nm := int64(in.Operands[0].Shape.Rank()) - nb - int64(len(d.LhsContracting))
+	rank := int64(in.Shape.Rank())
+	if nm < 0 || nb+nm > rank {
+		return nil, false
+	}
+	// largest returns the largest of dims [lo, hi) of the result, the last
+	// of equals, or -1.
+	largest := func(lo, hi int64) int64 {
+		best := int64(-1)
+		for k := lo; k < hi; k++ {
+			if best < 0 || in.Shape.Dims[k] >= in.Shape.Dims[best] {
+				best = k
+			}
+		}
+		return best
+	}
+	m, n := largest(nb, nb+nm), largest(nb+nm, rank)
+	var pair []int64
+	switch {
+	case m < 0 && n < 0:
+		return nil, false
+	case m < 0:
+		pair = []int64{n}
+	case n < 0:
+		pair = []int64{m}
+	default:
+		pair = []int64{m, n}
+		mMinor := layoutFor(in.Shape, majorToMinor(rest(int(rank), pair), []int64{n, m}), t)
+		nMinor := layoutFor(in.Shape, majorToMinor(rest(int(rank), pair), []int64{m, n}), t)
+		bm, err1 := paddedBytes(mMinor, t.SizeOptions())
+		bn, err2 := paddedBytes(nMinor, t.SizeOptions())
+		switch {
+		case err1 != nil || err2 != nil || bm == bn:
+			return nil, false // decided by the operands' layouts, not modelled
+		case bm < bn:
+			pair = []int64{n, m}
+		}
+	}
+	return majorToMinor(rest(int(rank), pair), pair), true
+}
+
 // nonDegenerate lists the dims of the physical order (major to minor)
 // whose size is not 1.
 func nonDegenerate(dims, m2m []int64) []int64 {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 )
@@ -100,4 +101,62 @@ func TestTiledDefaultLayout(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, tiledDefaultLayout(tc.dims), "%v", tc.dims)
 	}
+}
+
+// TestTPUConvLayouts checks the layouts of libtpu's log for a 1-D
+// convolution of the differential tester (b0f_0io->b0f: input
+// f32[1,9,2]{2,0,1}, kernel f32[3,2,4]{2,1,0}) and that a convolution
+// without spatial dims (a rewritten dot) gets none.
+func TestTPUConvLayouts(t *testing.T) {
+	m, err := hlo.ParseString(`HloModule m
+ENTRY main {
+  x = f32[1,9,2] parameter(0)
+  k = f32[3,2,4] parameter(1)
+  c = f32[1,19,4] convolution(x, k), window={size=3 pad=2_2 lhs_dilate=2}, dim_labels=b0f_0io->b0f
+  a = bf16[8,16] parameter(2)
+  b = bf16[16,32] parameter(3)
+  ROOT d = bf16[8,32] convolution(a, b), dim_labels=bf_io->bf
+}
+`)
+	require.NoError(t, err)
+	lhs, kernel, out, ok := tpuConvLayouts(m.Entry.Instructions[2])
+	require.True(t, ok)
+	assert.Equal(t, []int64{2, 0, 1}, lhs)
+	assert.Equal(t, []int64{2, 1, 0}, kernel)
+	assert.Equal(t, []int64{2, 0, 1}, out)
+	_, _, _, ok = tpuConvLayouts(m.Entry.Root)
+	assert.False(t, ok)
+}
+
+// TestTPUDotLayout checks dots of libtpu's log: f32[7,257,48] (lhs
+// [7,257,48] by [48,48]) gets {1,2,0}, the lhs's 257 minor as it pads
+// less; f32[12,4,513] {2,0,1}, 513 minor and the largest lhs dim next; a
+// tie (f32[16,9]) requires nothing.
+func TestTPUDotLayout(t *testing.T) {
+	m, err := hlo.ParseString(`HloModule m
+ENTRY main {
+  a = f32[7,257,48] parameter(0)
+  b = f32[48,48] parameter(1)
+  d1 = f32[7,257,48] dot(a, b), lhs_contracting_dims={2}, rhs_contracting_dims={0}
+  c = f32[12,4,33] parameter(2)
+  e = f32[33,513] parameter(3)
+  d2 = f32[12,4,513] dot(c, e), lhs_contracting_dims={2}, rhs_contracting_dims={0}
+  f = f32[16,5] parameter(4)
+  g = f32[5,9] parameter(5)
+  ROOT d3 = f32[16,9] dot(f, g), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+`)
+	require.NoError(t, err)
+	byName := map[string]*hlo.Instruction{}
+	for _, in := range m.Entry.Instructions {
+		byName[in.Name] = in
+	}
+	got, ok := tpuDotLayout(byName["d1"], TPU())
+	require.True(t, ok)
+	assert.Equal(t, []int64{1, 2, 0}, got)
+	got, ok = tpuDotLayout(byName["d2"], TPU())
+	require.True(t, ok)
+	assert.Equal(t, []int64{2, 0, 1}, got)
+	_, ok = tpuDotLayout(byName["d3"], TPU())
+	assert.False(t, ok)
 }

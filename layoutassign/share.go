@@ -57,7 +57,10 @@ func fusedParam(f *hlo.Instruction, k int) *hlo.Instruction {
 // elementwise, for an output fusion adding to a dot, for while and
 // conditional, for the updated operand of a dynamic-update-slice or
 // scatter, and for elementwise ops.
-func canShareOperand(operand *hlo.Instruction, opPath []int64, user *hlo.Instruction, userPath []int64) bool {
+//
+// On the GPU a fusion user follows XLA's GPU buffer-sharing hint instead
+// (gpuFusionCanShare), which decides after the in-place pairs.
+func canShareOperand(operand *hlo.Instruction, opPath []int64, user *hlo.Instruction, userPath []int64, b Backend) bool {
 	if user.Opcode == hlo.OpCustomCall && len(userPath) == 1 && userPath[0] == 1 {
 		if t, _ := user.Attr("custom_call_target"); strings.Contains(t, "cublas$lt$matmul") {
 			return false // the cuBLASLt workspace
@@ -68,14 +71,23 @@ func canShareOperand(operand *hlo.Instruction, opPath []int64, user *hlo.Instruc
 	}
 	os, ok1 := operand.Shape.Subshape(opPath)
 	us, ok2 := user.Shape.Subshape(userPath)
-	if !ok1 || !ok2 || !sameShape(os, us) {
+	if !ok1 || !ok2 {
 		return false
 	}
+	equal := sameShape(os, us)
 	k := slices.Index(user.Operands, operand)
-	for _, p := range inPlacePairs(user) {
-		if p.operand < len(user.Operands) && user.Operands[p.operand] == operand && slices.Equal(p.opPath, opPath) && slices.Equal(p.outPath, userPath) {
-			return true
+	if equal {
+		for _, p := range inPlacePairs(user) {
+			if p.operand < len(user.Operands) && user.Operands[p.operand] == operand && slices.Equal(p.opPath, opPath) && slices.Equal(p.outPath, userPath) {
+				return true
+			}
 		}
+	}
+	if b == BackendGPU && user.Opcode == hlo.OpFusion {
+		return gpuFusionCanShare(os, us, user, k, userPath)
+	}
+	if !equal {
+		return false
 	}
 	switch user.Opcode {
 	case hlo.OpFusion:
@@ -160,4 +172,135 @@ func sameShape(a, b *hlo.Shape) bool {
 		return sameLayout(a.Layout, b.Layout, a.Rank())
 	}
 	return a.Equal(*b)
+}
+
+// gpuFusionCanShare is XLA's GPU FusionCanShareBufferHint
+// (xla/service/gpu/alias_info.cc): fusion f may write its output at
+// userPath over its operand k (of shape os; the output's is us) when both
+// hold as many elements of as many bits, and every path from the operand's
+// parameter to that output goes through elementwise ops, bitcasts and
+// tuples only, or reaches a scatter or sort root through the operand it
+// updates, or a dynamic-update-slice root through its update (a
+// dynamic-slice of the same slice aside); the path stops at the fusion's
+// hero reduction, which the reduction emitter computes before any other
+// output; another output reached must be elementwise with no transpose
+// hero.
+func gpuFusionCanShare(os, us *hlo.Shape, f *hlo.Instruction, k int, userPath []int64) bool {
+	if !sameShape(os, us) {
+		if !os.IsArray() || !us.IsArray() || os.ElementCount() != us.ElementCount() || os.Type.BitWidth() != us.Type.BitWidth() {
+			return false
+		}
+	}
+	p := fusedParam(f, k)
+	if p == nil {
+		return false
+	}
+	comp := f.Called[0]
+	output := comp.Root
+	for _, i := range userPath {
+		if output == nil || output.Opcode != hlo.OpTuple || int(i) >= len(output.Operands) {
+			break
+		}
+		output = output.Operands[i]
+	}
+	if output == nil {
+		return false
+	}
+	root := output // the output, a bitcast looked through
+	if root.Opcode == hlo.OpBitcast && len(root.Operands) == 1 {
+		root = root.Operands[0]
+	}
+	roots := []*hlo.Instruction{comp.Root}
+	if comp.Root != nil && comp.Root.Opcode == hlo.OpTuple {
+		roots = comp.Root.Operands
+	}
+	var hero *hlo.Instruction // the reduction emitter's hero
+	for _, r := range roots {
+		if h := fusionHero(r); h != nil && h.Opcode == hlo.OpReduce {
+			hero = h
+			break
+		}
+	}
+	users := map[*hlo.Instruction][]*hlo.Instruction{}
+	for _, in := range comp.Instructions {
+		for _, op := range in.Operands {
+			if !slices.Contains(users[op], in) {
+				users[op] = append(users[op], in)
+			}
+		}
+	}
+	visited := map[*hlo.Instruction]bool{p: true}
+	queue := []*hlo.Instruction{p}
+	found := false
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		if cur == output {
+			found = true
+		}
+		if cur == hero {
+			continue
+		}
+		for _, u := range users[cur] {
+			if !visited[u] {
+				visited[u] = true
+				queue = append(queue, u)
+			}
+			idx := slices.Index(u.Operands, cur)
+			switch {
+			case u == root && u.Opcode == hlo.OpScatter && idx < max(len(u.Shape.Tuple), 1) && countOperand(u, cur) == 1:
+			case u == root && u.Opcode == hlo.OpSort && countOperand(u, cur) == 1:
+				if len(userPath) != 1 || int(userPath[0]) != idx {
+					return false
+				}
+			case root.Opcode == hlo.OpDynamicUpdateSlice && u.Opcode == hlo.OpDynamicSlice && len(root.Operands) > 1 &&
+				len(u.Operands) > 0 && root.Operands[0] == u.Operands[0] && u.Shape.Equal(root.Operands[1].Shape):
+				if !effectiveScalar(&u.Shape) || !effectiveScalar(&root.Operands[1].Shape) {
+					for i := 1; i < len(u.Operands); i++ {
+						if i+1 >= len(root.Operands) || u.Operands[i] != root.Operands[i+1] {
+							return false
+						}
+					}
+				}
+			case !(u.IsElementwise() || u.Opcode == hlo.OpDynamicUpdateSlice && idx == 0) || u.Opcode == hlo.OpCopy:
+				if u.Opcode != hlo.OpBitcast && u.Opcode != hlo.OpTuple && u != hero &&
+					(u != root || u.Opcode != hlo.OpDynamicUpdateSlice || idx != 1) {
+					return false
+				}
+			}
+		}
+	}
+	if len(roots) > 1 {
+		other, transposeHero := false, false
+		for _, r := range roots {
+			if !visited[r] {
+				continue
+			}
+			if r != output {
+				other = true
+			}
+			if h := fusionHero(r); h != nil && (h.Opcode == hlo.OpTranspose || h.Opcode == hlo.OpCopy) {
+				transposeHero = true
+			}
+		}
+		if other && (!root.IsElementwise() || transposeHero) {
+			return false
+		}
+	}
+	return found
+}
+
+// fusionHero is the instruction a fusion root's emitter is chosen by: the
+// root, looked through the elementwise ops of one operand and bitcasts
+// above it (XLA's FindNonTrivialHero, simplified).
+func fusionHero(r *hlo.Instruction) *hlo.Instruction {
+	for r != nil && len(r.Operands) == 1 && (r.IsElementwise() || r.Opcode == hlo.OpBitcast) {
+		r = r.Operands[0]
+	}
+	return r
+}
+
+// effectiveScalar reports whether s has one element.
+func effectiveScalar(s *hlo.Shape) bool {
+	return s.IsArray() && s.ElementCount() == 1
 }
