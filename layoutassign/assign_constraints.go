@@ -282,13 +282,26 @@ func leastPaddedOrder(s hlo.Shape, t Target) []int64 {
 	if err != nil {
 		return best
 	}
-	perm := slices.Clone(best)
+	forEachOrder(s.Rank(), func(perm []int64) {
+		if n, err := paddedBytes(layoutFor(s, perm, t), t.SizeOptions()); err == nil && n < bestBytes {
+			best, bestBytes = slices.Clone(perm), n
+		}
+	})
+	return best
+}
+
+// forEachOrder calls visit with every minor_to_major of a rank-r array
+// (the default order first), for ranks up to 6 (720 orders); visit must
+// not keep perm. Higher ranks are not enumerated.
+func forEachOrder(r int, visit func(perm []int64)) {
+	if r > 6 {
+		return
+	}
+	perm := hlo.DefaultMinorToMajor(r)
 	var try func(k int)
 	try = func(k int) {
 		if k == len(perm) {
-			if n, err := paddedBytes(layoutFor(s, perm, t), t.SizeOptions()); err == nil && n < bestBytes {
-				best, bestBytes = slices.Clone(perm), n
-			}
+			visit(perm)
 			return
 		}
 		for j := k; j < len(perm); j++ {
@@ -297,8 +310,5 @@ func leastPaddedOrder(s hlo.Shape, t Target) []int64 {
 			perm[k], perm[j] = perm[j], perm[k]
 		}
 	}
-	if s.Rank() <= 6 {
-		try(0)
-	}
-	return best
+	try(0)
 }

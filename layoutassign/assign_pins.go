@@ -199,24 +199,11 @@ func pinLayout(s hlo.Shape, t Target) []int64 {
 		}
 		return slices.Compare(m, best) > 0
 	}
-	perm := hlo.DefaultMinorToMajor(s.Rank())
-	var try func(k int)
-	try = func(k int) {
-		if k == len(perm) {
-			if n, err := paddedBytes(layoutFor(s, perm, t), so); err == nil && better(perm, n) {
-				best, bestBytes = slices.Clone(perm), n
-			}
-			return
+	forEachOrder(s.Rank(), func(perm []int64) {
+		if n, err := paddedBytes(layoutFor(s, perm, t), so); err == nil && better(perm, n) {
+			best, bestBytes = slices.Clone(perm), n
 		}
-		for j := k; j < len(perm); j++ {
-			perm[k], perm[j] = perm[j], perm[k]
-			try(k + 1)
-			perm[k], perm[j] = perm[j], perm[k]
-		}
-	}
-	if s.Rank() <= 6 {
-		try(0)
-	}
+	})
 	if best == nil {
 		return hlo.DefaultMinorToMajor(s.Rank())
 	}
