@@ -192,18 +192,8 @@ func TestXLAParserConformance(t *testing.T) {
 
 // firstLineDiff describes the first line where got differs from want.
 func firstLineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := range max(len(w), len(g)) {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			return fmt.Sprintf("line %d %q instead of %q", i+1, b, a)
-		}
+	if n, a, b := hlotest.FirstDifferentLine(want, got); n > 0 {
+		return fmt.Sprintf("line %d %q instead of %q", n, b, a)
 	}
 	return ""
 }

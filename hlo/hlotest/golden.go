@@ -34,6 +34,15 @@ func Golden(tb testing.TB, path, got string) {
 }
 
 func firstDiff(want, got string) string {
+	if n, a, b := FirstDifferentLine(want, got); n > 0 {
+		return fmt.Sprintf("line %d:\n- %s\n+ %s", n, a, b)
+	}
+	return ""
+}
+
+// FirstDifferentLine is the first line (counted from 1) where got differs
+// from want, with both versions of it; n is 0 when they are equal.
+func FirstDifferentLine(want, got string) (n int, wantLine, gotLine string) {
 	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
 	for i := range max(len(w), len(g)) {
 		var a, b string
@@ -44,8 +53,8 @@ func firstDiff(want, got string) string {
 			b = g[i]
 		}
 		if a != b {
-			return fmt.Sprintf("line %d:\n- %s\n+ %s", i+1, a, b)
+			return i + 1, a, b
 		}
 	}
-	return ""
+	return 0, "", ""
 }
