@@ -216,9 +216,18 @@ func (a *assigner) unifyWhile(in *hlo.Instruction) {
 	init := in.Operands[0]
 	if len(body.Params) > 0 && body.Params[0] != nil {
 		bp := body.Params[0]
-		a.unifyLeaves(init, nil, bp, nil, site{user: in, op: 0})
+		if a.opts.Target.Backend == BackendTPU && !a.sharing {
+			// The loop state's layout is not the init's: see whileInits.
+			a.whiles = append(a.whiles, in)
+			if a.loopsOf == nil {
+				a.loopsOf = map[*hlo.Instruction][]*hlo.Instruction{}
+			}
+			a.loopsOf[init] = append(a.loopsOf[init], in)
+		} else {
+			a.unifyLeaves(init, nil, bp, nil, site{user: in, op: 0})
+		}
 		if cond != nil && len(cond.Params) > 0 && cond.Params[0] != nil {
-			a.unifyLeaves(init, nil, cond.Params[0], nil, site{user: in, op: 0})
+			a.unifyLeaves(bp, nil, cond.Params[0], nil, site{user: in, op: 0})
 		}
 		if body.Root != nil {
 			a.unifyLeaves(body.Root, nil, bp, nil, site{comp: body})

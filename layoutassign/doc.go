@@ -42,8 +42,9 @@
 //     -update-slice, reverse, sort, collectives, ...) with its operands of
 //     the same rank; tuple and get-tuple-element with the leaves they alias;
 //     a fusion's, call's or async computation's parameters with the
-//     operands and its root with the result; a while's init, body and
-//     condition parameters, body root and result; a conditional's branch
+//     operands and its root with the result; a while's init (on the TPU
+//     not: see below), body and condition parameters, body root and
+//     result; a conditional's branch
 //     parameters with their operands and every branch root with the result;
 //     the *-done half of an async pair with the start's output. When both
 //     sides of a merge are already fixed to different layouts the merge is
@@ -70,7 +71,13 @@
 //     rhs free dims minor, the one that pads less most minor.) Finally
 //     every class still without a layout gets the default major-to-minor
 //     (a constant its literal's stated layout), in program order, each
-//     followed by propagation. On the TPU, when that default would put a
+//     followed by propagation. On the TPU a while loop's state is a class
+//     of its own: XLA carries a layout forward only to the users of an
+//     array, never through the tuple that gathers a loop's init, so the
+//     state takes its layout from the loop's users (an entry output read
+//     through get-tuple-element), then from its init when nothing else
+//     laid it out; the state's layout reaches back to an init without
+//     one, and an init in another layout is copied into the loop. On the TPU, when that default would put a
 //     size-1 dim among the two most minor (tiled) dims, every size-1 dim
 //     moves most major instead, in logical order, the other dims following
 //     in logical order: f32[1,128,1,64] {3,1,2,0}, bf16[512,1] {0,1}.
