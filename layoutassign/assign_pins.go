@@ -23,6 +23,7 @@ func (a *assigner) secondPassPins() *secondPass {
 	pins := &secondPass{concats: map[*hlo.Instruction][]int64{}, settled: map[*hlo.Instruction][]int64{}}
 	a.concatPins(pins)
 	a.reshapePins(pins)
+	a.scatterPins(pins)
 	if len(pins.concats) == 0 && len(pins.uses) == 0 {
 		return nil
 	}
@@ -172,6 +173,87 @@ func (a *assigner) reshapePins(pins *secondPass) {
 			pins.uses = append(pins.uses, operandUse{user: in, op: 0, m2m: def})
 		}
 	}
+}
+
+// scatterPins adds the scatters whose first-pass layouts are not the one
+// XLA's TPU scatter runs in: the operand dims the indices address (and the
+// inserted window dims) most major, in logical order, the others in the
+// layout that pads them least, the default order where it pads no more
+// (scatterLayout). XLA's TPU layout assignment lists the others as
+// "scatter with incompatible layouts" and runs again with them pinned: a
+// scatter into rows of f32[16,7] {0,1} runs in {1,0}, the parameter copied
+// in and the result out; f32[3,9,4,4] in {1,3,2,0}, f32[8,8,16,2] in
+// {2,1,3,0}, u32[64,5,8] in {2,1,0} (its log names the layout wanted).
+func (a *assigner) scatterPins(pins *secondPass) {
+	for _, c := range a.m.Computations {
+		if a.fused[c] {
+			continue
+		}
+		for _, in := range c.Instructions {
+			if in.Opcode != hlo.OpScatter || in.Typed.Scatter == nil || !in.Shape.IsArray() || in.Shape.Rank() < 2 {
+				continue
+			}
+			id := a.leafID(in, nil)
+			cur := a.layoutOf(id)
+			if !a.assignable(id) || cur == nil {
+				continue
+			}
+			if want := scatterLayout(in.Shape, in.Typed.Scatter, a.opts.Target); !slices.Equal(want, cur) {
+				pins.concats[in] = want
+			}
+		}
+	}
+}
+
+// scatterLayout is the layout a TPU scatter of shape s runs in (see
+// scatterPins).
+func scatterLayout(s hlo.Shape, d *hlo.ScatterDims, t Target) []int64 {
+	indexed := make([]bool, s.Rank())
+	for _, dims := range [][]int64{d.ScatterDimsToOperandDims, d.InsertedWindowDims} {
+		for _, k := range dims {
+			if k >= 0 && int(k) < len(indexed) {
+				indexed[k] = true
+			}
+		}
+	}
+	// def: the indexed dims most major, the others following, each group
+	// in logical order.
+	var phys []int64
+	for _, major := range []bool{true, false} {
+		for k := range indexed {
+			if indexed[k] == major {
+				phys = append(phys, int64(k))
+			}
+		}
+	}
+	def := physOrder(phys)
+	so := t.SizeOptions()
+	size := func(perm []int64) (int64, bool) {
+		for i, k := range perm {
+			if indexed[k] && i < len(perm)-countTrue(indexed) {
+				return 0, false // an indexed dim below the unindexed ones
+			}
+		}
+		n, err := paddedBytes(layoutFor(s, perm, t), so)
+		return n, err == nil
+	}
+	best := leastBy(s.Dims, size)
+	if nd, ok := size(def); ok {
+		if nb, _ := size(best); nd <= nb {
+			return def
+		}
+	}
+	return best
+}
+
+func countTrue(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }
 
 // unitDimsMajor is the major-to-minor layout with the size-1 dims most

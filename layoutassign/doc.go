@@ -119,7 +119,11 @@
 // the one aligned with it, or, with none aligned, the operand is copied to
 // major-to-minor and the result is major-to-minor, its size-1 dims most
 // major; reshapes that only insert or delete size-1 dims, and results in
-// the default layout, stay.
+// the default layout, stay. It pins likewise every scatter not in the
+// layout the TPU scatters in: the operand dims its indices address most
+// major, the others in the default order unless another pads them less
+// (f32[16,7] scattered by rows {1,0}, f32[3,9,4,4] {1,3,2,0}); what meets
+// the scatter in another layout (its operand, its users) is copied.
 //
 // The result re-parses and is a fixed point: running Assign again changes
 // nothing (tested on every corpus module).
