@@ -64,6 +64,7 @@ func (a *assigner) concatPins(pins *secondPass) {
 	best := map[int]pin{}
 	var order []int
 	tiles := a.paramTiles()
+	sorted := a.sortedClasses()
 	for _, c := range a.m.Computations {
 		if a.fused[c] {
 			continue
@@ -78,7 +79,7 @@ func (a *assigner) concatPins(pins *secondPass) {
 			}
 			r := a.find(id)
 			cur := a.m2m[r]
-			if cur == nil {
+			if cur == nil || sorted[r] {
 				continue
 			}
 			var want []int64
@@ -329,6 +330,33 @@ func tiledElements(dims, m2m []int64, rows, cols int64) int64 {
 		n *= size
 	}
 	return n
+}
+
+// sortedClasses returns the classes of the sorts' operands: XLA's TPU
+// layout assignment lists a sort whose layout a concatenate pin changed as
+// incompatible and runs again until the sort has its layout back, so a
+// scan sorted afterwards keeps the sort's layout (seed 1092: an
+// associative scan of f32[3,32,1000] along dim 2, then sorted along dim 1,
+// stays {2,1,0} after four passes, its concatenates pinned to {1,2,0} in
+// the second).
+func (a *assigner) sortedClasses() map[int]bool {
+	out := map[int]bool{}
+	for _, c := range a.m.Computations {
+		if a.fused[c] {
+			continue
+		}
+		for _, in := range c.Instructions {
+			if in.Opcode != hlo.OpSort {
+				continue
+			}
+			for _, op := range in.Operands {
+				if id := a.leafID(op, nil); id >= 0 {
+					out[a.find(id)] = true
+				}
+			}
+		}
+	}
+	return out
 }
 
 // classTile is the tile of an entry parameter, for the arrays of its type

@@ -110,8 +110,9 @@
 // (8,128) tiles, as the layout that pads it least (ties: the larger
 // second-minor dim, then the larger minor_to_major) is pinned to that
 // layout (in a class an entry parameter reached, both measured in the
-// parameter's tile, which XLA propagates with its layout), the smallest
-// such per class (the first step of an associative
+// parameter's tile, which XLA propagates with its layout; a class a sort
+// reads keeps the sort's layout, which XLA restores in further passes),
+// the smallest such per class (the first step of an associative
 // scan's interleaving, whose pin XLA's result shows spread over the scan's
 // slices, pads and adds: f32[33,9,24,4] scanned along dim 0 from a
 // parameter in {0,3,2,1} gets {2,3,1,0}); the results of while loops and
