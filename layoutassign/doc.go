@@ -29,17 +29,15 @@
 //     scalars in S(2) are). The entry computation's signature (the module's
 //     entry_computation_layout when it matches the entry, else the layouts
 //     stated on the entry parameters and the root) comes after step 2, as
-//     XLA's constraints rank it: the elements of a root tuple first (XLA
-//     propagates the entry result's constraint back to the values it
-//     returns before the parameters' constraints, which then fail to
-//     displace it: libtpu's layout_assignment log, "Negotiating fail"), then
-//     the entry parameters: a parameter keeps its whole layout (tiles,
-//     memory space), and the class it reaches takes it unless something
-//     else fixed the class (then the parameter is copied for those users),
-//     the last parameter first (XLA's worklist takes the last constraint
-//     added first), the update of a dynamic-update-slice or scatter last; a
-//     root that is not a tuple binds least: it is copied when its class has
-//     another layout.
+//     XLA's constraints rank it: the result first (XLA propagates the
+//     entry result's constraint back to the values it returns before the
+//     parameters' constraints, which then fail to displace it: libtpu's
+//     layout_assignment log, "Negotiating fail"), then the entry
+//     parameters: a parameter keeps its whole layout (tiles, memory
+//     space), and the class it reaches takes it unless something else
+//     fixed the class (then the parameter is copied for those users), the
+//     last parameter first (XLA's worklist takes the last constraint added
+//     first), the update of a dynamic-update-slice or scatter last.
 //  2. Equality classes (union-find). Values that must share a layout are
 //     merged: an op that cannot change layout (elementwise ops, compare,
 //     select, convert, concatenate, slice, pad, dynamic-slice and
