@@ -34,13 +34,16 @@ type PrintOptions struct {
 
 // String prints the module in XLA's canonical text form (see Print).
 func (m *Module) String() string {
-	n := 0
-	for _, c := range m.Computations {
-		n += len(c.Instructions)
-	}
-	p := newPrinter(m, PrintOptions{}, make([]byte, 0, 1024+200*n))
+	return string(m.AppendText(nil, PrintOptions{}))
+}
+
+// AppendText appends the text Print writes to dst, in the calling
+// goroutine whatever opts.Jobs, and returns the extended buffer: for a
+// caller that keeps the text, it saves Print's copy into a writer.
+func (m *Module) AppendText(dst []byte, opts PrintOptions) []byte {
+	p := newPrinter(m, opts, slices.Grow(dst, textSize(m.Computations)))
 	p.module(m)
-	return string(p.buf)
+	return p.buf
 }
 
 // Print writes the module in the form of XLA's HloModule::ToString():
@@ -148,16 +151,22 @@ func printBatches(m *Module) [][2]int {
 }
 
 // sized returns buf emptied, or a new buffer when buf is unlikely to hold
-// the text of cs (about 256 bytes per instruction) without growing.
+// the text of cs without growing.
 func sized(buf []byte, cs []*Computation) []byte {
+	if n := textSize(cs); cap(buf) < n {
+		return make([]byte, 0, n)
+	}
+	return buf[:0]
+}
+
+// textSize is about the size of the text of cs: 256 bytes per
+// instruction.
+func textSize(cs []*Computation) int {
 	n := 256
 	for _, c := range cs {
 		n += 256 * len(c.Instructions)
 	}
-	if cap(buf) < n {
-		return make([]byte, 0, n)
-	}
-	return buf[:0]
+	return n
 }
 
 // computations prints cs, each preceded by a blank line when sep or when it
@@ -213,7 +222,16 @@ func newPrinter(m *Module, opts PrintOptions, buf []byte) printer {
 
 func (p *printer) str(s string) { p.buf = append(p.buf, s...) }
 func (p *printer) byte(c byte)  { p.buf = append(p.buf, c) }
-func (p *printer) int(v int64)  { p.buf = strconv.AppendInt(p.buf, v, 10) }
+
+// int appends v in decimal; a digit, as most dimensions of layouts are, is
+// appended without a call.
+func (p *printer) int(v int64) {
+	if uint64(v) < 10 {
+		p.buf = append(p.buf, byte('0'+v))
+		return
+	}
+	p.buf = strconv.AppendInt(p.buf, v, 10)
+}
 
 func (p *printer) module(m *Module) {
 	p.header(m)
@@ -410,19 +428,31 @@ const (
 	rankBackend
 )
 
-var attrRanks = map[string]int{
-	"sharding": rankSharding, "frontend_attributes": rankFrontend,
-	"is_composite": rankComposite, "statistics": rankStatistics, "origin": rankOrigin, "original_value": rankOrigin, "metadata": rankMetadata,
-	"backend_config": rankBackend,
-}
-
-var callAttrIndex = func() map[string]int {
-	m := map[string]int{}
-	for i, n := range CallAttrs {
-		m[n] = i
+// attrRank returns where XLA prints attribute name: its rank and, among
+// the called computations, its place in CallAttrs (a switch and a short
+// scan: this runs for every attribute printed).
+func attrRank(name string) (rank, sub int) {
+	switch name {
+	case "metadata":
+		return rankMetadata, 0
+	case "backend_config":
+		return rankBackend, 0
+	case "sharding":
+		return rankSharding, 0
+	case "frontend_attributes":
+		return rankFrontend, 0
+	case "is_composite":
+		return rankComposite, 0
+	case "statistics":
+		return rankStatistics, 0
+	case "origin", "original_value":
+		return rankOrigin, 0
 	}
-	return m
-}()
+	if i := slices.Index(CallAttrs, name); i >= 0 {
+		return rankCalls, i
+	}
+	return rankOpcode, 0
+}
 
 // countNames counts the computation names in a verbatim call attribute value.
 func countNames(v string) int {
@@ -451,12 +481,10 @@ func (p *printer) attributes(in *Instruction) {
 	called := 0
 	for i, a := range in.Attrs {
 		it := item{idx: i, calledLo: -1}
-		if ci, ok := callAttrIndex[a.Name]; ok {
-			it.rank, it.sub = rankCalls, ci
+		it.rank, it.sub = attrRank(a.Name)
+		if it.rank == rankCalls {
 			it.calledLo = called
 			called += countNames(a.Value)
-		} else if r, ok := attrRanks[a.Name]; ok {
-			it.rank = r
 		}
 		if p.opts.Short && it.rank == rankMetadata {
 			continue
