@@ -78,11 +78,16 @@ func (p *chunkParser) opcode(text string) (Opcode, bool) {
 // compScope is the state of the computation being parsed; a computation
 // written inline in an attribute value is parsed in a scope of its own.
 type compScope struct {
-	names    nameTable
-	insts    []*Instruction
-	ctrl     []ctrlRef
-	comp     *Computation
-	rootSeen *Instruction
+	names nameTable
+	insts []*Instruction
+	// shapeTexts are the compact texts of the shapes insts were declared
+	// with, by position ("" where not compact, or not declared): an
+	// operand written with the same text has that shape (see
+	// parseOperands).
+	shapeTexts []string
+	ctrl       []ctrlRef
+	comp       *Computation
+	rootSeen   *Instruction
 	// elems are the get-tuple-elements made for "%t#k" operands of the
 	// computation being parsed, by tuple and index; implicit lists them
 	// in the order they were made.
@@ -210,6 +215,7 @@ func (p *chunkParser) parseComputation() (*Computation, *Truncation) {
 	clear(p.params)
 	p.implicit = p.implicit[:0]
 	p.insts = p.insts[:0]
+	p.shapeTexts = p.shapeTexts[:0]
 	p.ctrl = p.ctrl[:0]
 	p.comp = c
 	p.rootSeen = nil
@@ -381,10 +387,15 @@ func (p *chunkParser) parseStatement() bool {
 func (p *chunkParser) parseRHS(name string, pos Pos, top bool) *Instruction {
 	var sh Shape
 	infer := !p.looksLikeShape()
+	shapeText := ""
 	if !infer {
+		start := p.off
 		var ok bool
 		if sh, ok = p.parseShape(); !ok {
 			return nil
+		}
+		if p.cachedText == [2]int{start, p.off} {
+			shapeText = p.src[start:p.off]
 		}
 	}
 	p.skipSpace()
@@ -396,6 +407,7 @@ func (p *chunkParser) parseRHS(name string, pos Pos, top bool) *Instruction {
 			return nil
 		}
 		sh.Layout = l
+		shapeText = ""
 		p.skipSpace()
 	}
 	opPos := p.pos()
@@ -408,6 +420,12 @@ func (p *chunkParser) parseRHS(name string, pos Pos, top bool) *Instruction {
 	in := p.parseRest(name, pos, sh, opName, opPos, top)
 	if in == nil {
 		return nil
+	}
+	if at := len(p.insts) - 1; shapeText != "" && at >= 0 && p.insts[at] == in { // parseRest listed it last
+		for len(p.shapeTexts) < at {
+			p.shapeTexts = append(p.shapeTexts, "")
+		}
+		p.shapeTexts = append(p.shapeTexts[:at], shapeText)
 	}
 	if infer {
 		for _, o := range in.Operands {
@@ -606,21 +624,32 @@ func (p *chunkParser) parseOperands(in *Instruction) bool {
 			start := p.scanner
 			hasShape := p.looksLikeShape()
 			var sh Shape
+			shapeAt, shapeEnd := p.scanner, -1
 			if hasShape {
-				keep := p.ar
-				p.ar = &p.opndAr
-				p.operandShape = true
-				var ok bool
-				sh, ok = p.parseShape()
-				p.operandShape = false
-				p.ar = keep
-				if !ok {
+				if e := p.compactShapeEnd(); e > 0 {
+					p.off, shapeEnd = e, e // parsed below unless declared so
+				} else if !p.parseOperandShape(&sh) {
 					return false
 				}
 			}
 			p.skipSpace()
 			pos := p.pos()
 			name := p.scanName()
+			// declared is the operand when it was declared with the
+			// operand's shape text, which then need not be parsed; else
+			// the shape is parsed before anything else may fail.
+			var declared *Instruction
+			if shapeEnd > 0 {
+				declared = p.declaredWith(name, p.src[shapeAt.off:shapeEnd])
+				if declared == nil {
+					after := p.scanner
+					p.scanner = shapeAt
+					if !p.parseOperandShape(&sh) {
+						return false
+					}
+					p.scanner = after
+				}
+			}
 			var opnd *Instruction
 			switch {
 			case name != "" && p.peek() == '(':
@@ -641,6 +670,9 @@ func (p *chunkParser) parseOperands(in *Instruction) bool {
 			case name == "":
 				p.expected("operand name (expects name)")
 				return false
+			case declared != nil:
+				p.spelling.count(hasShape)
+				opnd = declared
 			default:
 				p.spelling.count(hasShape)
 				opnd = p.names.get(name, p.insts)
@@ -675,6 +707,48 @@ func (p *chunkParser) parseOperands(in *Instruction) bool {
 	}
 	in.Operands = p.ar.instPtrs(p.operands[base:])
 	return true
+}
+
+// parseOperandShape parses an operand's shape into sh.
+func (p *chunkParser) parseOperandShape(sh *Shape) bool {
+	keep := p.ar
+	p.ar = &p.opndAr
+	p.operandShape = true
+	var ok bool
+	*sh, ok = p.parseShape()
+	p.operandShape = false
+	p.ar = keep
+	return ok
+}
+
+// compactShapeEnd returns the end of the array shape text at the current
+// offset when the shape cache would take it (see shapeTextEnd), else -1.
+func (p *chunkParser) compactShapeEnd() int {
+	if p.cache == nil {
+		return -1
+	}
+	return shapeTextEnd(p.src, p.off, p.end)
+}
+
+// declaredWith returns the instruction of the computation named name, the
+// operand just read, when it was declared with the shape text text and is
+// not followed by a tuple index or its own operands; else nil.
+func (p *chunkParser) declaredWith(name, text string) *Instruction {
+	if name == "" || p.peek() == '(' {
+		return nil
+	}
+	save := p.scanner
+	p.skipSpace()
+	next := p.peek()
+	p.scanner = save
+	if next == '#' {
+		return nil
+	}
+	at := p.names.find(name, p.insts)
+	if at < 0 || at >= len(p.shapeTexts) || p.shapeTexts[at] != text {
+		return nil
+	}
+	return p.insts[at]
 }
 
 // parseAttr parses one "name=value" after an instruction's operands, one

@@ -139,6 +139,9 @@ type shapeParser struct {
 	// instructions are not shared, since layout assignment sets the
 	// layouts of tuple elements in place.
 	operandShape bool
+	// cachedText is where the text of the shape cachedShape returned last
+	// starts and ends.
+	cachedText [2]int
 }
 
 // primitiveType is LookupPrimitiveType, remembering the last type found.
@@ -288,15 +291,18 @@ func (p *shapeParser) parseShape() (Shape, bool) {
 func (p *shapeParser) cachedShape(e int, parse func() (Shape, bool)) (Shape, bool) {
 	key := p.src[p.off:e]
 	if sh, ok := p.cache[key]; ok {
+		p.cachedText = [2]int{p.off, e}
 		p.off = e
 		return sh, true
 	}
+	start := p.off
 	ar := p.ar
 	p.ar = p.keep
 	sh, ok := parse()
 	p.ar = ar
 	if ok && p.off == e {
 		p.cache[key] = sh
+		p.cachedText = [2]int{start, e}
 	}
 	return sh, ok
 }

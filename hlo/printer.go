@@ -207,6 +207,12 @@ type printer struct {
 	// last is the computation after which the text ends with a blank
 	// line (Module.BlankEnd), or nil.
 	last *Computation
+	// cur is the computation being printed; with operandShapes, shapeText
+	// holds where the text of the shape of each of its instructions (by
+	// Index) starts and ends in buf once printed, as an operand's shape is
+	// the same text.
+	cur       *Computation
+	shapeText [][2]int
 }
 
 // newPrinter returns a printer of m's text (its spelling and opts) that
@@ -352,6 +358,11 @@ func (p *printer) computation(c *Computation) {
 		}
 	}
 	p.str(" {\n")
+	p.cur = c
+	if p.operandShapes {
+		p.shapeText = slices.Grow(p.shapeText[:0], len(c.Instructions))[:len(c.Instructions)]
+		clear(p.shapeText)
+	}
 	p.foldTupleElements(c)
 	for _, in := range c.Instructions {
 		if p.folded[in] {
@@ -380,7 +391,11 @@ func (p *printer) computation(c *Computation) {
 func (p *printer) instruction(in *Instruction) {
 	p.name(in.Name)
 	p.str(" = ")
+	start := len(p.buf)
 	p.shape(&in.Shape, true)
+	if i, ok := p.printedHere(in); ok {
+		p.shapeText[i] = [2]int{start, len(p.buf)}
+	}
 	p.byte(' ')
 	p.str(string(in.Opcode))
 	p.byte('(')
@@ -404,7 +419,7 @@ func (p *printer) instruction(in *Instruction) {
 				}
 			}
 			if p.operandShapes {
-				p.shape(&o.Shape, true)
+				p.operandShape(o)
 				p.byte(' ')
 			}
 			p.operand(o)
@@ -412,6 +427,26 @@ func (p *printer) instruction(in *Instruction) {
 	}
 	p.byte(')')
 	p.attributes(in)
+}
+
+// printedHere returns the index of in in shapeText when in belongs to
+// the computation being printed.
+func (p *printer) printedHere(in *Instruction) (int, bool) {
+	i := in.Index
+	ok := in.Parent == p.cur && i >= 0 && i < len(p.shapeText) && p.cur.Instructions[i] == in
+	return i, ok
+}
+
+// operandShape prints the shape of operand o: a copy of the text printed
+// for o's own shape when o came before in the same computation.
+func (p *printer) operandShape(o *Instruction) {
+	if i, ok := p.printedHere(o); ok {
+		if t := p.shapeText[i]; t[1] > 0 {
+			p.buf = append(p.buf, p.buf[t[0]:t[1]]...)
+			return
+		}
+	}
+	p.shape(&o.Shape, true)
 }
 
 // attribute ranks: XLA prints opcode-specific attributes first, then these.
