@@ -52,27 +52,69 @@ type chunkParser struct {
 	oddEnd bool
 	// ops are opcodes found lately, by their spelling in the text (see
 	// opcode).
-	ops [8]struct {
-		text string
-		op   Opcode
-	}
+	ops [64]opSlot
+	// attrNames are attribute names found lately (see attrEntry).
+	attrNames [32]attrEntry
+}
+
+// opSlot is an opcode found lately: its spelling, what Info says of it
+// and the attributes its instructions may carry.
+type opSlot struct {
+	text    string
+	op      Opcode
+	info    OpInfo
+	allowed attrSet
 }
 
 // opcode is LookupOpcode, remembering the opcodes found lately: a module
-// has few opcodes, each in many instructions.
-func (p *chunkParser) opcode(text string) (Opcode, bool) {
+// has few opcodes, each in many instructions. It returns the opcode's slot
+// too, or nil where the opcode is not remembered (async sugar).
+func (p *chunkParser) opcode(text string) (Opcode, *opSlot, bool) {
 	if text == "" {
-		return LookupOpcode(text)
+		op, ok := LookupOpcode(text)
+		return op, nil, ok
 	}
-	slot := &p.ops[(len(text)+int(text[len(text)-1]))%len(p.ops)]
+	slot := &p.ops[(31*len(text)+7*int(text[0])+int(text[len(text)-1]))%len(p.ops)]
 	if slot.text == text {
-		return slot.op, true
+		return slot.op, slot, true
 	}
 	op, ok := LookupOpcode(text)
-	if ok && unsafe.StringData(string(op)) != unsafe.StringData(text) { // not async sugar, which is the text itself
-		slot.text, slot.op = text, op
+	if !ok || unsafe.StringData(string(op)) == unsafe.StringData(text) { // async sugar is the text itself
+		return op, nil, ok
 	}
-	return op, ok
+	*slot = opSlot{text: text, op: op, info: Info(op), allowed: opAllowedAttrs(op, false)}
+	return op, slot, true
+}
+
+// infoOf is Info(op), remembered in s when s is op's slot.
+func (s *opSlot) infoOf(op Opcode) OpInfo {
+	if s != nil {
+		return s.info
+	}
+	return Info(op)
+}
+
+// allowedOf is allowedAttrs(in), remembered in s when s is the slot of
+// in's opcode and the opcode's attributes do not depend on its operands.
+func (s *opSlot) allowedOf(in *Instruction) attrSet {
+	if s != nil && in.Opcode != OpConditional {
+		return s.allowed
+	}
+	return allowedAttrs(in)
+}
+
+// attrEntry is attrTable's entry of the attribute name text, remembering
+// the names found lately.
+func (p *chunkParser) attrEntry(text string) (attrEntry, bool) {
+	slot := &p.attrNames[(len(text)+int(text[0])+int(text[len(text)-1]))%len(p.attrNames)]
+	if slot.name == text {
+		return *slot, true
+	}
+	e, ok := attrTable[text]
+	if ok {
+		*slot = e
+	}
+	return e, ok
 }
 
 // compScope is the state of the computation being parsed; a computation
@@ -468,7 +510,7 @@ func (p *chunkParser) anonName(op string) string {
 }
 
 func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, opPos Pos, top bool) *Instruction {
-	op, ok := p.opcode(opName)
+	op, slot, ok := p.opcode(opName)
 	if !ok {
 		switch w := asyncSugarOf(opName); {
 		case opName == "":
@@ -535,7 +577,7 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 		if !p.parseOperands(in) {
 			return nil
 		}
-		if n := Info(op).Arity; n >= 0 && len(in.Operands) != n {
+		if n := slot.infoOf(op).Arity; n >= 0 && len(in.Operands) != n {
 			p.errorAt(opsPos, "expected "+strconv.Itoa(n)+" operands for "+string(op)+", found "+strconv.Itoa(len(in.Operands)))
 			return nil
 		}
@@ -545,7 +587,7 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 		var allowed attrSet // what in may carry, once it has an attribute
 		for first := true; p.accept(','); first = false {
 			if first {
-				allowed = allowedAttrs(in)
+				allowed = slot.allowedOf(in)
 			}
 			if !p.parseAttr(in, base, &allowed) {
 				return nil
@@ -796,7 +838,7 @@ func (p *chunkParser) attrName(base int) (attrEntry, bool) {
 		p.expected("attribute name")
 		return attrEntry{}, false
 	}
-	entry, known := attrTable[p.src[p.off:e]]
+	entry, known := p.attrEntry(p.src[p.off:e])
 	if !known {
 		p.errorAt(pos, "expected attribute name, found unknown "+strconv.Quote(p.src[p.off:e])+newerXLA)
 		return attrEntry{}, false

@@ -130,6 +130,12 @@ type shapeParser struct {
 	// shapes come from (p.ar may be a scratch arena that is reset).
 	cache map[string]Shape
 	keep  *arena
+	// recent are shapes of the cache found lately, by their text (see
+	// cachedShape).
+	recent [128]struct {
+		text string
+		sh   Shape
+	}
 	// lastType is the element type read last, named lastTypeName in the
 	// text (shapes in a row mostly share it).
 	lastTypeName string
@@ -290,7 +296,15 @@ func (p *shapeParser) parseShape() (Shape, bool) {
 // parses it with parse into the kept arena and caches it.
 func (p *shapeParser) cachedShape(e int, parse func() (Shape, bool)) (Shape, bool) {
 	key := p.src[p.off:e]
+	n := len(key)
+	slot := &p.recent[(31*n+7*int(key[n/2])+3*int(key[n/3])+int(key[max(n-3, 0)]))%len(p.recent)]
+	if slot.text == key {
+		p.cachedText = [2]int{p.off, e}
+		p.off = e
+		return slot.sh, true
+	}
 	if sh, ok := p.cache[key]; ok {
+		slot.text, slot.sh = key, sh
 		p.cachedText = [2]int{p.off, e}
 		p.off = e
 		return sh, true
