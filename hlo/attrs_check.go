@@ -105,14 +105,22 @@ var opAttrSets = func() map[Opcode]attrSet {
 // branch_computations; the "<op>-start" spelling of an async op takes its
 // op's attributes and the async ones, "-update" and "-done" the async ones.
 func allowedAttrs(in *Instruction) attrSet {
-	if s, ok := opAttrSets[in.Opcode]; ok {
-		if in.Opcode == OpConditional && len(in.Operands) > 0 && in.Operands[0].Shape.Type == PRED {
+	pred := in.Opcode == OpConditional && len(in.Operands) > 0 && in.Operands[0].Shape.Type == PRED
+	return opAllowedAttrs(in.Opcode, pred)
+}
+
+// opAllowedAttrs returns the attributes an instruction of opcode op may
+// carry (see allowedAttrs); pred tells that a conditional is indexed by a
+// pred.
+func opAllowedAttrs(op Opcode, pred bool) attrSet {
+	if s, ok := opAttrSets[op]; ok {
+		if pred {
 			s.remove("branch_computations")
 			s.add("true_computation", "false_computation")
 		}
 		return s
 	}
-	wrapped, async, ok := in.Opcode.IsAsyncSugar()
+	wrapped, async, ok := op.IsAsyncSugar()
 	if !ok {
 		return opAttrSets[OpAsyncStart]
 	}

@@ -12,6 +12,11 @@ func TestParseErrors(t *testing.T) {
 	const head = "ENTRY e {\n  p = f32[4] parameter(0)\n"
 	for _, tc := range []struct{ src, want string }{
 		{head + "  ROOT n = f32[4] negate(q)\n}\n", `t.hlo:3:26: expected defined instruction, found "q" (instruction does not exist: q)`},
+		// An operand's shape is checked before its name, and against its
+		// declaration unless written the same (parsed only then).
+		{head + "  ROOT n = f32[4] negate(f32[4]{1,0} q)\n}\n", `t.hlo:3:32: expected 1 minor_to_major dimensions, found 2 (Dimensions size is 1, but minor to major size is 2.)`},
+		{head + "  ROOT n = f32[4] negate(f32[5]{0} p)\n}\n", `t.hlo:3:36: The declared operand shape f32[5]{0} is not compatible with the shape of the operand instruction f32[4]{0}.`},
+		{head + "  ROOT n = f32[4] negate(f32[4] p, f32[4] q)\n}\n", `t.hlo:3:43: expected defined instruction, found "q" (instruction does not exist: q)`},
 		{head + "  ROOT c = f32[4] call(p), to_apply=nowhere\n}\n", `t.hlo:3:37: expected defined computation, found "nowhere"`},
 		{head + "  ROOT n = f32[4] negat(p)\n}\n", `t.hlo:3:19: expected opcode, found unknown "negat" (not in XLA's HLO text as of jaxlib 0.12.0.1: hlo-opt --version)`},
 		{"f {\n  ROOT x = f32[4] parameter(0)\n}\n" + head + "  ROOT r = f32[4] fusion(p), calls=f\n}\n", `t.hlo:6:8: attribute kind is expected but not seen`},

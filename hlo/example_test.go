@@ -93,3 +93,24 @@ ENTRY %main (p: (f32[4], s32[])) -> f32[4] {
 	//   ROOT %n = f32[4]{0} negate(f32[4]{0} %p_0)
 	// }
 }
+
+// AppendText appends the text Print writes to a buffer, here after a
+// comment line, and returns the buffer.
+func ExampleModule_AppendText() {
+	m, err := hlo.Parse([]byte("ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT n = f32[2] negate(p)\n}\n"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	buf := []byte("// short form\n")
+	buf = m.AppendText(buf, hlo.PrintOptions{Short: true})
+	fmt.Print(string(buf))
+	// Output:
+	// // short form
+	// HloModule e, entry_computation_layout={(f32[2]{0})->f32[2]{0}}
+	//
+	// ENTRY e {
+	//   p = f32[2]{0} parameter(0)
+	//   ROOT n = f32[2]{0} negate(p)
+	// }
+}

@@ -38,18 +38,26 @@ func (t *nameTable) reset() {
 
 // get returns the instruction of insts named name, or nil.
 func (t *nameTable) get(name string, insts []*Instruction) *Instruction {
+	if at := t.find(name, insts); at >= 0 {
+		return insts[at]
+	}
+	return nil
+}
+
+// find returns the position in insts of the instruction named name, or -1.
+func (t *nameTable) find(name string, insts []*Instruction) int {
 	if t.n == 0 {
-		return nil
+		return -1
 	}
 	h := nameHash(name)
 	mask := uint32(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		sl := &t.slots[i]
 		if sl.gen != t.gen {
-			return nil
+			return -1
 		}
 		if sl.hash == h && insts[sl.at].Name == name {
-			return insts[sl.at]
+			return int(sl.at)
 		}
 	}
 }

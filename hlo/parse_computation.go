@@ -52,37 +52,84 @@ type chunkParser struct {
 	oddEnd bool
 	// ops are opcodes found lately, by their spelling in the text (see
 	// opcode).
-	ops [8]struct {
-		text string
-		op   Opcode
-	}
+	ops [64]opSlot
+	// attrNames are attribute names found lately (see attrEntry).
+	attrNames [32]attrEntry
+}
+
+// opSlot is an opcode found lately: its spelling, what Info says of it
+// and the attributes its instructions may carry.
+type opSlot struct {
+	text    string
+	op      Opcode
+	info    OpInfo
+	allowed attrSet
 }
 
 // opcode is LookupOpcode, remembering the opcodes found lately: a module
-// has few opcodes, each in many instructions.
-func (p *chunkParser) opcode(text string) (Opcode, bool) {
+// has few opcodes, each in many instructions. It returns the opcode's slot
+// too, or nil where the opcode is not remembered (async sugar).
+func (p *chunkParser) opcode(text string) (Opcode, *opSlot, bool) {
 	if text == "" {
-		return LookupOpcode(text)
+		op, ok := LookupOpcode(text)
+		return op, nil, ok
 	}
-	slot := &p.ops[(len(text)+int(text[len(text)-1]))%len(p.ops)]
+	slot := &p.ops[(31*len(text)+7*int(text[0])+int(text[len(text)-1]))%len(p.ops)]
 	if slot.text == text {
-		return slot.op, true
+		return slot.op, slot, true
 	}
 	op, ok := LookupOpcode(text)
-	if ok && unsafe.StringData(string(op)) != unsafe.StringData(text) { // not async sugar, which is the text itself
-		slot.text, slot.op = text, op
+	if !ok || unsafe.StringData(string(op)) == unsafe.StringData(text) { // async sugar is the text itself
+		return op, nil, ok
 	}
-	return op, ok
+	*slot = opSlot{text: text, op: op, info: Info(op), allowed: opAllowedAttrs(op, false)}
+	return op, slot, true
+}
+
+// infoOf is Info(op), remembered in s when s is op's slot.
+func (s *opSlot) infoOf(op Opcode) OpInfo {
+	if s != nil {
+		return s.info
+	}
+	return Info(op)
+}
+
+// allowedOf is allowedAttrs(in), remembered in s when s is the slot of
+// in's opcode and the opcode's attributes do not depend on its operands.
+func (s *opSlot) allowedOf(in *Instruction) attrSet {
+	if s != nil && in.Opcode != OpConditional {
+		return s.allowed
+	}
+	return allowedAttrs(in)
+}
+
+// attrEntry is attrTable's entry of the attribute name text, remembering
+// the names found lately.
+func (p *chunkParser) attrEntry(text string) (attrEntry, bool) {
+	slot := &p.attrNames[(len(text)+int(text[0])+int(text[len(text)-1]))%len(p.attrNames)]
+	if slot.name == text {
+		return *slot, true
+	}
+	e, ok := attrTable[text]
+	if ok {
+		*slot = e
+	}
+	return e, ok
 }
 
 // compScope is the state of the computation being parsed; a computation
 // written inline in an attribute value is parsed in a scope of its own.
 type compScope struct {
-	names    nameTable
-	insts    []*Instruction
-	ctrl     []ctrlRef
-	comp     *Computation
-	rootSeen *Instruction
+	names nameTable
+	insts []*Instruction
+	// shapeTexts are the compact texts of the shapes insts were declared
+	// with, by position ("" where not compact, or not declared): an
+	// operand written with the same text has that shape (see
+	// parseOperands).
+	shapeTexts []string
+	ctrl       []ctrlRef
+	comp       *Computation
+	rootSeen   *Instruction
 	// elems are the get-tuple-elements made for "%t#k" operands of the
 	// computation being parsed, by tuple and index; implicit lists them
 	// in the order they were made.
@@ -210,6 +257,7 @@ func (p *chunkParser) parseComputation() (*Computation, *Truncation) {
 	clear(p.params)
 	p.implicit = p.implicit[:0]
 	p.insts = p.insts[:0]
+	p.shapeTexts = p.shapeTexts[:0]
 	p.ctrl = p.ctrl[:0]
 	p.comp = c
 	p.rootSeen = nil
@@ -381,10 +429,15 @@ func (p *chunkParser) parseStatement() bool {
 func (p *chunkParser) parseRHS(name string, pos Pos, top bool) *Instruction {
 	var sh Shape
 	infer := !p.looksLikeShape()
+	shapeText := ""
 	if !infer {
+		start := p.off
 		var ok bool
 		if sh, ok = p.parseShape(); !ok {
 			return nil
+		}
+		if p.cachedText == [2]int{start, p.off} {
+			shapeText = p.src[start:p.off]
 		}
 	}
 	p.skipSpace()
@@ -396,6 +449,7 @@ func (p *chunkParser) parseRHS(name string, pos Pos, top bool) *Instruction {
 			return nil
 		}
 		sh.Layout = l
+		shapeText = ""
 		p.skipSpace()
 	}
 	opPos := p.pos()
@@ -408,6 +462,12 @@ func (p *chunkParser) parseRHS(name string, pos Pos, top bool) *Instruction {
 	in := p.parseRest(name, pos, sh, opName, opPos, top)
 	if in == nil {
 		return nil
+	}
+	if at := len(p.insts) - 1; shapeText != "" && at >= 0 && p.insts[at] == in { // parseRest listed it last
+		for len(p.shapeTexts) < at {
+			p.shapeTexts = append(p.shapeTexts, "")
+		}
+		p.shapeTexts = append(p.shapeTexts[:at], shapeText)
 	}
 	if infer {
 		for _, o := range in.Operands {
@@ -450,7 +510,7 @@ func (p *chunkParser) anonName(op string) string {
 }
 
 func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, opPos Pos, top bool) *Instruction {
-	op, ok := p.opcode(opName)
+	op, slot, ok := p.opcode(opName)
 	if !ok {
 		switch w := asyncSugarOf(opName); {
 		case opName == "":
@@ -517,7 +577,7 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 		if !p.parseOperands(in) {
 			return nil
 		}
-		if n := Info(op).Arity; n >= 0 && len(in.Operands) != n {
+		if n := slot.infoOf(op).Arity; n >= 0 && len(in.Operands) != n {
 			p.errorAt(opsPos, "expected "+strconv.Itoa(n)+" operands for "+string(op)+", found "+strconv.Itoa(len(in.Operands)))
 			return nil
 		}
@@ -527,7 +587,7 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 		var allowed attrSet // what in may carry, once it has an attribute
 		for first := true; p.accept(','); first = false {
 			if first {
-				allowed = allowedAttrs(in)
+				allowed = slot.allowedOf(in)
 			}
 			if !p.parseAttr(in, base, &allowed) {
 				return nil
@@ -606,21 +666,32 @@ func (p *chunkParser) parseOperands(in *Instruction) bool {
 			start := p.scanner
 			hasShape := p.looksLikeShape()
 			var sh Shape
+			shapeAt, shapeEnd := p.scanner, -1
 			if hasShape {
-				keep := p.ar
-				p.ar = &p.opndAr
-				p.operandShape = true
-				var ok bool
-				sh, ok = p.parseShape()
-				p.operandShape = false
-				p.ar = keep
-				if !ok {
+				if e := p.compactShapeEnd(); e > 0 {
+					p.off, shapeEnd = e, e // parsed below unless declared so
+				} else if !p.parseOperandShape(&sh) {
 					return false
 				}
 			}
 			p.skipSpace()
 			pos := p.pos()
 			name := p.scanName()
+			// declared is the operand when it was declared with the
+			// operand's shape text, which then need not be parsed; else
+			// the shape is parsed before anything else may fail.
+			var declared *Instruction
+			if shapeEnd > 0 {
+				declared = p.declaredWith(name, p.src[shapeAt.off:shapeEnd])
+				if declared == nil {
+					after := p.scanner
+					p.scanner = shapeAt
+					if !p.parseOperandShape(&sh) {
+						return false
+					}
+					p.scanner = after
+				}
+			}
 			var opnd *Instruction
 			switch {
 			case name != "" && p.peek() == '(':
@@ -641,6 +712,9 @@ func (p *chunkParser) parseOperands(in *Instruction) bool {
 			case name == "":
 				p.expected("operand name (expects name)")
 				return false
+			case declared != nil:
+				p.spelling.count(hasShape)
+				opnd = declared
 			default:
 				p.spelling.count(hasShape)
 				opnd = p.names.get(name, p.insts)
@@ -675,6 +749,48 @@ func (p *chunkParser) parseOperands(in *Instruction) bool {
 	}
 	in.Operands = p.ar.instPtrs(p.operands[base:])
 	return true
+}
+
+// parseOperandShape parses an operand's shape into sh.
+func (p *chunkParser) parseOperandShape(sh *Shape) bool {
+	keep := p.ar
+	p.ar = &p.opndAr
+	p.operandShape = true
+	var ok bool
+	*sh, ok = p.parseShape()
+	p.operandShape = false
+	p.ar = keep
+	return ok
+}
+
+// compactShapeEnd returns the end of the array shape text at the current
+// offset when the shape cache would take it (see shapeTextEnd), else -1.
+func (p *chunkParser) compactShapeEnd() int {
+	if p.cache == nil {
+		return -1
+	}
+	return shapeTextEnd(p.src, p.off, p.end)
+}
+
+// declaredWith returns the instruction of the computation named name, the
+// operand just read, when it was declared with the shape text text and is
+// not followed by a tuple index or its own operands; else nil.
+func (p *chunkParser) declaredWith(name, text string) *Instruction {
+	if name == "" || p.peek() == '(' {
+		return nil
+	}
+	save := p.scanner
+	p.skipSpace()
+	next := p.peek()
+	p.scanner = save
+	if next == '#' {
+		return nil
+	}
+	at := p.names.find(name, p.insts)
+	if at < 0 || at >= len(p.shapeTexts) || p.shapeTexts[at] != text {
+		return nil
+	}
+	return p.insts[at]
 }
 
 // parseAttr parses one "name=value" after an instruction's operands, one
@@ -722,7 +838,7 @@ func (p *chunkParser) attrName(base int) (attrEntry, bool) {
 		p.expected("attribute name")
 		return attrEntry{}, false
 	}
-	entry, known := attrTable[p.src[p.off:e]]
+	entry, known := p.attrEntry(p.src[p.off:e])
 	if !known {
 		p.errorAt(pos, "expected attribute name, found unknown "+strconv.Quote(p.src[p.off:e])+newerXLA)
 		return attrEntry{}, false

@@ -130,6 +130,12 @@ type shapeParser struct {
 	// shapes come from (p.ar may be a scratch arena that is reset).
 	cache map[string]Shape
 	keep  *arena
+	// recent are shapes of the cache found lately, by their text (see
+	// cachedShape).
+	recent [128]struct {
+		text string
+		sh   Shape
+	}
 	// lastType is the element type read last, named lastTypeName in the
 	// text (shapes in a row mostly share it).
 	lastTypeName string
@@ -139,6 +145,9 @@ type shapeParser struct {
 	// instructions are not shared, since layout assignment sets the
 	// layouts of tuple elements in place.
 	operandShape bool
+	// cachedText is where the text of the shape cachedShape returned last
+	// starts and ends.
+	cachedText [2]int
 }
 
 // primitiveType is LookupPrimitiveType, remembering the last type found.
@@ -287,16 +296,27 @@ func (p *shapeParser) parseShape() (Shape, bool) {
 // parses it with parse into the kept arena and caches it.
 func (p *shapeParser) cachedShape(e int, parse func() (Shape, bool)) (Shape, bool) {
 	key := p.src[p.off:e]
+	n := len(key)
+	slot := &p.recent[(31*n+7*int(key[n/2])+3*int(key[n/3])+int(key[max(n-3, 0)]))%len(p.recent)]
+	if slot.text == key {
+		p.cachedText = [2]int{p.off, e}
+		p.off = e
+		return slot.sh, true
+	}
 	if sh, ok := p.cache[key]; ok {
+		slot.text, slot.sh = key, sh
+		p.cachedText = [2]int{p.off, e}
 		p.off = e
 		return sh, true
 	}
+	start := p.off
 	ar := p.ar
 	p.ar = p.keep
 	sh, ok := parse()
 	p.ar = ar
 	if ok && p.off == e {
 		p.cache[key] = sh
+		p.cachedText = [2]int{start, e}
 	}
 	return sh, ok
 }

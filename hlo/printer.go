@@ -34,13 +34,16 @@ type PrintOptions struct {
 
 // String prints the module in XLA's canonical text form (see Print).
 func (m *Module) String() string {
-	n := 0
-	for _, c := range m.Computations {
-		n += len(c.Instructions)
-	}
-	p := newPrinter(m, PrintOptions{}, make([]byte, 0, 1024+200*n))
+	return string(m.AppendText(nil, PrintOptions{}))
+}
+
+// AppendText appends the text Print writes to dst, in the calling
+// goroutine whatever opts.Jobs, and returns the extended buffer: for a
+// caller that keeps the text, it saves Print's copy into a writer.
+func (m *Module) AppendText(dst []byte, opts PrintOptions) []byte {
+	p := newPrinter(m, opts, slices.Grow(dst, textSize(m.Computations)))
 	p.module(m)
-	return string(p.buf)
+	return p.buf
 }
 
 // Print writes the module in the form of XLA's HloModule::ToString():
@@ -148,16 +151,22 @@ func printBatches(m *Module) [][2]int {
 }
 
 // sized returns buf emptied, or a new buffer when buf is unlikely to hold
-// the text of cs (about 256 bytes per instruction) without growing.
+// the text of cs without growing.
 func sized(buf []byte, cs []*Computation) []byte {
+	if n := textSize(cs); cap(buf) < n {
+		return make([]byte, 0, n)
+	}
+	return buf[:0]
+}
+
+// textSize is about the size of the text of cs: 256 bytes per
+// instruction.
+func textSize(cs []*Computation) int {
 	n := 256
 	for _, c := range cs {
 		n += 256 * len(c.Instructions)
 	}
-	if cap(buf) < n {
-		return make([]byte, 0, n)
-	}
-	return buf[:0]
+	return n
 }
 
 // computations prints cs, each preceded by a blank line when sep or when it
@@ -198,6 +207,12 @@ type printer struct {
 	// last is the computation after which the text ends with a blank
 	// line (Module.BlankEnd), or nil.
 	last *Computation
+	// cur is the computation being printed; with operandShapes, shapeText
+	// holds where the text of the shape of each of its instructions (by
+	// Index) starts and ends in buf once printed, as an operand's shape is
+	// the same text.
+	cur       *Computation
+	shapeText [][2]int
 }
 
 // newPrinter returns a printer of m's text (its spelling and opts) that
@@ -213,7 +228,16 @@ func newPrinter(m *Module, opts PrintOptions, buf []byte) printer {
 
 func (p *printer) str(s string) { p.buf = append(p.buf, s...) }
 func (p *printer) byte(c byte)  { p.buf = append(p.buf, c) }
-func (p *printer) int(v int64)  { p.buf = strconv.AppendInt(p.buf, v, 10) }
+
+// int appends v in decimal; a digit, as most dimensions of layouts are, is
+// appended without a call.
+func (p *printer) int(v int64) {
+	if uint64(v) < 10 {
+		p.buf = append(p.buf, byte('0'+v))
+		return
+	}
+	p.buf = strconv.AppendInt(p.buf, v, 10)
+}
 
 func (p *printer) module(m *Module) {
 	p.header(m)
@@ -334,6 +358,11 @@ func (p *printer) computation(c *Computation) {
 		}
 	}
 	p.str(" {\n")
+	p.cur = c
+	if p.operandShapes {
+		p.shapeText = slices.Grow(p.shapeText[:0], len(c.Instructions))[:len(c.Instructions)]
+		clear(p.shapeText)
+	}
 	p.foldTupleElements(c)
 	for _, in := range c.Instructions {
 		if p.folded[in] {
@@ -362,7 +391,11 @@ func (p *printer) computation(c *Computation) {
 func (p *printer) instruction(in *Instruction) {
 	p.name(in.Name)
 	p.str(" = ")
+	start := len(p.buf)
 	p.shape(&in.Shape, true)
+	if i, ok := p.printedHere(in); ok {
+		p.shapeText[i] = [2]int{start, len(p.buf)}
+	}
 	p.byte(' ')
 	p.str(string(in.Opcode))
 	p.byte('(')
@@ -386,7 +419,7 @@ func (p *printer) instruction(in *Instruction) {
 				}
 			}
 			if p.operandShapes {
-				p.shape(&o.Shape, true)
+				p.operandShape(o)
 				p.byte(' ')
 			}
 			p.operand(o)
@@ -394,6 +427,26 @@ func (p *printer) instruction(in *Instruction) {
 	}
 	p.byte(')')
 	p.attributes(in)
+}
+
+// printedHere returns the index of in in shapeText when in belongs to
+// the computation being printed.
+func (p *printer) printedHere(in *Instruction) (int, bool) {
+	i := in.Index
+	ok := in.Parent == p.cur && i >= 0 && i < len(p.shapeText) && p.cur.Instructions[i] == in
+	return i, ok
+}
+
+// operandShape prints the shape of operand o: a copy of the text printed
+// for o's own shape when o came before in the same computation.
+func (p *printer) operandShape(o *Instruction) {
+	if i, ok := p.printedHere(o); ok {
+		if t := p.shapeText[i]; t[1] > 0 {
+			p.buf = append(p.buf, p.buf[t[0]:t[1]]...)
+			return
+		}
+	}
+	p.shape(&o.Shape, true)
 }
 
 // attribute ranks: XLA prints opcode-specific attributes first, then these.
@@ -410,19 +463,31 @@ const (
 	rankBackend
 )
 
-var attrRanks = map[string]int{
-	"sharding": rankSharding, "frontend_attributes": rankFrontend,
-	"is_composite": rankComposite, "statistics": rankStatistics, "origin": rankOrigin, "original_value": rankOrigin, "metadata": rankMetadata,
-	"backend_config": rankBackend,
-}
-
-var callAttrIndex = func() map[string]int {
-	m := map[string]int{}
-	for i, n := range CallAttrs {
-		m[n] = i
+// attrRank returns where XLA prints attribute name: its rank and, among
+// the called computations, its place in CallAttrs (a switch and a short
+// scan: this runs for every attribute printed).
+func attrRank(name string) (rank, sub int) {
+	switch name {
+	case "metadata":
+		return rankMetadata, 0
+	case "backend_config":
+		return rankBackend, 0
+	case "sharding":
+		return rankSharding, 0
+	case "frontend_attributes":
+		return rankFrontend, 0
+	case "is_composite":
+		return rankComposite, 0
+	case "statistics":
+		return rankStatistics, 0
+	case "origin", "original_value":
+		return rankOrigin, 0
 	}
-	return m
-}()
+	if i := slices.Index(CallAttrs, name); i >= 0 {
+		return rankCalls, i
+	}
+	return rankOpcode, 0
+}
 
 // countNames counts the computation names in a verbatim call attribute value.
 func countNames(v string) int {
@@ -451,12 +516,10 @@ func (p *printer) attributes(in *Instruction) {
 	called := 0
 	for i, a := range in.Attrs {
 		it := item{idx: i, calledLo: -1}
-		if ci, ok := callAttrIndex[a.Name]; ok {
-			it.rank, it.sub = rankCalls, ci
+		it.rank, it.sub = attrRank(a.Name)
+		if it.rank == rankCalls {
 			it.calledLo = called
 			called += countNames(a.Value)
-		} else if r, ok := attrRanks[a.Name]; ok {
-			it.rank = r
 		}
 		if p.opts.Short && it.rank == rankMetadata {
 			continue

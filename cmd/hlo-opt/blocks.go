@@ -39,6 +39,9 @@ func appendBlocks[T string | []byte](b *blocks, p T) int {
 	return n
 }
 
+// adopt appends p as a block, without a copy: p is b's from then on.
+func (b *blocks) adopt(p []byte) { b.bs = append(b.bs, p) }
+
 // WriteByte appends c.
 func (b *blocks) WriteByte(c byte) error {
 	last := b.room()

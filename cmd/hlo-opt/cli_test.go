@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,6 +80,38 @@ func TestSplitInputFile(t *testing.T) {
 	_, errOut, code = hloOpt(t, broken, "--split-input-file", "-")
 	assert.Equal(t, 1, code)
 	assert.True(t, strings.HasPrefix(errOut, "<stdin>:9:"), "positions count lines of the whole file: %s", errOut)
+}
+
+// TestSplitInputFileJobs checks that chunks run side by side write what
+// they write one after another: the same output, and the same errors in
+// the order of the chunks, for any --jobs, with and without passes.
+func TestSplitInputFileJobs(t *testing.T) {
+	var chunks []string
+	for i := range 7 {
+		c := fmt.Sprintf("HloModule m%d\nENTRY e {\n  p = f32[%d] parameter(0)\n  ROOT n = f32[%d] negate(p)\n}\n", i, i+1, i+1)
+		chunks = append(chunks, c)
+	}
+	good := strings.Join(chunks, "// -----\n")
+	chunks[2] = strings.Replace(chunks[2], "negate(p)", "negate(q)", 1)
+	chunks[5] = strings.Replace(chunks[5], "parameter(0)", "parameter(", 1)
+	bad := strings.Join(chunks, "// -----\n")
+	for _, args := range [][]string{{}, {"--passes=stats"}} {
+		for _, src := range []string{good, bad} {
+			want, wantErr, wantCode := hloOpt(t, src, append(args, "--split-input-file", "--jobs=1", "-")...)
+			if src == bad {
+				require.Equal(t, 1, wantCode)
+				require.Regexp(t, `^<stdin>:16:26: .*\n<stdin>:34:3: `, wantErr, "errors in the order of the chunks")
+			} else {
+				require.Equal(t, 0, wantCode, wantErr)
+			}
+			for _, jobs := range []string{"--jobs=2", "--jobs=3"} {
+				out, errOut, code := hloOpt(t, src, append(args, "--split-input-file", jobs, "-")...)
+				assert.Equal(t, wantCode, code, jobs)
+				assert.Equal(t, want, out, jobs)
+				assert.Equal(t, wantErr, errOut, jobs)
+			}
+		}
+	}
 }
 
 func TestUsageAndUnknownPass(t *testing.T) {

@@ -488,7 +488,9 @@ func (d *driver) render(w io.Writer, m *hlo.Module, res *passes.Results) error {
 					return err
 				}
 			}
-			if err := m.Print(w, d.printOpts()); err != nil {
+			if b, ok := w.(*blocks); ok && o.jobs == 1 { // a held output takes the text as a block, uncopied
+				b.adopt(m.AppendText(nil, d.printOpts()))
+			} else if err := m.Print(w, d.printOpts()); err != nil {
 				return err
 			}
 		}
