@@ -86,10 +86,9 @@ type SpaceReport struct {
 	// peak_memory_in_bytes; WithoutReuseBytes gives every buffer its own
 	// allocation.
 	TemporaryPeakBytes, PeakBytes, PeakUnpadded, WithoutReuseBytes int64
-	// valuePeak is the most the temporaries hold counted value by value
-	// (see heapRun.valuePeak); xlaTempPeak and xlaValuePeak are the two
-	// peaks without the offloaded contexts XLA's peak leaves out.
-	valuePeak, xlaTempPeak, xlaValuePeak int64
+	// xlaTempPeak is the most the temporaries hold in the heap trace
+	// XLA's peak replays (see MemoryReport.XLAPeakBytes).
+	xlaTempPeak int64
 	// PeakStep is the schedule step at which the peak is first reached
 	// (PeakAt its instruction).
 	PeakStep int
@@ -195,15 +194,19 @@ func (lv *liveness) spaces(tl threadLocals) []SpaceReport {
 		sizes[b], lens[b] = infos[b].size, len(ids)
 		bySpace[infos[b].space] = append(bySpace[infos[b].space], int32(b))
 	}
-	runs, peakRuns := map[int64]*heapRun{}, map[int64]*heapRun{}
+	runs, peakRuns, alt := map[int64]*heapRun{}, map[int64]*heapRun{}, map[int64]int64{}
 	for _, sp := range sortedKeys(bySpace) {
 		if len(temps[sp]) == 0 {
 			continue
 		}
-		// XLA's peak leaves offloaded contexts out: their space is
-		// replayed again without them (before the full replay, which
-		// extends the ends of the buffers it reuses).
-		if kept := slices.DeleteFunc(slices.Clone(temps[sp]), func(id int32) bool { return lv.values[id].offloaded }); len(kept) < len(temps[sp]) {
+		// XLA's peak replays the trace of each space (before the full
+		// replay, which extends the ends of the buffers it reuses): the
+		// alternate memory's as memory-space assignment exports it, the
+		// others' as the heap simulator does, less the values it does not
+		// trace.
+		if lv.t.Backend == BackendTPU && sp == lv.t.alternateSpace() {
+			alt[sp] = lv.alternatePeak(temps[sp], func(id int32) int64 { return sizes[lv.bufOf[id]] })
+		} else if kept := slices.DeleteFunc(slices.Clone(temps[sp]), lv.untraced); len(kept) < len(temps[sp]) {
 			ends := make([]int, len(lv.values))
 			for i, v := range lv.values {
 				ends[i] = v.end
@@ -223,9 +226,12 @@ func (lv *liveness) spaces(tl threadLocals) []SpaceReport {
 			sr.WithoutReuseBytes += sizes[b]
 		}
 		lv.fillSpace(&sr, allocs, runs[sp], sizes)
-		sr.xlaTempPeak, sr.xlaValuePeak = sr.TemporaryPeakBytes, sr.valuePeak
+		sr.xlaTempPeak = sr.TemporaryPeakBytes
 		if r := peakRuns[sp]; r != nil {
-			sr.xlaTempPeak, sr.xlaValuePeak = r.peak, r.valuePeak
+			sr.xlaTempPeak = r.peak
+		}
+		if p, ok := alt[sp]; ok {
+			sr.xlaTempPeak = p
 		}
 		sr.Stats.PreallocatedTempBytes = combined[sp]
 		sr.Stats.TotalBytes += combined[sp]
@@ -280,7 +286,6 @@ func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, si
 	if run != nil {
 		sr.Stats.PreallocatedTempFragmentationBytes = run.heapSize - run.noFrag
 		sr.TemporaryPeakBytes = run.peak
-		sr.valuePeak = run.valuePeak
 		sr.Buffers = slices.Concat(sr.Buffers, lv.tempBuffers(run, sizes))
 		if run.peakEvent >= 0 {
 			sr.PeakStep = run.events[run.peakEvent].time

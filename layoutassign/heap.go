@@ -57,10 +57,6 @@ type heapRun struct {
 	// fragmentation-free figure (NoFragmentationStatsHeap, which counts a
 	// share as an allocation).
 	heapSize, noFrag int64
-	// valuePeak is the most the values hold at once counted one by one
-	// (sharing or not), each live from its definition to its last use,
-	// both steps included; a value dead where it is defined is not counted.
-	valuePeak int64
 }
 
 // simulate replays the values ids (the temporaries of one memory space)
@@ -87,7 +83,6 @@ func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []
 		r.size[id] = bufSize[bufOf[id]]
 		r.unpadded[id] = v.unpadded(r.size[id])
 	}
-	r.valuePeak = valuePeak(lv.values, ids, r.size, n)
 	first := map[int32]int32{}
 	for t := range n {
 		for _, id := range defined[t] {
@@ -114,26 +109,6 @@ func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []
 	r.replay()
 	r.heapSize, _ = r.bestHeap(lv.t.heapAlignment(space))
 	return r
-}
-
-// valuePeak is the most the values ids hold at once, each counted from
-// its start to its end step (both included, before simulate joins shared
-// buffers' ranges), values with start == end left out.
-func valuePeak(values []*hloValue, ids []int32, size map[int32]int64, n int) int64 {
-	delta := make([]int64, n+1)
-	for _, id := range ids {
-		v := values[id]
-		if v.start < v.end && v.end < n {
-			delta[v.start] += size[id]
-			delta[v.end+1] -= size[id]
-		}
-	}
-	var mem, most int64
-	for _, d := range delta {
-		mem += d
-		most = max(most, mem)
-	}
-	return most
 }
 
 // reusableOperand finds an operand value of id's instruction whose buffer
