@@ -3,6 +3,7 @@ package layoutassign
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 )
@@ -33,7 +34,10 @@ type alternateEvent struct {
 // before the first branch, and in each branch that uses it, from the
 // branch's start to its last use there. A conditional's output is a value
 // of its own (XLA's phi), defined at the conditional and used after it,
-// where the branches' values it takes end. size gives each value's bytes.
+// where the branches' values it takes end. A ConcatBitcast custom call
+// (memory-space assignment's concatenation of the slices it is given in
+// place) holds no memory of its own: the slices live as long as it and
+// are used where it is. size gives each value's bytes.
 func (lv *liveness) alternatePeak(ids []int32, size func(id int32) int64) int64 {
 	// XLA keys the events by (time, free, value): one event per key.
 	seen := map[alternateEvent]bool{}
@@ -57,15 +61,18 @@ func (lv *liveness) alternatePeak(ids []int32, size func(id int32) int64) int64 
 	var phiEnd []int
 	for _, id := range ids {
 		v := lv.values[id]
+		if isConcatBitcast(v.def.in) {
+			continue // its operands hold its memory
+		}
 		sizes[id] = size(id)
-		uses := lv.traceUses(v)
+		uses, start, end := lv.concatUses(v)
 		if cond, node := lv.conditionalOut(v); cond != nil {
 			k := phiKey{cond, node}
 			p, ok := phis[k]
 			if !ok {
 				p = int32(len(lv.values) + len(phis))
 				phis[k], sizes[p] = p, size(id)
-				phiUses, phiEnd = append(phiUses, nil), append(phiEnd, v.end)
+				phiUses, phiEnd = append(phiUses, nil), append(phiEnd, end)
 			}
 			i := int(p) - len(lv.values)
 			uses = slices.DeleteFunc(uses, func(u *step) bool {
@@ -75,9 +82,9 @@ func (lv *liveness) alternatePeak(ids []int32, size func(id int32) int64) int64 
 				}
 				return false
 			})
-			phiEnd[i] = max(phiEnd[i], v.end)
+			phiEnd[i] = max(phiEnd[i], end)
 		}
-		lv.allocateUses(id, uses, v.start, v.end, add)
+		lv.allocateUses(id, uses, start, end, add)
 	}
 	for k, p := range phis {
 		i := int(p) - len(lv.values)
@@ -206,4 +213,34 @@ func (lv *liveness) traceUses(v *hloValue) []*step {
 func (lv *liveness) untraced(id int32) bool {
 	v := lv.values[id]
 	return v.offloaded || lv.t.Backend == BackendTPU && v.shape().IsTuple()
+}
+
+// concatBitcastTarget is the custom call target of memory-space
+// assignment's in-place concatenation (kConcatBitcastCustomCall).
+const concatBitcastTarget = "ConcatBitcast"
+
+func isConcatBitcast(in *hlo.Instruction) bool {
+	if in.Opcode != hlo.OpCustomCall {
+		return false
+	}
+	t, _ := in.Attr("custom_call_target")
+	return strings.Trim(t, `"`) == concatBitcastTarget
+}
+
+// concatUses returns the uses and live range of value v as memory-space
+// assignment sees them (GetUsesAndExtendIfConcatBitcast,
+// GetTimeBoundAndExtendIfConcatBitcast): a use by a ConcatBitcast stands
+// for the uses of its result, whose live range v's extends to.
+func (lv *liveness) concatUses(v *hloValue) (uses []*step, start, end int) {
+	start, end = v.start, v.end
+	for _, u := range lv.traceUses(v) {
+		if !isConcatBitcast(u.in) || len(u.defs) == 0 || u.defs[0] < 0 {
+			uses = append(uses, u)
+			continue
+		}
+		c := lv.values[u.defs[0]]
+		uses = append(uses, lv.traceUses(c)...)
+		start, end = min(start, c.start), max(end, c.end)
+	}
+	return uses, start, end
 }
