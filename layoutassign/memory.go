@@ -118,6 +118,9 @@ type MemoryReport struct {
 	// tuple tables in HBM) and within 5% on all, the xla-diff dev seeds'
 	// (5000-5299, v5e/v6e/v4) exact on 99.4% (97.0%).
 	XLAPeakBytes int64
+	// elementConstBytes are the constants of the computations called per
+	// element, which XLAPeakBytes counts with HBM's.
+	elementConstBytes int64
 	// Computations, when the module has no entry computation, report each
 	// computation no other calls, as if it were the entry, largest peak
 	// first (then in module order).
@@ -310,6 +313,7 @@ func (r *MemoryReport) fill(lv *liveness, tl threadLocals) {
 	}
 	// The constants of the computations called per element (a sort's
 	// comparator) have constant allocations too, live throughout.
+	r.elementConstBytes = tl.constBytes
 	static, temps := tl.constBytes, int64(0)
 	for _, sp := range r.Spaces {
 		static += sp.PeakBytes - sp.TemporaryPeakBytes
