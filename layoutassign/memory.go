@@ -112,11 +112,13 @@ type MemoryReport struct {
 	// alternate memory's (VMEM, Target.AlternateSpace) is the one
 	// memory-space assignment exports, which counts every value on its own
 	// from its definition to its last use (see liveness.alternatePeak).
-	// Both read off the traces of the xla-diff compiles dumped as protos;
-	// with them the TPU peaks of testdata/groundtruth are exact on 134 of
-	// 138 (124 counting VMEM values to the end of their live ranges and
-	// tuple tables in HBM) and within 5% on all, the xla-diff dev seeds'
-	// (5000-5299, v5e/v6e/v4) exact on 99.4% (97.0%).
+	// Both read off the traces of the xla-diff compiles dumped as protos
+	// (testdata/xladiff/gen/traces.py); with them and the TPU's
+	// allocation rules (see AnalyzeMemory) the TPU peaks of
+	// testdata/groundtruth are exact on 138 of 138 (124 counting VMEM
+	// values to the end of their live ranges and tuple tables in HBM),
+	// those of the xla-diff seeds 1000-1139, 5000-5299 and 6000-6299 on
+	// v5e, v6e and v4 on 100% (97.0% on 5000-5299, 93.3% on 6000-6299).
 	XLAPeakBytes int64
 	// elementConstBytes are the constants of the computations called per
 	// element, which XLAPeakBytes counts with HBM's.
@@ -269,11 +271,13 @@ func laidOut(m *hlo.Module) bool {
 // dumps place them in the temp heap) get allocations of their own;
 // the other buffers, largest first, take the allocation of an operand or of
 // a donated parameter or an output when no value there is live at the same
-// time (MaybeAssignBuffer), else an output gets its own allocation and the
-// rest are the temporaries of their memory space: replayed in schedule order
-// (a value may take over the buffer of an operand that dies at it, as
+// time (MaybeAssignBuffer; on the TPU an output's allocation takes only
+// outputs), else an output gets its own allocation and the rest are the
+// temporaries of their memory space: replayed in schedule order (a value may
+// take over the buffer of an operand that dies at it, as
 // CanShareOperandBufferWithUser allows: elementwise ops, loop fusions using
-// the operand elementwise, in-place ops) and packed by the best of XLA's two
+// the operand elementwise, in-place ops; on the TPU the operands its
+// backend_config's aliasing_operands names) and packed by the best of XLA's two
 // best-fit heaps, then combined with the temporary tuple tables into one
 // preallocated temp allocation per space at the backend's alignment. The
 // peak is the parameters, constants and outputs plus the most the
