@@ -199,14 +199,15 @@ func (lv *liveness) spaces(tl threadLocals) []SpaceReport {
 		if len(temps[sp]) == 0 {
 			continue
 		}
-		// XLA's peak replays the trace of each space (before the full
-		// replay, which extends the ends of the buffers it reuses): the
-		// alternate memory's as memory-space assignment exports it, the
-		// others' as the heap simulator does, less the values it does not
-		// trace.
+		// XLA's peak replays the trace of each space: the alternate
+		// memory's as memory-space assignment exports it, the others' as
+		// the heap simulator does, less the values it does not trace
+		// (heapRun.tracedPeak). An offloaded context is replayed apart
+		// (before the full replay, which extends the ends of the buffers
+		// it reuses): the values that would take over its buffer do not.
 		if lv.t.Backend == BackendTPU && sp == lv.t.alternateSpace() {
 			alt[sp] = lv.alternatePeak(temps[sp], func(id int32) int64 { return sizes[lv.bufOf[id]] })
-		} else if kept := slices.DeleteFunc(slices.Clone(temps[sp]), lv.untraced); len(kept) < len(temps[sp]) {
+		} else if kept := slices.DeleteFunc(slices.Clone(temps[sp]), func(id int32) bool { return lv.values[id].offloaded }); len(kept) < len(temps[sp]) {
 			ends := make([]int, len(lv.values))
 			for i, v := range lv.values {
 				ends[i] = v.end
@@ -217,6 +218,7 @@ func (lv *liveness) spaces(tl threadLocals) []SpaceReport {
 			}
 		}
 		runs[sp] = lv.simulate(sp, temps[sp], lv.bufOf, sizes, lens)
+		runs[sp].place(lv.t.heapAlignment(sp))
 	}
 	combined := combineTemps(allocs, runs, tl.count, lv.t.heapAlignment)
 	var out []SpaceReport
@@ -226,9 +228,8 @@ func (lv *liveness) spaces(tl threadLocals) []SpaceReport {
 			sr.WithoutReuseBytes += sizes[b]
 		}
 		lv.fillSpace(&sr, allocs, runs[sp], sizes)
-		sr.xlaTempPeak = sr.TemporaryPeakBytes
-		if r := peakRuns[sp]; r != nil {
-			sr.xlaTempPeak = r.peak
+		if r := cmp.Or(peakRuns[sp], runs[sp]); r != nil {
+			sr.xlaTempPeak = r.tracedPeak
 		}
 		if p, ok := alt[sp]; ok {
 			sr.xlaTempPeak = p

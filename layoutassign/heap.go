@@ -53,6 +53,12 @@ type heapRun struct {
 	// buffer counted once), PeakEvent the first event reaching it.
 	peak      int64
 	peakEvent int
+	// tracedPeak is the peak of the buffers the heap simulator's trace
+	// holds, those of the untraced values left out (see
+	// liveness.untraced), as XLA's peak_memory_in_bytes replays it;
+	// untraced are those values.
+	tracedPeak int64
+	untraced   map[int32]bool
 	// heapSize is the heap the best-fit placement needs; noFrag XLA's
 	// fragmentation-free figure (NoFragmentationStatsHeap, which counts a
 	// share as an allocation).
@@ -82,6 +88,12 @@ func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []
 		in[id] = true
 		r.size[id] = bufSize[bufOf[id]]
 		r.unpadded[id] = v.unpadded(r.size[id])
+		if lv.untraced(id) {
+			if r.untraced == nil {
+				r.untraced = map[int32]bool{}
+			}
+			r.untraced[id] = true
+		}
 	}
 	first := map[int32]int32{}
 	for t := range n {
@@ -107,8 +119,13 @@ func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []
 		}
 	}
 	r.replay()
-	r.heapSize, _ = r.bestHeap(lv.t.heapAlignment(space))
 	return r
+}
+
+// place packs the run's temporaries into their heap (heapSize), as
+// buffer assignment does; a run replayed for its peak alone needs none.
+func (r *heapRun) place(align int64) {
+	r.heapSize, _ = r.bestHeap(align)
 }
 
 // reusableOperand finds an operand value of id's instruction whose buffer
@@ -146,17 +163,24 @@ func (lv *liveness) reusableOperand(id int32, t int, freeing []int32, in map[int
 // share adds its size like an allocation.
 func (r *heapRun) replay() {
 	bufs := newBufferRefs()
-	var mem, noFrag, memU int64
+	var mem, noFrag, memU, traced int64
 	r.peakEvent = -1
 	for i, e := range r.events {
 		switch buf, change := bufs.apply(e); change {
 		case +1:
 			mem += r.size[buf]
 			memU += r.unpadded[buf]
+			if !r.untraced[buf] {
+				traced += r.size[buf]
+			}
 		case -1:
 			mem -= r.size[buf]
 			memU -= r.unpadded[buf]
+			if !r.untraced[buf] {
+				traced -= r.size[buf]
+			}
 		}
+		r.tracedPeak = max(r.tracedPeak, traced)
 		if e.kind == evFree {
 			noFrag -= r.size[e.v]
 		} else {

@@ -209,7 +209,7 @@ func (lv *liveness) traceUses(v *hloValue) []*step {
 // offloaded async op (scratch of another core), and on the TPU a tuple's
 // index table, which the TPU's buffer assignment places in the temp
 // allocation outside the heap simulation (every trace of the xla-diff
-// seeds' TPU compiles: xladiff --proto dumps).
+// seeds' TPU compiles that testdata/xladiff/gen/traces.py printed).
 func (lv *liveness) untraced(id int32) bool {
 	v := lv.values[id]
 	return v.offloaded || lv.t.Backend == BackendTPU && v.shape().IsTuple()
