@@ -112,7 +112,7 @@ func (d *Device) Validate() error {
 
 // LayoutTarget is the layout target of d's kind (GPU layouts for a GPU, TPU
 // tilings otherwise, with what layoutassign.ParseTarget knows of the named
-// TPU generation: v6e's 32-byte tuple tables), with d's name and HBM (and on
+// TPU generation: v6e's 32-byte tuple tables, v4's alternate memory space), with d's name and HBM (and on
 // the TPU VMEM and SMEM) capacities for the memory report's verdict.
 func (d Device) LayoutTarget() layoutassign.Target {
 	t := layoutassign.TPU()

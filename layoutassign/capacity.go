@@ -62,23 +62,29 @@ type PeakPart struct {
 }
 
 // XLAPeakParts splits XLAPeakBytes into its terms as XLA adds them: the
-// parameters, constants and outputs of each memory space that holds any,
-// then the temporaries of the one space whose temporaries peak highest
-// (XLA counts one space's). Their Bytes add up to XLAPeakBytes.
+// parameters, constants (HBM's with those of the computations called per
+// element) and outputs of each memory space that holds any, then the
+// temporaries of the one space whose temporaries peak highest in the trace
+// XLA replays (XLA counts one space's; none on the CPU). Their Bytes add
+// up to XLAPeakBytes.
 func (mr *MemoryReport) XLAPeakParts() []PeakPart {
 	var out []PeakPart
 	var top *SpaceReport
 	for i := range mr.Spaces {
 		sp := &mr.Spaces[i]
-		if fixed := sp.PeakBytes - sp.TemporaryPeakBytes; fixed > 0 {
+		fixed := sp.PeakBytes - sp.TemporaryPeakBytes
+		if sp.Space == 0 {
+			fixed += mr.elementConstBytes
+		}
+		if fixed > 0 {
 			out = append(out, PeakPart{Space: sp.Name, Bytes: fixed})
 		}
-		if top == nil || sp.TemporaryPeakBytes > top.TemporaryPeakBytes {
+		if top == nil || sp.xlaTempPeak > top.xlaTempPeak {
 			top = sp
 		}
 	}
-	if top != nil && top.TemporaryPeakBytes > 0 {
-		out = append(out, PeakPart{Space: top.Name, Temporaries: true, Bytes: top.TemporaryPeakBytes})
+	if top != nil && top.xlaTempPeak > 0 && mr.Target.Backend != BackendCPU {
+		out = append(out, PeakPart{Space: top.Name, Temporaries: true, Bytes: top.xlaTempPeak})
 	}
 	return out
 }

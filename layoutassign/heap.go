@@ -53,14 +53,16 @@ type heapRun struct {
 	// buffer counted once), PeakEvent the first event reaching it.
 	peak      int64
 	peakEvent int
+	// tracedPeak is the peak of the buffers the heap simulator's trace
+	// holds, those of the untraced values left out (see
+	// liveness.untraced), as XLA's peak_memory_in_bytes replays it;
+	// untraced are those values.
+	tracedPeak int64
+	untraced   map[int32]bool
 	// heapSize is the heap the best-fit placement needs; noFrag XLA's
 	// fragmentation-free figure (NoFragmentationStatsHeap, which counts a
 	// share as an allocation).
 	heapSize, noFrag int64
-	// valuePeak is the most the values hold at once counted one by one
-	// (sharing or not), each live from its definition to its last use,
-	// both steps included; a value dead where it is defined is not counted.
-	valuePeak int64
 }
 
 // simulate replays the values ids (the temporaries of one memory space)
@@ -86,8 +88,13 @@ func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []
 		in[id] = true
 		r.size[id] = bufSize[bufOf[id]]
 		r.unpadded[id] = v.unpadded(r.size[id])
+		if lv.untraced(id) {
+			if r.untraced == nil {
+				r.untraced = map[int32]bool{}
+			}
+			r.untraced[id] = true
+		}
 	}
-	r.valuePeak = valuePeak(lv.values, ids, r.size, n)
 	first := map[int32]int32{}
 	for t := range n {
 		for _, id := range defined[t] {
@@ -112,28 +119,13 @@ func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []
 		}
 	}
 	r.replay()
-	r.heapSize, _ = r.bestHeap(lv.t.heapAlignment(space))
 	return r
 }
 
-// valuePeak is the most the values ids hold at once, each counted from
-// its start to its end step (both included, before simulate joins shared
-// buffers' ranges), values with start == end left out.
-func valuePeak(values []*hloValue, ids []int32, size map[int32]int64, n int) int64 {
-	delta := make([]int64, n+1)
-	for _, id := range ids {
-		v := values[id]
-		if v.start < v.end && v.end < n {
-			delta[v.start] += size[id]
-			delta[v.end+1] -= size[id]
-		}
-	}
-	var mem, most int64
-	for _, d := range delta {
-		mem += d
-		most = max(most, mem)
-	}
-	return most
+// place packs the run's temporaries into their heap (heapSize), as
+// buffer assignment does; a run replayed for its peak alone needs none.
+func (r *heapRun) place(align int64) {
+	r.heapSize, _ = r.bestHeap(align)
 }
 
 // reusableOperand finds an operand value of id's instruction whose buffer
@@ -171,17 +163,24 @@ func (lv *liveness) reusableOperand(id int32, t int, freeing []int32, in map[int
 // share adds its size like an allocation.
 func (r *heapRun) replay() {
 	bufs := newBufferRefs()
-	var mem, noFrag, memU int64
+	var mem, noFrag, memU, traced int64
 	r.peakEvent = -1
 	for i, e := range r.events {
 		switch buf, change := bufs.apply(e); change {
 		case +1:
 			mem += r.size[buf]
 			memU += r.unpadded[buf]
+			if !r.untraced[buf] {
+				traced += r.size[buf]
+			}
 		case -1:
 			mem -= r.size[buf]
 			memU -= r.unpadded[buf]
+			if !r.untraced[buf] {
+				traced -= r.size[buf]
+			}
 		}
+		r.tracedPeak = max(r.tracedPeak, traced)
 		if e.kind == evFree {
 			noFrag -= r.size[e.v]
 		} else {

@@ -100,24 +100,29 @@ type MemoryReport struct {
 	// XLAPeakBytes is the peak as XLA's memory_analysis() reports it
 	// (ComputePeakMemory): the parameters, constants (those of the
 	// computations called per element too) and outputs of every memory
-	// space plus the largest peak of one space's temporaries. It is
-	// PeakBytes when everything is in HBM; on the TPU it may count VMEM.
-	// On the CPU it has no temporaries: XLA's CPU client computes it from
-	// a buffer assignment without heap-simulator traces, so it is the
-	// arguments, outputs (less the aliased) and constants, as on every
-	// CPU compile of testdata/groundtruth. On the TPU, the temporaries of
-	// the memory spaces other than HBM (VMEM) are counted value by value,
-	// as XLA's live-range dump counts them: every value from its
-	// definition to its last use, both steps included, even where it
-	// shares an operand's buffer (an in-place output, an operand's buffer
-	// taken over), a value dead where it is defined left out. With it the
-	// TPU peaks of testdata/groundtruth are within 5% on 100% (97.8%
-	// without: transformer_bwd small 0.915, now exact) and exact on 41 of
-	// 46 v5e compiles (37), those of the differential tester's seeds
-	// 1000-1039 on v5e within 5% on 95% (77.5%) and exact on 85% (62.5%).
-	// Counting HBM so breaks the while loops of transformer_bwd large
-	// (1.36x), whose buffers XLA counts once.
+	// space plus the largest peak of one space's temporaries, as XLA
+	// replays the heap trace of each space. It is PeakBytes when
+	// everything is in HBM; on the TPU it may count VMEM. On the CPU it
+	// has no temporaries: XLA's CPU client computes it from a buffer
+	// assignment without heap-simulator traces, so it is the arguments,
+	// outputs (less the aliased) and constants, as on every CPU compile of
+	// testdata/groundtruth. On the TPU two traces differ from the heap
+	// replay: the heap simulator's trace leaves the tuples' index tables
+	// out (the TPU places them in the temp allocation outside it), and the
+	// alternate memory's (VMEM, Target.AlternateSpace) is the one
+	// memory-space assignment exports, which counts every value on its own
+	// from its definition to its last use (see liveness.alternatePeak).
+	// Both read off the traces of the xla-diff compiles dumped as protos
+	// (testdata/xladiff/gen/traces.py); with them and the TPU's
+	// allocation rules (see AnalyzeMemory) the TPU peaks of
+	// testdata/groundtruth are exact on 138 of 138 (124 counting VMEM
+	// values to the end of their live ranges and tuple tables in HBM),
+	// those of the xla-diff seeds 1000-1139, 5000-5299 and 6000-6299 on
+	// v5e, v6e and v4 on 100% (97.0% on 5000-5299, 93.3% on 6000-6299).
 	XLAPeakBytes int64
+	// elementConstBytes are the constants of the computations called per
+	// element, which XLAPeakBytes counts with HBM's.
+	elementConstBytes int64
 	// Computations, when the module has no entry computation, report each
 	// computation no other calls, as if it were the entry, largest peak
 	// first (then in module order).
@@ -266,11 +271,13 @@ func laidOut(m *hlo.Module) bool {
 // dumps place them in the temp heap) get allocations of their own;
 // the other buffers, largest first, take the allocation of an operand or of
 // a donated parameter or an output when no value there is live at the same
-// time (MaybeAssignBuffer), else an output gets its own allocation and the
-// rest are the temporaries of their memory space: replayed in schedule order
-// (a value may take over the buffer of an operand that dies at it, as
+// time (MaybeAssignBuffer; on the TPU an output's allocation takes only
+// outputs), else an output gets its own allocation and the rest are the
+// temporaries of their memory space: replayed in schedule order (a value may
+// take over the buffer of an operand that dies at it, as
 // CanShareOperandBufferWithUser allows: elementwise ops, loop fusions using
-// the operand elementwise, in-place ops) and packed by the best of XLA's two
+// the operand elementwise, in-place ops; on the TPU the operands its
+// backend_config's aliasing_operands names) and packed by the best of XLA's two
 // best-fit heaps, then combined with the temporary tuple tables into one
 // preallocated temp allocation per space at the backend's alignment. The
 // peak is the parameters, constants and outputs plus the most the
@@ -310,13 +317,11 @@ func (r *MemoryReport) fill(lv *liveness, tl threadLocals) {
 	}
 	// The constants of the computations called per element (a sort's
 	// comparator) have constant allocations too, live throughout.
+	r.elementConstBytes = tl.constBytes
 	static, temps := tl.constBytes, int64(0)
 	for _, sp := range r.Spaces {
 		static += sp.PeakBytes - sp.TemporaryPeakBytes
 		temps = max(temps, sp.xlaTempPeak)
-		if lv.t.Backend == BackendTPU && sp.Space != 0 {
-			temps = max(temps, sp.xlaValuePeak)
-		}
 	}
 	if lv.t.Backend == BackendCPU {
 		temps = 0

@@ -336,6 +336,11 @@ func checkMemoryInvariants(t *testing.T, name string, m *hlo.Module, tgt Target)
 		hbmPeak := r.PeakBytes - hbm.TemporaryPeakBytes + hbm.xlaTempPeak
 		check(r.XLAPeakBytes >= hbmPeak, "XLA peak %d below HBM peak %d (offloaded contexts aside)", r.XLAPeakBytes, hbmPeak)
 	}
+	var parts int64
+	for _, p := range r.XLAPeakParts() {
+		parts += p.Bytes
+	}
+	check(parts == r.XLAPeakBytes, "XLA peak's parts add up to %d, the peak is %d", parts, r.XLAPeakBytes)
 	if ok {
 		ok = checkAllocations(t, name, m, tgt, r)
 	}

@@ -201,7 +201,7 @@ func (lv *liveness) operandAlloc(b int32, of map[int32]*alloc, fits func(*alloc)
 // checked one by one.
 func (r *reuser) fits(a *alloc, b int32, in bufferInfo) bool {
 	lv := r.lv
-	if !a.accepts(in) {
+	if !a.accepts(in, lv.t.Backend) {
 		return false
 	}
 	for _, nid := range lv.buffers[b] {

@@ -1,7 +1,9 @@
 package layoutassign
 
 import (
+	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
@@ -59,7 +61,9 @@ func fusedParam(f *hlo.Instruction, k int) *hlo.Instruction {
 // scatter, and for elementwise ops.
 //
 // On the GPU a fusion user follows XLA's GPU buffer-sharing hint instead
-// (gpuFusionCanShare), which decides after the in-place pairs.
+// (gpuFusionCanShare), which decides after the in-place pairs; on the TPU
+// the aliasing the compiler recorded in the user's backend_config does
+// (tpuAliasingOperands), where it did.
 func canShareOperand(operand *hlo.Instruction, opPath []int64, user *hlo.Instruction, userPath []int64, b Backend) bool {
 	if user.Opcode == hlo.OpCustomCall && len(userPath) == 1 && userPath[0] == 1 {
 		if t, _ := user.Attr("custom_call_target"); strings.Contains(t, "cublas$lt$matmul") {
@@ -81,6 +85,11 @@ func canShareOperand(operand *hlo.Instruction, opPath []int64, user *hlo.Instruc
 			if p.operand < len(user.Operands) && user.Operands[p.operand] == operand && slices.Equal(p.opPath, opPath) && slices.Equal(p.outPath, userPath) {
 				return true
 			}
+		}
+	}
+	if b == BackendTPU && len(userPath) == 0 {
+		if share, ok := tpuAliasingOperands(user, operand); ok {
+			return share
 		}
 	}
 	if b == BackendGPU && user.Opcode == hlo.OpFusion {
@@ -303,4 +312,44 @@ func fusionHero(r *hlo.Instruction) *hlo.Instruction {
 // effectiveScalar reports whether s has one element.
 func effectiveScalar(s *hlo.Shape) bool {
 	return s.IsArray() && s.ElementCount() == 1
+}
+
+// tpuAliasingOperands reads the aliasing the TPU compiler records in
+// user's backend_config after its buffer assignment,
+// "aliasing_operands":{"lists":[{"indices":["0","2"]}]}: each list names
+// the positions that share one buffer, operand i as "i" and the result as
+// the operand count. It reports whether operand shares the result's
+// buffer, and false for ok when user records nothing (a module from
+// elsewhere). In the TPU dumps of the xla-diff seeds the heap traces share
+// a result with an operand where the list says so (a select over the add
+// it selects, 2a34ff75; an all-reduce over its operand, 1088 and 5139) and
+// allocate it apart where the lists are empty (a select, 5184, whose
+// operands die there and are as large).
+func tpuAliasingOperands(user, operand *hlo.Instruction) (share, ok bool) {
+	v, found := user.Attr("backend_config")
+	if !found || !strings.Contains(v, `"aliasing_operands"`) {
+		return false, false
+	}
+	var cfg struct {
+		AliasingOperands *struct {
+			Lists []struct {
+				Indices []string `json:"indices"`
+			} `json:"lists"`
+		} `json:"aliasing_operands"`
+	}
+	if err := json.Unmarshal([]byte(v), &cfg); err != nil || cfg.AliasingOperands == nil {
+		return false, false
+	}
+	out := strconv.Itoa(len(user.Operands))
+	for _, l := range cfg.AliasingOperands.Lists {
+		if !slices.Contains(l.Indices, out) {
+			continue
+		}
+		for k, op := range user.Operands {
+			if op == operand && slices.Contains(l.Indices, strconv.Itoa(k)) {
+				return true, true
+			}
+		}
+	}
+	return false, true
 }

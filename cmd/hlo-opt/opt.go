@@ -77,7 +77,7 @@ func newFlagSet(env *Env, o *options) *flag.FlagSet {
 	fs.IntVar(&o.maxNodes, "max-nodes", graph.DefaultMaxNodes, "with --format=dot --computation: draw at most `N` instructions, those nearest the root (negative: all)")
 	fs.BoolVar(&o.progress, "progress", true, "show a progress line on stderr when it is a terminal")
 	fs.StringVar(&o.device, "device", "", "the device every pass models: tpu-v4, tpu-v5e, tpu-v5p, tpu-v6e, h100, h200, a100 or a JSON device `file`; the layout target follows its kind and the memory report checks its HBM capacity (default: h100 for the cost passes, the tpu target without capacity for the layout pass; cost passes alone lay out for a gpu)")
-	fs.StringVar(&o.target, "target", "", "target of the layout pass and backend of the xla-cost pass: tpu, tpu-v6e, tpu-pred4 (4-byte PRED), gpu or cpu (default: the --device's kind, else tpu; xla-cost infers the backend from the module)")
+	fs.StringVar(&o.target, "target", "", "target of the layout pass and backend of the xla-cost pass: tpu, tpu-v4, tpu-v6e, tpu-pred4 (4-byte PRED), gpu or cpu (default: the --device's kind, else tpu; xla-cost infers the backend from the module)")
 	fs.BoolVar(&o.keepLayouts, "keep-layouts", false, "layout pass: keep every layout stated in the module (the default; kept for scripts)")
 	fs.BoolVar(&o.relayout, "relayout", false, "layout pass: assign every layout anew, keeping only the entry signature and layout constraints (by default every stated layout is kept)")
 	fs.BoolVar(&o.allowTrunc, "allow-truncated", false, "accept a text that ends inside a computation (a truncated dump): keep the complete computations and say what was dropped")

@@ -40,5 +40,5 @@ ENTRY main {
 	verdict := regexp.MustCompile(`<div id="verdict"[^>]*>([^<]*)</div>`).FindSubmatch(page.Bytes())
 	fmt.Println(string(verdict[1]))
 	// Output:
-	// Fits: 8.0KiB of 16.00GiB HBM (0.00%) on tpu-v5e.
+	// Fits: 12.0KiB of 16.00GiB HBM (0.00%) on tpu-v5e.
 }
