@@ -398,10 +398,11 @@ type alloc struct {
 	first  int32
 	values []int32
 	// tree is the reuser's tree of a donated parameter's or an output's
-	// allocation, pos its leaf there and occ its values by time.
-	tree *allocTree
-	pos  int
-	occ  occupancy
+	// allocation, pos its leaf there, seq its place in the order the
+	// allocations were made and occ its values by time.
+	tree     *allocTree
+	pos, seq int
+	occ      occupancy
 }
 
 // accepts reports whether a buffer described by in may go into a on
@@ -474,7 +475,7 @@ func (lv *liveness) assignWith(bufs []int32, infos []bufferInfo, f allocFinder) 
 			a = &alloc{size: in.size, space: in.space, tuple: true, first: ids[0]}
 			allocs = append(allocs, a)
 		case in.output:
-			a = &alloc{size: in.size, space: in.space, first: ids[0]}
+			a = &alloc{size: in.size, space: in.space, output: true, first: ids[0]}
 			allocs = append(allocs, a)
 			made = true
 		default:

@@ -112,24 +112,41 @@ func (t *allocTree) last(q []span, fits func(*alloc) bool) *alloc {
 // made first.
 type reuser struct {
 	lv    *liveness
-	trees map[int64]*allocTree
-	// capacity is the most allocations a tree may get.
-	capacity int
-	q        []span
+	trees map[treeKey]*allocTree
+	// capacity is the most allocations a tree may get; made counts the
+	// allocations made, which gives each its seq.
+	capacity, made int
+	q              []span
+}
+
+// treeKey names a tree: the memory space, and whether only outputs may go
+// into its allocations (the TPU's output allocations, see alloc.accepts),
+// so that the search for another buffer never walks them.
+type treeKey struct {
+	space       int64
+	outputsOnly bool
 }
 
 func newReuser(lv *liveness, capacity int) *reuser {
-	return &reuser{lv: lv, trees: map[int64]*allocTree{}, capacity: capacity}
+	return &reuser{lv: lv, trees: map[treeKey]*allocTree{}, capacity: capacity}
+}
+
+// keyOf is the tree of allocation a.
+func (r *reuser) keyOf(a *alloc) treeKey {
+	return treeKey{a.space, r.lv.t.Backend == BackendTPU && a.output && !a.param}
 }
 
 func (r *reuser) hold(a *alloc, ids []int32, made bool) {
 	a.values = append(a.values, ids...)
 	if made {
-		t := r.trees[a.space]
+		k := r.keyOf(a)
+		t := r.trees[k]
 		if t == nil {
 			t = newAllocTree(r.capacity)
-			r.trees[a.space] = t
+			r.trees[k] = t
 		}
+		a.seq = r.made
+		r.made++
 		t.push(a)
 		vals := r.lv.values
 		a.occ.byStart.key = func(x int32) int { return vals[x].start }
@@ -159,15 +176,22 @@ func (r *reuser) find(b int32, in bufferInfo, of map[int32]*alloc) *alloc {
 	if a := lv.operandAlloc(b, of, fits); a != nil {
 		return a
 	}
-	t := r.trees[in.space]
-	if t == nil {
-		return nil
-	}
 	r.q = r.q[:0]
 	for _, id := range lv.buffers[b] {
 		r.q = append(r.q, queryOf(lv.values[id]))
 	}
-	return t.last(r.q, fits)
+	// The last made that fits, of the trees the buffer may go into.
+	var found *alloc
+	for _, k := range []treeKey{{in.space, false}, {in.space, true}} {
+		t := r.trees[k]
+		if t == nil || k.outputsOnly && !in.output {
+			continue
+		}
+		if a := t.last(r.q, fits); a != nil && (found == nil || a.seq > found.seq) {
+			found = a
+		}
+	}
+	return found
 }
 
 // operandAlloc returns the first allocation of an operand of buffer b's
