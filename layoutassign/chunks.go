@@ -26,23 +26,6 @@ func (c *chunks[T]) search(after func(T) bool) pos {
 	return pos{b, sort.Search(len(c.blocks[b]), func(k int) bool { return after(c.blocks[b][k]) })}
 }
 
-// at returns the element at p, false at the end.
-func (c *chunks[T]) at(p pos) (T, bool) {
-	if p.b >= len(c.blocks) {
-		var zero T
-		return zero, false
-	}
-	return c.blocks[p.b][p.i], true
-}
-
-// next returns the position after p (not the end).
-func (c *chunks[T]) next(p pos) pos {
-	if p.i++; p.i == len(c.blocks[p.b]) {
-		return pos{p.b + 1, 0}
-	}
-	return p
-}
-
 // insert puts x before the element at p (at the end when p is the end).
 func (c *chunks[T]) insert(p pos, x T) {
 	if len(c.blocks) == 0 {
@@ -99,45 +82,78 @@ func (c *chunks[T]) from(p pos, f func(T) bool) {
 // two that touch.
 type spanSet struct{ c chunks[span] }
 
-// firstEndingAfter is the position of the first span that ends after t.
+// firstEndingAfter is the position of the first span that ends after t
+// (a binary search over the blocks' last spans, then within the block,
+// written out: sort.Search's closure costs more than the search itself).
 func (s *spanSet) firstEndingAfter(t int64) pos {
-	return s.c.search(func(x span) bool { return x.hi > t })
+	bl := s.c.blocks
+	lo, hi := 0, len(bl)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if b := bl[m]; b[len(b)-1].hi > t {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	if lo == len(bl) {
+		return pos{lo, 0}
+	}
+	b := bl[lo]
+	i, j := 0, len(b)-1 // b's last span ends after t
+	for i < j {
+		m := int(uint(i+j) >> 1)
+		if b[m].hi > t {
+			j = m
+		} else {
+			i = m + 1
+		}
+	}
+	return pos{lo, i}
 }
 
 // add unites sp with the set.
 func (s *spanSet) add(sp span) {
 	p := s.firstEndingAfter(sp.lo - 1) // the first span sp overlaps or touches
 	n := 0
-	s.c.from(p, func(x span) bool {
-		if x.lo > sp.hi {
-			return false
+scan:
+	for q := p; q.b < len(s.c.blocks); q.b, q.i = q.b+1, 0 {
+		for _, x := range s.c.blocks[q.b][q.i:] {
+			if x.lo > sp.hi {
+				break scan
+			}
+			sp.lo, sp.hi = min(sp.lo, x.lo), max(sp.hi, x.hi)
+			n++
 		}
-		sp.lo, sp.hi = min(sp.lo, x.lo), max(sp.hi, x.hi)
-		n++
-		return true
-	})
+	}
+	if n == 1 {
+		s.c.blocks[p.b][p.i] = sp // one span grown: nothing moves
+		return
+	}
 	s.c.remove(p, n)
 	s.c.insert(p, sp)
 }
 
 // meets reports whether the set meets q.
 func (s *spanSet) meets(q span) bool {
-	x, ok := s.c.at(s.firstEndingAfter(q.lo))
-	return ok && x.lo < q.hi
+	p := s.firstEndingAfter(q.lo)
+	return p.b < len(s.c.blocks) && s.c.blocks[p.b][p.i].lo < q.hi
 }
 
 // minus appends to out the parts of x that the set does not cover.
 func (s *spanSet) minus(out []span, x span) []span {
-	s.c.from(s.firstEndingAfter(x.lo), func(y span) bool {
-		if y.lo >= x.hi {
-			return false
+scan:
+	for p := s.firstEndingAfter(x.lo); p.b < len(s.c.blocks); p.b, p.i = p.b+1, 0 {
+		for _, y := range s.c.blocks[p.b][p.i:] {
+			if y.lo >= x.hi {
+				break scan
+			}
+			if y.lo > x.lo {
+				out = append(out, span{x.lo, y.lo})
+			}
+			x.lo = max(x.lo, y.hi)
 		}
-		if y.lo > x.lo {
-			out = append(out, span{x.lo, y.lo})
-		}
-		x.lo = max(x.lo, y.hi)
-		return true
-	})
+	}
 	if x.lo < x.hi {
 		out = append(out, x)
 	}
@@ -147,13 +163,15 @@ func (s *spanSet) minus(out []span, x span) []span {
 // intersect appends to out the parts of the spans d that the set covers.
 func (s *spanSet) intersect(out []span, d []span) []span {
 	for _, x := range d {
-		s.c.from(s.firstEndingAfter(x.lo), func(y span) bool {
-			if y.lo >= x.hi {
-				return false
+	blocks:
+		for p := s.firstEndingAfter(x.lo); p.b < len(s.c.blocks); p.b, p.i = p.b+1, 0 {
+			for _, y := range s.c.blocks[p.b][p.i:] {
+				if y.lo >= x.hi {
+					break blocks
+				}
+				out = append(out, span{max(x.lo, y.lo), min(x.hi, y.hi)})
 			}
-			out = append(out, span{max(x.lo, y.lo), min(x.hi, y.hi)})
-			return true
-		})
+		}
 	}
 	return out
 }
