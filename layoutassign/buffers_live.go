@@ -126,9 +126,9 @@ func (lv *liveness) tempBuffers(r *heapRun, sizes []int64) []Buffer {
 		alloc, free int
 		members     []int32
 	}
-	lives := map[int32]*life{}
+	lives := make([]*life, len(r.size)) // by the value naming the buffer
 	var roots []int32
-	bufs := newBufferRefs()
+	bufs := newBufferRefs(len(r.size))
 	var mem, most int64
 	for i, e := range r.events {
 		buf, change := bufs.apply(e)

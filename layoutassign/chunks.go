@@ -1,6 +1,9 @@
 package layoutassign
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // chunkLen is the length a block of a chunks sequence is split at.
 const chunkLen = 256
@@ -27,28 +30,32 @@ func (c *chunks[T]) search(after func(T) bool) pos {
 }
 
 // insert puts x before the element at p (at the end when p is the end).
+// A full block is split in two halves before the insertion, the first
+// keeping its array, so that no block ever grows past chunkLen; a new
+// sequence's block starts with room for a few elements.
 func (c *chunks[T]) insert(p pos, x T) {
 	if len(c.blocks) == 0 {
-		c.blocks = [][]T{{x}}
+		blk := make([]T, 1, 4)
+		blk[0] = x
+		c.blocks = [][]T{blk}
 		return
 	}
 	if p.b == len(c.blocks) {
 		p = pos{p.b - 1, len(c.blocks[p.b-1])}
 	}
-	blk := c.blocks[p.b]
-	blk = append(blk, x)
+	if blk := c.blocks[p.b]; len(blk) == chunkLen {
+		const half = chunkLen / 2
+		tail := append(make([]T, 0, chunkLen), blk[half:]...)
+		c.blocks[p.b] = blk[:half]
+		c.blocks = slices.Insert(c.blocks, p.b+1, tail)
+		if p.i > half {
+			p = pos{p.b + 1, p.i - half}
+		}
+	}
+	blk := append(c.blocks[p.b], x)
 	copy(blk[p.i+1:], blk[p.i:])
 	blk[p.i] = x
-	if len(blk) <= chunkLen {
-		c.blocks[p.b] = blk
-		return
-	}
-	half := len(blk) / 2
-	tail := append(make([]T, 0, chunkLen), blk[half:]...)
-	c.blocks[p.b] = blk[:half:half]
-	c.blocks = append(c.blocks, nil)
-	copy(c.blocks[p.b+2:], c.blocks[p.b+1:])
-	c.blocks[p.b+1] = tail
+	c.blocks[p.b] = blk
 }
 
 // remove removes the n elements from p on.

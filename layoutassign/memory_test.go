@@ -508,7 +508,7 @@ type plainFinder struct {
 	reusable []*alloc
 }
 
-func (p *plainFinder) find(b int32, in bufferInfo, of map[int32]*alloc) *alloc {
+func (p *plainFinder) find(b int32, in bufferInfo, of []*alloc) *alloc {
 	lv := p.lv
 	if in.constant || in.param || lv.tupleBuffer(b) {
 		return nil
