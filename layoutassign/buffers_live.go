@@ -210,16 +210,20 @@ func (lv *liveness) aliasRefs(first int32, values []int32) []ValueRef {
 		st   *step
 		node int
 	}
-	var ps []place
+	n := len(values)
+	for _, id := range values {
+		n += len(lv.values[id].positions)
+	}
+	if n == 1 && lv.values[values[0]].def == lv.values[first].def {
+		return nil // the common case: a buffer of one value in one place
+	}
+	ps := make([]place, 0, n)
 	for _, id := range values {
 		v := lv.values[id]
 		ps = append(ps, place{v.def.time, v.def, v.node})
 		for _, p := range v.positions {
 			ps = append(ps, place{p.st.time, p.st, p.node})
 		}
-	}
-	if len(ps) == 1 && ps[0].st == lv.values[first].def {
-		return nil // the common case: a buffer of one value in one place
 	}
 	ref := func(p place) ValueRef {
 		in := p.st.in
