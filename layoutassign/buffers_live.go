@@ -236,19 +236,38 @@ func (lv *liveness) aliasRefs(first int32, values []int32) []ValueRef {
 	slices.SortStableFunc(ps, func(a, b place) int { return cmp.Compare(a.time, b.time) })
 	fv := lv.values[first]
 	own := ref(place{fv.def.time, fv.def, fv.node})
-	var out []ValueRef
-	// seen holds the refs in out by instruction (a buffer reused by many
-	// values would make a search of out quadratic).
-	seen := map[*hlo.Instruction][]ValueRef{}
-	for _, p := range ps {
-		// A computation run from several call sites appears once per
-		// site in the flattened schedule: one name is enough.
+	out := make([]ValueRef, 0, len(ps))
+	// A computation run from several call sites appears once per site in
+	// the flattened schedule (lv.orig maps the copies): one name is
+	// enough, and seen holds the refs in out by instruction (a buffer
+	// reused by many values would make a search of out quadratic).
+	// Without copies two places name the same ref only at the same step:
+	// the refs of the current step (out[group:]) are enough to search.
+	var seen map[*hlo.Instruction][]ValueRef
+	if lv.orig != nil {
+		seen = map[*hlo.Instruction][]ValueRef{}
+	}
+	group := 0
+	for i, p := range ps {
+		if i > 0 && p.time != ps[i-1].time {
+			group = len(out)
+		}
 		r := ref(p)
-		if same(r, own) || slices.ContainsFunc(seen[r.Instruction], func(o ValueRef) bool { return same(o, r) }) {
+		if same(r, own) {
 			continue
 		}
-		seen[r.Instruction] = append(seen[r.Instruction], r)
+		if seen != nil {
+			if slices.ContainsFunc(seen[r.Instruction], func(o ValueRef) bool { return same(o, r) }) {
+				continue
+			}
+			seen[r.Instruction] = append(seen[r.Instruction], r)
+		} else if slices.ContainsFunc(out[group:], func(o ValueRef) bool { return same(o, r) }) {
+			continue
+		}
 		out = append(out, r)
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }

@@ -77,28 +77,41 @@ func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []
 		return cmp.Or(cmp.Compare(va.start, vb.start), cmp.Compare(va.end, vb.end), cmp.Compare(a, b))
 	})
 	n := len(lv.seq) + 1
-	defined, freed := make([][]int32, n), make([][]int32, n)
+	// The values freed at each step, in the order of ids, are
+	// freed[freedAt[t]:freedAt[t+1]] (a counting sort by end).
+	freedAt := make([]int32, n+1)
 	in := make([]bool, len(lv.values))
 	for _, id := range ids {
 		v := lv.values[id]
-		defined[v.start] = append(defined[v.start], id)
-		freed[v.end] = append(freed[v.end], id)
+		freedAt[v.end+1]++
 		in[id] = true
 		r.size[id] = bufSize[bufOf[id]]
 		r.unpadded[id] = v.unpadded(r.size[id])
 	}
+	for t := range n {
+		freedAt[t+1] += freedAt[t]
+	}
+	freed, next := make([]int32, len(ids)), slices.Clone(freedAt[:n])
+	for _, id := range ids {
+		e := lv.values[id].end
+		freed[next[e]] = id
+		next[e]++
+	}
 	r.valuePeak = valuePeak(lv.values, ids, r.size, n)
 	first := make([]int32, len(bufSize)) // buffer -> its value placed first, plus one
+	k := 0                               // the next value of ids to define (they are sorted by start)
 	for t := range n {
-		for _, id := range defined[t] {
+		freeing := freed[freedAt[t]:freedAt[t+1]]
+		for ; k < len(ids) && lv.values[ids[k]].start == t; k++ {
+			id := ids[k]
 			b := bufOf[id]
 			if fv := first[b] - 1; fv >= 0 {
 				r.events = append(r.events, heapEvent{evShare, id, fv, t})
 				continue
 			}
 			if bufLen[b] == 1 {
-				if ov, ok := lv.reusableOperand(id, t, freed[t], in, bufOf, bufLen); ok {
-					freed[t] = slices.DeleteFunc(freed[t], func(x int32) bool { return x == ov })
+				if ov, ok := lv.reusableOperand(id, t, freeing, in, bufOf, bufLen); ok {
+					freeing = slices.DeleteFunc(freeing, func(x int32) bool { return x == ov })
 					r.events = append(r.events, heapEvent{evFree, ov, -1, t}, heapEvent{evShare, id, ov, t})
 					lv.values[ov].end = lv.values[id].end
 					continue
@@ -107,7 +120,7 @@ func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []
 			r.events = append(r.events, heapEvent{evAlloc, id, -1, t})
 			first[b] = id + 1
 		}
-		for _, id := range freed[t] {
+		for _, id := range freeing {
 			r.events = append(r.events, heapEvent{evFree, id, -1, t})
 		}
 	}
@@ -313,7 +326,13 @@ func transitive(out []int, iv *interval, ivs []interval) []int {
 // buffer that is not empty. It returns them with the time after the last
 // event.
 func (r *heapRun) intervals() ([]interval, int) {
-	var ivs []interval
+	placed := 0
+	for _, e := range r.events {
+		if e.kind != evFree && r.size[e.v] != 0 {
+			placed++
+		}
+	}
+	ivs := make([]interval, 0, placed)
 	at := make([]int32, len(r.size)) // value -> its interval, plus one
 	now := 0
 	for _, e := range r.events {

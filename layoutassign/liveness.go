@@ -173,11 +173,13 @@ func (lv *liveness) flatten(c *hlo.Computation, async *hlo.Computation) error {
 	start := len(lv.seq)
 	steps := make([]*step, len(c.Instructions))
 	lv.steps[c] = steps
-	for _, in := range order {
+	slab := make([]step, len(order))
+	for i, in := range order {
 		if err := lv.flattenCallees(in, async); err != nil {
 			return err
 		}
-		st := &step{in: in, time: len(lv.seq), nodes: preorder(&in.Shape)}
+		st := &slab[i]
+		*st = step{in: in, time: len(lv.seq), nodes: preorder(&in.Shape)}
 		steps[in.Index] = st
 		lv.seq = append(lv.seq, st)
 	}
