@@ -1,9 +1,6 @@
 package layoutassign
 
-import (
-	"slices"
-	"sort"
-)
+import "slices"
 
 // chunkLen is the length a block of a chunks sequence is split at.
 const chunkLen = 256
@@ -18,16 +15,6 @@ type chunks[T any] struct {
 // pos is a position in a chunks sequence: element i of block b; the end
 // is {len(blocks), 0}.
 type pos struct{ b, i int }
-
-// search returns the position of the first element for which after is
-// true (after is false, then true, along the sequence), or the end.
-func (c *chunks[T]) search(after func(T) bool) pos {
-	b := sort.Search(len(c.blocks), func(k int) bool { blk := c.blocks[k]; return after(blk[len(blk)-1]) })
-	if b == len(c.blocks) {
-		return pos{b, 0}
-	}
-	return pos{b, sort.Search(len(c.blocks[b]), func(k int) bool { return after(c.blocks[b][k]) })}
-}
 
 // insert puts x before the element at p (at the end when p is the end).
 // A full block is split in two halves before the insertion, the first
@@ -71,17 +58,6 @@ func (c *chunks[T]) remove(p pos, n int) {
 			continue
 		}
 		c.blocks = append(c.blocks[:p.b], c.blocks[p.b+1:]...)
-	}
-}
-
-// all calls f on the elements from p on until f returns false.
-func (c *chunks[T]) from(p pos, f func(T) bool) {
-	for ; p.b < len(c.blocks); p.b, p.i = p.b+1, 0 {
-		for _, x := range c.blocks[p.b][p.i:] {
-			if !f(x) {
-				return
-			}
-		}
 	}
 }
 
@@ -198,14 +174,46 @@ type keyed struct {
 	key func(int32) int
 }
 
+// firstFrom is the position of the first id whose key is at least t (a
+// binary search written out, as spanSet's).
+func (k *keyed) firstFrom(t int) pos {
+	bl := k.c.blocks
+	lo, hi := 0, len(bl)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if b := bl[m]; k.key(b[len(b)-1]) >= t {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	if lo == len(bl) {
+		return pos{lo, 0}
+	}
+	b := bl[lo]
+	i, j := 0, len(b)-1 // b's last id has a key of at least t
+	for i < j {
+		m := int(uint(i+j) >> 1)
+		if k.key(b[m]) >= t {
+			j = m
+		} else {
+			i = m + 1
+		}
+	}
+	return pos{lo, i}
+}
+
 func (k *keyed) insert(id int32) {
-	t := k.key(id)
-	k.c.insert(k.c.search(func(x int32) bool { return k.key(x) > t }), id)
+	k.c.insert(k.firstFrom(k.key(id)+1), id)
 }
 
 // each calls f on the ids whose key is in [lo, hi] until f returns false.
 func (k *keyed) each(lo, hi int, f func(int32) bool) {
-	k.c.from(k.c.search(func(x int32) bool { return k.key(x) >= lo }), func(x int32) bool {
-		return k.key(x) <= hi && f(x)
-	})
+	for p := k.firstFrom(lo); p.b < len(k.c.blocks); p.b, p.i = p.b+1, 0 {
+		for _, x := range k.c.blocks[p.b][p.i:] {
+			if k.key(x) > hi || !f(x) {
+				return
+			}
+		}
+	}
 }

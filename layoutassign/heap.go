@@ -374,12 +374,16 @@ func (r *heapRun) intervals() ([]interval, int) {
 // bestFit places the intervals in the given order, each in the smallest
 // gap (then the lowest) that no placed interval overlapping it or its
 // colocations in time uses, else above them all, and returns the heap
-// size and each value's offset (XLA's GlobalDecreasingSizeBestFitHeap
-// without slicing). A gap starts at the aligned end of a placed interval:
-// it is a hole in the union of the placed intervals' [offset, aligned
-// end), which a heapIndex gives for any time range.
-func (r *heapRun) bestFit(order intervalOrder, align int64) (int64, map[int32]int64) {
-	offsets := map[int32]int64{}
+// size and each value's offset by id, -1 where none (XLA's
+// GlobalDecreasingSizeBestFitHeap without slicing). A gap starts at the
+// aligned end of a placed interval: it is a hole in the union of the
+// placed intervals' [offset, aligned end), which a heapIndex gives for
+// any time range.
+func (r *heapRun) bestFit(order intervalOrder, align int64) (int64, []int64) {
+	offsets := make([]int64, len(r.size)) // by value id, -1 for a value not placed
+	for i := range offsets {
+		offsets[i] = -1
+	}
 	ivs, now := r.intervals()
 	sorted := make([]int, len(ivs))
 	for i := range sorted {
@@ -499,7 +503,7 @@ func (x *heapIndex) bestGap(size int64) int64 {
 
 // bestHeap runs both of XLA's best-fit orders and keeps the smaller heap
 // (ChooseBestHeapAlgorithm; the spatial one on a tie).
-func (r *heapRun) bestHeap(align int64) (int64, map[int32]int64) {
+func (r *heapRun) bestHeap(align int64) (int64, []int64) {
 	size, offsets := r.bestFit(spatialOrder, align)
 	if s2, o2 := r.bestFit(temporalOrder, align); s2 < size {
 		return s2, o2

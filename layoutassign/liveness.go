@@ -24,6 +24,8 @@ type liveness struct {
 	// instruction at index i of computation c (see stepOf).
 	seq   []*step
 	steps map[*hlo.Computation][]*step
+	// entrySteps are steps[entry], where most lookups go.
+	entrySteps []*step
 	// span is each scheduled computation's [start, end) in seq; callers
 	// lists the control-flow instructions calling it.
 	span    map[*hlo.Computation][2]int
@@ -173,6 +175,9 @@ func (lv *liveness) flatten(c *hlo.Computation, async *hlo.Computation) error {
 	start := len(lv.seq)
 	steps := make([]*step, len(c.Instructions))
 	lv.steps[c] = steps
+	if c == lv.entry {
+		lv.entrySteps = steps
+	}
 	slab := make([]step, len(order))
 	for i, in := range order {
 		if err := lv.flattenCallees(in, async); err != nil {
@@ -251,7 +256,11 @@ func (lv *liveness) stepOf(in *hlo.Instruction) *step {
 	// A slice per computation, indexed by the instruction's index (which
 	// flatten sets), is much cheaper to search than one map of every
 	// instruction of a long entry.
-	if s := lv.steps[in.Parent]; uint(in.Index) < uint(len(s)) && s[in.Index] != nil && s[in.Index].in == in {
+	s := lv.entrySteps
+	if in.Parent != lv.entry {
+		s = lv.steps[in.Parent]
+	}
+	if uint(in.Index) < uint(len(s)) && s[in.Index] != nil && s[in.Index].in == in {
 		return s[in.Index]
 	}
 	return nil
