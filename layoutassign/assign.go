@@ -149,6 +149,10 @@ type assigner struct {
 	// uses are operands a second pass requires at their users (after the
 	// entry signature, like a convolution's operands).
 	uses []operandUse
+	// whiles are the TPU's while loops, whose init is not in the class of
+	// the loop state (whileInits); loopsOf lists them by their init.
+	whiles  []*hlo.Instruction
+	loopsOf map[*hlo.Instruction][]*hlo.Instruction
 }
 
 // edge is a unification of producer value p with consumer value c.
@@ -216,6 +220,7 @@ func newAssigner(m *hlo.Module, opts Options, pins *secondPass) (*assigner, erro
 	a.unifyAll()
 	a.fixEntry()
 	a.propagate()
+	a.whileInits()
 	return a, nil
 }
 

@@ -130,14 +130,10 @@ func (a *assigner) fixEntry() {
 	for _, u := range a.uses {
 		a.require(a.leafID(u.user.Operands[u.op], nil), u.m2m, site{user: u.user, op: u.op}, nil)
 	}
-	tupleRoot := entry.Root != nil && entry.Root.Opcode == hlo.OpTuple
-	if tupleRoot {
+	if entry.Root != nil {
 		a.requireEntryResult(entry)
 	}
 	a.unifyDeferred()
-	if entry.Root != nil && !tupleRoot {
-		a.requireEntryResult(entry)
-	}
 }
 
 // requireConvOperands requires, on the TPU, a convolution's operands in

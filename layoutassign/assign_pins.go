@@ -23,6 +23,7 @@ func (a *assigner) secondPassPins() *secondPass {
 	pins := &secondPass{concats: map[*hlo.Instruction][]int64{}, settled: map[*hlo.Instruction][]int64{}}
 	a.concatPins(pins)
 	a.reshapePins(pins)
+	a.scatterPins(pins)
 	if len(pins.concats) == 0 && len(pins.uses) == 0 {
 		return nil
 	}
@@ -62,6 +63,8 @@ func (a *assigner) concatPins(pins *secondPass) {
 	}
 	best := map[int]pin{}
 	var order []int
+	tiles := a.paramTiles()
+	sorted := a.sortedClasses()
 	for _, c := range a.m.Computations {
 		if a.fused[c] {
 			continue
@@ -76,12 +79,22 @@ func (a *assigner) concatPins(pins *secondPass) {
 			}
 			r := a.find(id)
 			cur := a.m2m[r]
-			if cur == nil {
+			if cur == nil || sorted[r] {
 				continue
 			}
-			want := pinLayout(in.Shape, a.opts.Target)
-			if tileElements(in.Shape.Dims, cur) <= 2*tileElements(in.Shape.Dims, want) {
-				continue
+			var want []int64
+			if t, ok := tiles[r]; ok && t.typ == in.Shape.Type {
+				// The class carries its parameter's tile: every layout is
+				// measured in it.
+				want = leastTiled(in.Shape.Dims, t.rows, t.cols)
+				if tiledElements(in.Shape.Dims, cur, t.rows, t.cols) <= 2*tiledElements(in.Shape.Dims, want, t.rows, t.cols) {
+					continue
+				}
+			} else {
+				want = pinLayout(in.Shape, a.opts.Target)
+				if tiledElements(in.Shape.Dims, cur, 8, 128) <= 2*tiledElements(in.Shape.Dims, want, 8, 128) {
+					continue
+				}
 			}
 			n := in.Shape.ElementCount()
 			if p, ok := best[r]; !ok || n < p.elems {
@@ -163,6 +176,87 @@ func (a *assigner) reshapePins(pins *secondPass) {
 	}
 }
 
+// scatterPins adds the scatters whose first-pass layouts are not the one
+// XLA's TPU scatter runs in: the operand dims the indices address (and the
+// inserted window dims) most major, in logical order, the others in the
+// layout that pads them least, the default order where it pads no more
+// (scatterLayout). XLA's TPU layout assignment lists the others as
+// "scatter with incompatible layouts" and runs again with them pinned: a
+// scatter into rows of f32[16,7] {0,1} runs in {1,0}, the parameter copied
+// in and the result out; f32[3,9,4,4] in {1,3,2,0}, f32[8,8,16,2] in
+// {2,1,3,0}, u32[64,5,8] in {2,1,0} (its log names the layout wanted).
+func (a *assigner) scatterPins(pins *secondPass) {
+	for _, c := range a.m.Computations {
+		if a.fused[c] {
+			continue
+		}
+		for _, in := range c.Instructions {
+			if in.Opcode != hlo.OpScatter || in.Typed.Scatter == nil || !in.Shape.IsArray() || in.Shape.Rank() < 2 {
+				continue
+			}
+			id := a.leafID(in, nil)
+			cur := a.layoutOf(id)
+			if !a.assignable(id) || cur == nil {
+				continue
+			}
+			if want := scatterLayout(in.Shape, in.Typed.Scatter, a.opts.Target); !slices.Equal(want, cur) {
+				pins.concats[in] = want
+			}
+		}
+	}
+}
+
+// scatterLayout is the layout a TPU scatter of shape s runs in (see
+// scatterPins).
+func scatterLayout(s hlo.Shape, d *hlo.ScatterDims, t Target) []int64 {
+	indexed := make([]bool, s.Rank())
+	for _, dims := range [][]int64{d.ScatterDimsToOperandDims, d.InsertedWindowDims} {
+		for _, k := range dims {
+			if k >= 0 && int(k) < len(indexed) {
+				indexed[k] = true
+			}
+		}
+	}
+	// def: the indexed dims most major, the others following, each group
+	// in logical order.
+	var phys []int64
+	for _, major := range []bool{true, false} {
+		for k := range indexed {
+			if indexed[k] == major {
+				phys = append(phys, int64(k))
+			}
+		}
+	}
+	def := physOrder(phys)
+	so := t.SizeOptions()
+	size := func(perm []int64) (int64, bool) {
+		for i, k := range perm {
+			if indexed[k] && i < len(perm)-countTrue(indexed) {
+				return 0, false // an indexed dim below the unindexed ones
+			}
+		}
+		n, err := paddedBytes(layoutFor(s, perm, t), so)
+		return n, err == nil
+	}
+	best := leastBy(s.Dims, size)
+	if nd, ok := size(def); ok {
+		if nb, _ := size(best); nd <= nb {
+			return def
+		}
+	}
+	return best
+}
+
+func countTrue(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
 // unitDimsMajor is the major-to-minor layout with the size-1 dims most
 // major (in logical order), the others following in logical order.
 func unitDimsMajor(dims []int64) []int64 {
@@ -180,53 +274,134 @@ func unitDimsMajor(dims []int64) []int64 {
 	return physOrder(phys)
 }
 
-// pinLayout is the layout that pads s least on t; of equally padded ones,
-// the one whose second most minor dimension is the largest, then the
-// largest minor_to_major read as a number (dimensions kept in logical
-// order where nothing else decides).
+// pinLayout is the layout that pads s least on t (leastBy).
 func pinLayout(s hlo.Shape, t Target) []int64 {
 	so := t.SizeOptions()
+	return leastBy(s.Dims, func(perm []int64) (int64, bool) {
+		n, err := paddedBytes(layoutFor(s, perm, t), so)
+		return n, err == nil
+	})
+}
+
+// leastBy is the layout of an array of the given dims whose size is least;
+// of equally large ones, the one whose second most minor dimension is the
+// largest, then the largest minor_to_major read as a number (dimensions
+// kept in logical order where nothing else decides); the default layout
+// when none has a size.
+func leastBy(dims []int64, size func(perm []int64) (int64, bool)) []int64 {
 	var best []int64
-	var bestBytes int64
+	var bestN int64
 	better := func(m []int64, n int64) bool {
 		switch {
-		case best == nil || n < bestBytes:
+		case best == nil || n < bestN:
 			return true
-		case n > bestBytes:
+		case n > bestN:
 			return false
-		case s.Dims[m[1]] != s.Dims[best[1]]:
-			return s.Dims[m[1]] > s.Dims[best[1]]
+		case dims[m[1]] != dims[best[1]]:
+			return dims[m[1]] > dims[best[1]]
 		}
 		return slices.Compare(m, best) > 0
 	}
-	forEachOrder(s.Rank(), func(perm []int64) {
-		if n, err := paddedBytes(layoutFor(s, perm, t), so); err == nil && better(perm, n) {
-			best, bestBytes = slices.Clone(perm), n
+	forEachOrder(len(dims), func(perm []int64) {
+		if n, ok := size(perm); ok && better(perm, n) {
+			best, bestN = slices.Clone(perm), n
 		}
 	})
 	if best == nil {
-		return hlo.DefaultMinorToMajor(s.Rank())
+		return hlo.DefaultMinorToMajor(len(dims))
 	}
 	return best
 }
 
-// tileElements is the number of elements of an array of the given dims
-// laid out by m2m in whole (8,128) tiles, the TPU's vector registers of
-// 32-bit words: the measure by which a concatenate is at risk (f16[2,4]
-// in {0,1} is not: one register either way).
-func tileElements(dims, m2m []int64) int64 {
+// tiledElements is the number of elements of an array of the given dims
+// laid out by m2m in whole (rows, cols) tiles; in (8,128), the TPU's vector
+// registers of 32-bit words, it is the measure by which a concatenate is
+// at risk (f16[2,4] in {0,1} is not: one register either way).
+func tiledElements(dims, m2m []int64, rows, cols int64) int64 {
 	n := int64(1)
 	for i, d := range m2m {
 		size := dims[d]
 		switch i {
 		case 0:
-			size = ceilDiv(size, 128) * 128
+			size = ceilDiv(size, cols) * cols
 		case 1:
-			size = ceilDiv(size, 8) * 8
+			size = ceilDiv(size, rows) * rows
 		}
 		n *= size
 	}
 	return n
+}
+
+// sortedClasses returns the classes of the sorts' operands: XLA's TPU
+// layout assignment lists a sort whose layout a concatenate pin changed as
+// incompatible and runs again until the sort has its layout back, so a
+// scan sorted afterwards keeps the sort's layout (seed 1092: an
+// associative scan of f32[3,32,1000] along dim 2, then sorted along dim 1,
+// stays {2,1,0} after four passes, its concatenates pinned to {1,2,0} in
+// the second).
+func (a *assigner) sortedClasses() map[int]bool {
+	out := map[int]bool{}
+	for _, c := range a.m.Computations {
+		if a.fused[c] {
+			continue
+		}
+		for _, in := range c.Instructions {
+			if in.Opcode != hlo.OpSort {
+				continue
+			}
+			for _, op := range in.Operands {
+				if id := a.leafID(op, nil); id >= 0 {
+					out[a.find(id)] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// classTile is the tile of an entry parameter, for the arrays of its type
+// in its class.
+type classTile struct {
+	typ        hlo.PrimitiveType
+	rows, cols int64
+}
+
+// paramTiles returns, by class, the tile of the first entry parameter in
+// it whose signature states a two-dimensional tile. XLA's TPU layout
+// assignment propagates a parameter's whole layout, tile included, over
+// the arrays it reaches: its log prints an associative scan's slices and
+// concatenates of f32[17,48,31]{1,2,0:T(8,128)} in T(8,128) whatever their
+// second-minor dim (f32[17,48,1], f32[17,48,2]), and weighs the layouts
+// of a concatenate at risk in that tile (seed 5208: f32[17,48,2] pinned to
+// {1,0,2:T(8,128)}, where (2,128) tiles would pad {1,2,0} least).
+func (a *assigner) paramTiles() map[int]classTile {
+	out := map[int]classTile{}
+	if a.m.Entry == nil {
+		return out
+	}
+	for _, p := range a.m.Entry.Params {
+		base, ok := a.base(p)
+		if p == nil || !ok {
+			continue
+		}
+		for k := range leafCount(&p.Shape) {
+			s := a.shapeOf(base + k)
+			if !a.exact[base+k] || s == nil || s.Rank() < 2 || s.Layout == nil || len(s.Layout.Tiles) == 0 || len(s.Layout.Tiles[0]) != 2 {
+				continue
+			}
+			if _, seen := out[a.find(base+k)]; !seen {
+				t := s.Layout.Tiles[0]
+				out[a.find(base+k)] = classTile{typ: s.Type, rows: t[0], cols: t[1]}
+			}
+		}
+	}
+	return out
+}
+
+// leastTiled is the layout of an array of the given dims that pads it
+// least in (rows, cols) tiles (leastBy).
+func leastTiled(dims []int64, rows, cols int64) []int64 {
+	return leastBy(dims, func(perm []int64) (int64, bool) { return tiledElements(dims, perm, rows, cols), true })
 }
 
 // unitDimsOnly reports whether a reshape from dims a to dims b only

@@ -175,6 +175,9 @@ func (a *assigner) drain(mem csr[int32]) {
 		m := a.m2m[r]
 		for _, id := range mem.at(r) {
 			v := a.values[id]
+			if a.whiles != nil && len(m) > 0 {
+				a.offerLoops(v, m)
+			}
 			if len(v.path) != 0 {
 				continue
 			}
@@ -276,4 +279,47 @@ func sameLayout(a, b *hlo.Layout, rank int) bool {
 // tailPadding is l's L(n), 1 when none is printed.
 func tailPadding(l *hlo.Layout) int64 {
 	return max(l.TailPaddingAlignment, 1)
+}
+
+// offerLoops offers, on the TPU, the layout m of value v across the
+// boundary of a while loop: from the loop state (v a leaf of the while) to
+// its init, and from an init to the loop state when nothing else laid the
+// state out (see whileInits).
+func (a *assigner) offerLoops(v value, m []int64) {
+	if v.in.Opcode == hlo.OpWhile {
+		a.offer(a.leafID(v.in.Operands[0], v.path), m)
+	}
+	for _, w := range a.loopsOf[v.in] {
+		a.offer(a.leafID(w, v.path), m)
+	}
+}
+
+// whileInits copies, on the TPU, the init of a while loop whose layout is
+// not the loop state's. XLA's layout assignment carries a layout forward
+// only to the users of an array, never through the tuple that gathers a
+// loop's init: the state takes its layout from the loop's users (an
+// output of the entry computation, backward through get-tuple-element),
+// from the body, or the default, and reaches back to an init that has none
+// yet (drain); an init laid out otherwise is copied. Evidence: libtpu
+// 0.0.52's layout-assignment log (TPU_VMODULE=layout_assignment=2) on a
+// loop over sin(a) whose result is an output in another layout than a's:
+// the output's layout is propagated into the body, a's stops at the
+// tuple; the differential tester's dumps copy the init
+// (f32[100,42,16] {1,2,0} into a loop state {0,2,1}).
+func (a *assigner) whileInits() {
+	for _, w := range a.whiles {
+		init := w.Operands[0]
+		base, ok := a.base(w)
+		if !ok {
+			continue
+		}
+		for k := range leafCount(&w.Shape) {
+			id := base + k
+			path := a.values[id].path
+			state, in := a.layoutOf(id), a.layoutOf(a.leafID(init, path))
+			if state != nil && in != nil && !slices.Equal(state, in) {
+				a.copies = append(a.copies, copyReq{site: site{user: w, op: 0}, path: path, m2m: slices.Clone(state)})
+			}
+		}
+	}
 }

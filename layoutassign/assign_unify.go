@@ -81,9 +81,10 @@ func (a *assigner) unifyAll() {
 
 // unifyDeferred unifies the edges unifyAll deferred, once their values
 // are fixed, in the order XLA's propagation meets those constraints: the
-// settled values (a callee's layouts), then the entry parameters from the
-// last to the first (its worklist takes the last constraint added first),
-// then those of a root tuple, then the updates of dynamic-update-slices
+// settled values (a callee's layouts), then the elements of a root tuple
+// (XLA propagates the result's constraint first), then the entry
+// parameters from the last to the first (its worklist takes the last
+// constraint added first), then the updates of dynamic-update-slices
 // and scatters; a conflict copies the producer.
 func (a *assigner) unifyDeferred() {
 	rank := func(e edge) int {
@@ -95,6 +96,11 @@ func (a *assigner) unifyDeferred() {
 		for _, id := range [2]int{e.p, e.c} {
 			if in := a.values[id].in; a.settled[in] != nil {
 				return -1 << 30
+			}
+		}
+		for _, id := range [2]int{e.p, e.c} {
+			if in := a.values[id].in; in == a.m.Entry.Root && in.Opcode == hlo.OpTuple {
+				return -1 << 29 // a root tuple's elements, before any parameter
 			}
 		}
 		for _, id := range [2]int{e.p, e.c} {
@@ -216,9 +222,18 @@ func (a *assigner) unifyWhile(in *hlo.Instruction) {
 	init := in.Operands[0]
 	if len(body.Params) > 0 && body.Params[0] != nil {
 		bp := body.Params[0]
-		a.unifyLeaves(init, nil, bp, nil, site{user: in, op: 0})
+		if a.opts.Target.Backend == BackendTPU && !a.sharing {
+			// The loop state's layout is not the init's: see whileInits.
+			a.whiles = append(a.whiles, in)
+			if a.loopsOf == nil {
+				a.loopsOf = map[*hlo.Instruction][]*hlo.Instruction{}
+			}
+			a.loopsOf[init] = append(a.loopsOf[init], in)
+		} else {
+			a.unifyLeaves(init, nil, bp, nil, site{user: in, op: 0})
+		}
 		if cond != nil && len(cond.Params) > 0 && cond.Params[0] != nil {
-			a.unifyLeaves(init, nil, cond.Params[0], nil, site{user: in, op: 0})
+			a.unifyLeaves(bp, nil, cond.Params[0], nil, site{user: in, op: 0})
 		}
 		if body.Root != nil {
 			a.unifyLeaves(body.Root, nil, bp, nil, site{comp: body})

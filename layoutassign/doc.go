@@ -29,21 +29,24 @@
 //     scalars in S(2) are). The entry computation's signature (the module's
 //     entry_computation_layout when it matches the entry, else the layouts
 //     stated on the entry parameters and the root) comes after step 2, as
-//     XLA's constraints rank it: an entry parameter keeps its whole layout
-//     (tiles, memory space), and the class it reaches takes it unless
-//     something else fixed the class (then the parameter is copied for
-//     those users), the last parameter first (XLA's worklist takes the
-//     last constraint added first), the update of a dynamic-update-slice
-//     or scatter last; the result's layout binds least: the root is copied
-//     when its class has another layout.
+//     XLA's constraints rank it: the result first (XLA propagates the
+//     entry result's constraint back to the values it returns before the
+//     parameters' constraints, which then fail to displace it: libtpu's
+//     layout_assignment log, "Negotiating fail"), then the entry
+//     parameters: a parameter keeps its whole layout (tiles, memory
+//     space), and the class it reaches takes it unless something else
+//     fixed the class (then the parameter is copied for those users), the
+//     last parameter first (XLA's worklist takes the last constraint added
+//     first), the update of a dynamic-update-slice or scatter last.
 //  2. Equality classes (union-find). Values that must share a layout are
 //     merged: an op that cannot change layout (elementwise ops, compare,
 //     select, convert, concatenate, slice, pad, dynamic-slice and
 //     -update-slice, reverse, sort, collectives, ...) with its operands of
 //     the same rank; tuple and get-tuple-element with the leaves they alias;
 //     a fusion's, call's or async computation's parameters with the
-//     operands and its root with the result; a while's init, body and
-//     condition parameters, body root and result; a conditional's branch
+//     operands and its root with the result; a while's init (on the TPU
+//     not: see below), body and condition parameters, body root and
+//     result; a conditional's branch
 //     parameters with their operands and every branch root with the result;
 //     the *-done half of an async pair with the start's output. When both
 //     sides of a merge are already fixed to different layouts the merge is
@@ -70,7 +73,13 @@
 //     rhs free dims minor, the one that pads less most minor.) Finally
 //     every class still without a layout gets the default major-to-minor
 //     (a constant its literal's stated layout), in program order, each
-//     followed by propagation. On the TPU, when that default would put a
+//     followed by propagation. On the TPU a while loop's state is a class
+//     of its own: XLA carries a layout forward only to the users of an
+//     array, never through the tuple that gathers a loop's init, so the
+//     state takes its layout from the loop's users (an entry output read
+//     through get-tuple-element), then from its init when nothing else
+//     laid it out; the state's layout reaches back to an init without
+//     one, and an init in another layout is copied into the loop. On the TPU, when that default would put a
 //     size-1 dim among the two most minor (tiled) dims, every size-1 dim
 //     moves most major instead, in logical order, the other dims following
 //     in logical order: f32[1,128,1,64] {3,1,2,0}, bf16[512,1] {0,1}.
@@ -98,7 +107,10 @@
 // concatenate whose layout pads it more than twice as much, counted in
 // (8,128) tiles, as the layout that pads it least (ties: the larger
 // second-minor dim, then the larger minor_to_major) is pinned to that
-// layout, the smallest such per class (the first step of an associative
+// layout (in a class an entry parameter reached, both measured in the
+// parameter's tile, which XLA propagates with its layout; a class a sort
+// reads keeps the sort's layout, which XLA restores in further passes),
+// the smallest such per class (the first step of an associative
 // scan's interleaving, whose pin XLA's result shows spread over the scan's
 // slices, pads and adds: f32[33,9,24,4] scanned along dim 0 from a
 // parameter in {0,3,2,1} gets {2,3,1,0}); the results of while loops and
@@ -110,7 +122,11 @@
 // the one aligned with it, or, with none aligned, the operand is copied to
 // major-to-minor and the result is major-to-minor, its size-1 dims most
 // major; reshapes that only insert or delete size-1 dims, and results in
-// the default layout, stay.
+// the default layout, stay. It pins likewise every scatter not in the
+// layout the TPU scatters in: the operand dims its indices address most
+// major, the others in the default order unless another pads them less
+// (f32[16,7] scattered by rows {1,0}, f32[3,9,4,4] {1,3,2,0}); what meets
+// the scatter in another layout (its operand, its users) is copied.
 //
 // The result re-parses and is a fixed point: running Assign again changes
 // nothing (tested on every corpus module).

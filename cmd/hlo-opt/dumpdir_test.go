@@ -122,6 +122,31 @@ func TestDumpDirText(t *testing.T) {
 	assert.Contains(t, out, "2 modules in "+dir)
 }
 
+// A TPU dump directory read without --device is timed on the default GPU:
+// each such time is starred, the table's foot says why and how to get the
+// module's own, and the JSON carries the cost pass's note; with --device
+// for the TPU there is no note.
+func TestDumpDirForeignTime(t *testing.T) {
+	dir := hlotest.TestdataPath(t, "dumps", "tpu-v5e")
+	out, errOut, code := hloOpt(t, "", dir)
+	require.Equal(t, 0, code, errOut)
+	lines := strings.Split(out, "\n")
+	assert.Contains(t, lines[1], "on h100 *")
+	assert.Contains(t, lines[2], "on h100 *")
+	assert.Contains(t, out, "* compiled for another backend than the time's device (give --device for their own time): 2 modules; module_0000.")
+	js, errOut, code := hloOpt(t, "", "--format=json", dir)
+	require.Equal(t, 0, code, errOut)
+	var s dirSummary
+	require.NoError(t, json.Unmarshal([]byte(js), &s))
+	for _, m := range s.Modules {
+		assert.Contains(t, m.TimeNote, "compiled for TPU")
+	}
+	own, errOut, code := hloOpt(t, "", "--device=tpu-v5e", dir)
+	require.Equal(t, 0, code, errOut)
+	assert.NotContains(t, own, " *")
+	assert.Contains(t, own, "on tpu-v5e")
+}
+
 // One bad module is reported (file:line:col on stderr, a failed row) and
 // the others go on; the exit status is 1.
 func TestDumpDirBadModule(t *testing.T) {

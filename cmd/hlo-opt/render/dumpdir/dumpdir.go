@@ -33,6 +33,10 @@ type Summary struct {
 	// not run.
 	TimeUS     *float64 `json:"time_us,omitempty"`
 	TimeDevice string   `json:"time_device,omitempty"`
+	// TimeNote is the cost pass's note when the module was compiled for
+	// another backend than TimeDevice (a TPU dump timed on the default
+	// GPU): the time is then not the module's own.
+	TimeNote string `json:"time_note,omitempty"`
 	// TopPadding names the buffer whose layout pads most, and by how much.
 	TopPadding      string `json:"top_padding,omitempty"`
 	TopPaddingBytes int64  `json:"top_padding_bytes,omitempty"`
@@ -90,7 +94,7 @@ func Summarize(in Input) Summary {
 	}
 	if in.Estimate != nil {
 		t := in.Estimate.TimeUS
-		s.TimeUS, s.TimeDevice = &t, in.Estimate.Device
+		s.TimeUS, s.TimeDevice, s.TimeNote = &t, in.Estimate.Device, in.Estimate.Note
 	}
 	for _, sp := range mr.Spaces {
 		for _, b := range sp.Buffers {

@@ -51,6 +51,9 @@ func WriteText(w io.Writer, dir string, ss []Summary) error {
 		fmt.Fprintln(bw, strings.TrimRight(line.String(), " "))
 	}
 	fmt.Fprintf(bw, "\n%s in %s; peak is XLA's peak_memory_in_bytes as hlo-opt computes it, fits the HBM verdict (--device).\n", modules(len(ss)), dir)
+	if n, first := foreignTimes(ss); n > 0 {
+		fmt.Fprintf(bw, "* compiled for another backend than the time's device (give --device for their own time): %s; %s\n", modules(n), first)
+	}
 	for _, s := range ss {
 		switch {
 		case s.Error != "":
@@ -77,18 +80,39 @@ func (s Summary) fits() string {
 	switch {
 	case s.Fits == nil:
 		return "-"
+	case *s.Fits && s.Percent < 0.1:
+		return "fits <0.1%"
 	case *s.Fits:
 		return fmt.Sprintf("fits %.1f%%", s.Percent)
 	}
 	return fmt.Sprintf("EXCEEDS %.1f%%", s.Percent)
 }
 
-// time is "123.4 µs on h100", "-" when the cost pass did not run.
+// time is "123.4 µs on h100", "-" when the cost pass did not run, with
+// " *" when the module was compiled for another backend.
 func (s Summary) time() string {
 	if s.TimeUS == nil {
 		return "-"
 	}
-	return fmt.Sprintf("%.1f µs on %s", *s.TimeUS, s.TimeDevice)
+	t := fmt.Sprintf("%.1f µs on %s", *s.TimeUS, s.TimeDevice)
+	if s.TimeNote != "" {
+		t += " *"
+	}
+	return t
+}
+
+// foreignTimes counts the modules timed on another backend's device, with
+// the first one's note.
+func foreignTimes(ss []Summary) (n int, first string) {
+	for _, s := range ss {
+		if s.Error == "" && s.TimeNote != "" {
+			if n == 0 {
+				first = s.Module + ": " + s.TimeNote
+			}
+			n++
+		}
+	}
+	return n, first
 }
 
 // padding is "fusion.3 +12.0KiB", "-" when nothing is padded.
