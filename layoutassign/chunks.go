@@ -65,11 +65,14 @@ func (c *chunks[T]) remove(p pos, n int) {
 // two that touch.
 type spanSet struct{ c chunks[span] }
 
-// firstEndingAfter is the position of the first span that ends after t
-// (a binary search over the blocks' last spans, then within the block,
-// written out: sort.Search's closure costs more than the search itself).
-func (s *spanSet) firstEndingAfter(t int64) pos {
-	bl := s.c.blocks
+// firstEndingAfter is the position of the first span that ends after t.
+func (s *spanSet) firstEndingAfter(t int64) pos { return firstEndingAfter(s.c.blocks, t) }
+
+// firstEndingAfter is the position in blocks (those of a chunks sequence
+// of spans sorted by hi) of the first span that ends after t: a binary
+// search over the blocks' last spans, then within the block, written out
+// (sort.Search's closure costs more than the search itself).
+func firstEndingAfter(bl [][]span, t int64) pos {
 	lo, hi := 0, len(bl)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -168,50 +171,24 @@ func (s *spanSet) appendTo(out []span) []span {
 }
 
 // keyed is a sequence of value ids sorted by a key (ids of equal keys in
-// insertion order).
+// insertion order), kept as spans {id, key} so that spanSet's search
+// (by hi) finds them; key gives an id's key when it is inserted (it must
+// not change while the id is in the sequence).
 type keyed struct {
-	c   chunks[int32]
+	c   chunks[span]
 	key func(int32) int
 }
 
-// firstFrom is the position of the first id whose key is at least t (a
-// binary search written out, as spanSet's).
-func (k *keyed) firstFrom(t int) pos {
-	bl := k.c.blocks
-	lo, hi := 0, len(bl)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if b := bl[m]; k.key(b[len(b)-1]) >= t {
-			hi = m
-		} else {
-			lo = m + 1
-		}
-	}
-	if lo == len(bl) {
-		return pos{lo, 0}
-	}
-	b := bl[lo]
-	i, j := 0, len(b)-1 // b's last id has a key of at least t
-	for i < j {
-		m := int(uint(i+j) >> 1)
-		if k.key(b[m]) >= t {
-			j = m
-		} else {
-			i = m + 1
-		}
-	}
-	return pos{lo, i}
-}
-
 func (k *keyed) insert(id int32) {
-	k.c.insert(k.firstFrom(k.key(id)+1), id)
+	t := int64(k.key(id))
+	k.c.insert(firstEndingAfter(k.c.blocks, t), span{int64(id), t})
 }
 
 // each calls f on the ids whose key is in [lo, hi] until f returns false.
 func (k *keyed) each(lo, hi int, f func(int32) bool) {
-	for p := k.firstFrom(lo); p.b < len(k.c.blocks); p.b, p.i = p.b+1, 0 {
+	for p := firstEndingAfter(k.c.blocks, int64(lo)-1); p.b < len(k.c.blocks); p.b, p.i = p.b+1, 0 {
 		for _, x := range k.c.blocks[p.b][p.i:] {
-			if k.key(x) > hi || !f(x) {
+			if x.hi > int64(hi) || !f(int32(x.lo)) {
 				return
 			}
 		}
