@@ -254,14 +254,26 @@ func (a *assigner) findVregComputations() {
 			continue
 		}
 		for _, in := range c.Instructions {
-			for _, l := range in.Shape.Leaves() {
-				if l.Shape.IsArray() && l.Shape.Layout == nil && l.Shape.Rank() > 0 {
-					return // an array XLA would have laid out
-				}
+			if hasUnlaidArray(&in.Shape) {
+				return // an array XLA would have laid out
 			}
 		}
 	}
 	a.keepUnlaid = true
+}
+
+// hasUnlaidArray reports whether s has an array leaf of rank > 0 without
+// a layout.
+func hasUnlaidArray(s *hlo.Shape) bool {
+	if s.IsTuple() {
+		for i := range s.Tuple {
+			if hasUnlaidArray(&s.Tuple[i]) {
+				return true
+			}
+		}
+		return false
+	}
+	return s.IsArray() && s.Layout == nil && s.Rank() > 0
 }
 
 // statedLayouts is 1 when every array of c states a layout, 0 when none

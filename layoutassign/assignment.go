@@ -444,7 +444,7 @@ func (lv *liveness) assign(bufs []int32, infos []bufferInfo) ([]*alloc, map[int6
 // allocFinder finds the allocation a buffer may reuse (find) among the
 // allocations made so far, which hold tells it about.
 type allocFinder interface {
-	find(b int32, in bufferInfo, of map[int32]*alloc) *alloc
+	find(b int32, in bufferInfo, of []*alloc) *alloc
 	// hold records that a now holds the values ids too; made says a is
 	// new and reusable (a donated parameter's or an output's).
 	hold(a *alloc, ids []int32, made bool)
@@ -459,7 +459,7 @@ func (lv *liveness) assignWith(bufs []int32, infos []bufferInfo, f allocFinder) 
 		return cmp.Or(cmp.Compare(ib.size, ia.size), -cmpBool(ia.output, ib.output), cmp.Compare(firstDef(a), firstDef(b)), cmp.Compare(a, b))
 	})
 	var allocs []*alloc
-	of := map[int32]*alloc{} // value -> its allocation
+	of := make([]*alloc, len(lv.values)) // value -> its allocation
 	temps := map[int64][]int32{}
 	for _, b := range order {
 		in, ids := infos[b], lv.buffers[b]

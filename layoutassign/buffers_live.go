@@ -126,9 +126,9 @@ func (lv *liveness) tempBuffers(r *heapRun, sizes []int64) []Buffer {
 		alloc, free int
 		members     []int32
 	}
-	lives := map[int32]*life{}
+	lives := make([]*life, len(r.size)) // by the value naming the buffer
 	var roots []int32
-	bufs := newBufferRefs()
+	bufs := newBufferRefs(len(r.size))
 	var mem, most int64
 	for i, e := range r.events {
 		buf, change := bufs.apply(e)
@@ -210,16 +210,20 @@ func (lv *liveness) aliasRefs(first int32, values []int32) []ValueRef {
 		st   *step
 		node int
 	}
-	var ps []place
+	n := len(values)
+	for _, id := range values {
+		n += len(lv.values[id].positions)
+	}
+	if n == 1 && lv.values[values[0]].def == lv.values[first].def {
+		return nil // the common case: a buffer of one value in one place
+	}
+	ps := make([]place, 0, n)
 	for _, id := range values {
 		v := lv.values[id]
 		ps = append(ps, place{v.def.time, v.def, v.node})
 		for _, p := range v.positions {
 			ps = append(ps, place{p.st.time, p.st, p.node})
 		}
-	}
-	if len(ps) == 1 && ps[0].st == lv.values[first].def {
-		return nil // the common case: a buffer of one value in one place
 	}
 	ref := func(p place) ValueRef {
 		in := p.st.in
@@ -232,19 +236,38 @@ func (lv *liveness) aliasRefs(first int32, values []int32) []ValueRef {
 	slices.SortStableFunc(ps, func(a, b place) int { return cmp.Compare(a.time, b.time) })
 	fv := lv.values[first]
 	own := ref(place{fv.def.time, fv.def, fv.node})
-	var out []ValueRef
-	// seen holds the refs in out by instruction (a buffer reused by many
-	// values would make a search of out quadratic).
-	seen := map[*hlo.Instruction][]ValueRef{}
-	for _, p := range ps {
-		// A computation run from several call sites appears once per
-		// site in the flattened schedule: one name is enough.
+	out := make([]ValueRef, 0, len(ps))
+	// A computation run from several call sites appears once per site in
+	// the flattened schedule (lv.orig maps the copies): one name is
+	// enough, and seen holds the refs in out by instruction (a buffer
+	// reused by many values would make a search of out quadratic).
+	// Without copies two places name the same ref only at the same step:
+	// the refs of the current step (out[group:]) are enough to search.
+	var seen map[*hlo.Instruction][]ValueRef
+	if lv.orig != nil {
+		seen = map[*hlo.Instruction][]ValueRef{}
+	}
+	group := 0
+	for i, p := range ps {
+		if i > 0 && p.time != ps[i-1].time {
+			group = len(out)
+		}
 		r := ref(p)
-		if same(r, own) || slices.ContainsFunc(seen[r.Instruction], func(o ValueRef) bool { return same(o, r) }) {
+		if same(r, own) {
 			continue
 		}
-		seen[r.Instruction] = append(seen[r.Instruction], r)
+		if seen != nil {
+			if slices.ContainsFunc(seen[r.Instruction], func(o ValueRef) bool { return same(o, r) }) {
+				continue
+			}
+			seen[r.Instruction] = append(seen[r.Instruction], r)
+		} else if slices.ContainsFunc(out[group:], func(o ValueRef) bool { return same(o, r) }) {
+			continue
+		}
 		out = append(out, r)
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }

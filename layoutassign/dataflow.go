@@ -27,6 +27,9 @@ type shapeNode struct {
 
 // preorder lists the nodes of s.
 func preorder(s *hlo.Shape) []shapeNode {
+	if !s.IsTuple() {
+		return []shapeNode{{shape: s, end: 1}}
+	}
 	var out []shapeNode
 	var walk func(s *hlo.Shape, path []int64)
 	walk = func(s *hlo.Shape, path []int64) {

@@ -44,8 +44,8 @@ type heapRun struct {
 	space  int64
 	events []heapEvent
 	// size is each value's size in the heap (its buffer's), unpadded its
-	// data without padding.
-	size, unpadded map[int32]int64
+	// data without padding, by value id (0 for the values of other heaps).
+	size, unpadded []int64
 	// series is what the temporaries hold at each step with events, in
 	// step order.
 	series []stepMem
@@ -73,18 +73,19 @@ type heapRun struct {
 // lets an instruction write its result over that operand
 // (canShareOperand); then the values ending there are freed.
 func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []int64, bufLen []int) *heapRun {
-	r := &heapRun{space: space, size: make(map[int32]int64, len(ids)), unpadded: make(map[int32]int64, len(ids))}
+	r := &heapRun{space: space, size: make([]int64, len(lv.values)), unpadded: make([]int64, len(lv.values))}
 	slices.SortFunc(ids, func(a, b int32) int {
 		va, vb := lv.values[a], lv.values[b]
 		return cmp.Or(cmp.Compare(va.start, vb.start), cmp.Compare(va.end, vb.end), cmp.Compare(a, b))
 	})
 	n := len(lv.seq) + 1
-	defined, freed := make([][]int32, n), make([][]int32, n)
-	in := make(map[int32]bool, len(ids))
+	// The values freed at each step, in the order of ids, are
+	// freed[freedAt[t]:freedAt[t+1]] (a counting sort by end).
+	freedAt := make([]int32, n+1)
+	in := make([]bool, len(lv.values))
 	for _, id := range ids {
 		v := lv.values[id]
-		defined[v.start] = append(defined[v.start], id)
-		freed[v.end] = append(freed[v.end], id)
+		freedAt[v.end+1]++
 		in[id] = true
 		r.size[id] = bufSize[bufOf[id]]
 		r.unpadded[id] = v.unpadded(r.size[id])
@@ -95,26 +96,38 @@ func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []
 			r.untraced[id] = true
 		}
 	}
-	first := map[int32]int32{}
 	for t := range n {
-		for _, id := range defined[t] {
+		freedAt[t+1] += freedAt[t]
+	}
+	freed, next := make([]int32, len(ids)), slices.Clone(freedAt[:n])
+	for _, id := range ids {
+		e := lv.values[id].end
+		freed[next[e]] = id
+		next[e]++
+	}
+	first := make([]int32, len(bufSize)) // buffer -> its value placed first, plus one
+	k := 0                               // the next value of ids to define (they are sorted by start)
+	for t := range n {
+		freeing := freed[freedAt[t]:freedAt[t+1]]
+		for ; k < len(ids) && lv.values[ids[k]].start == t; k++ {
+			id := ids[k]
 			b := bufOf[id]
-			if fv, ok := first[b]; ok {
+			if fv := first[b] - 1; fv >= 0 {
 				r.events = append(r.events, heapEvent{evShare, id, fv, t})
 				continue
 			}
 			if bufLen[b] == 1 {
-				if ov, ok := lv.reusableOperand(id, t, freed[t], in, bufOf, bufLen); ok {
-					freed[t] = slices.DeleteFunc(freed[t], func(x int32) bool { return x == ov })
+				if ov, ok := lv.reusableOperand(id, t, freeing, in, bufOf, bufLen); ok {
+					freeing = slices.DeleteFunc(freeing, func(x int32) bool { return x == ov })
 					r.events = append(r.events, heapEvent{evFree, ov, -1, t}, heapEvent{evShare, id, ov, t})
 					lv.values[ov].end = lv.values[id].end
 					continue
 				}
 			}
 			r.events = append(r.events, heapEvent{evAlloc, id, -1, t})
-			first[b] = id
+			first[b] = id + 1
 		}
-		for _, id := range freed[t] {
+		for _, id := range freeing {
 			r.events = append(r.events, heapEvent{evFree, id, -1, t})
 		}
 	}
@@ -131,7 +144,7 @@ func (r *heapRun) place(align int64) {
 // reusableOperand finds an operand value of id's instruction whose buffer
 // id may take over at step t: defined by an operand, alone in its buffer,
 // in this heap, ending at t and not yet freed or shared.
-func (lv *liveness) reusableOperand(id int32, t int, freeing []int32, in map[int32]bool, bufOf []int32, bufLen []int) (int32, bool) {
+func (lv *liveness) reusableOperand(id int32, t int, freeing []int32, in []bool, bufOf []int32, bufLen []int) (int32, bool) {
 	v := lv.values[id]
 	user := v.def.in
 	if user.Opcode == hlo.OpCopy {
@@ -162,7 +175,7 @@ func (lv *liveness) reusableOperand(id int32, t int, freeing []int32, in map[int
 // sharer goes. It also computes NoFragmentationStatsHeap's figure, where a
 // share adds its size like an allocation.
 func (r *heapRun) replay() {
-	bufs := newBufferRefs()
+	bufs := newBufferRefs(len(r.size))
 	var mem, noFrag, memU, traced int64
 	r.peakEvent = -1
 	for i, e := range r.events {
@@ -207,7 +220,7 @@ func (r *heapRun) liveAtPeak() []int32 {
 	if r.peakEvent < 0 {
 		return nil
 	}
-	bufs := newBufferRefs()
+	bufs := newBufferRefs(len(r.size))
 	live := map[int32]bool{}
 	for _, e := range r.events[:r.peakEvent+1] {
 		switch buf, change := bufs.apply(e); change {
@@ -229,12 +242,13 @@ func (r *heapRun) liveAtPeak() []int32 {
 // named by the value that allocated it, a share uses the buffer of the
 // value it shares with, and a buffer is live while a value uses it.
 type bufferRefs struct {
-	root map[int32]int32 // a sharing value -> the value it shares with
-	refs map[int32]int   // buffer -> the values using it
+	root []int32 // a sharing value -> the value it shares with, plus one (0: none)
+	refs []int32 // buffer -> the values using it
 }
 
-func newBufferRefs() bufferRefs {
-	return bufferRefs{root: map[int32]int32{}, refs: map[int32]int{}}
+// newBufferRefs follows the buffers of values 0 to n-1.
+func newBufferRefs(n int) bufferRefs {
+	return bufferRefs{root: make([]int32, n), refs: make([]int32, n)}
 }
 
 // apply replays e and returns the buffer it touches and +1 when e makes
@@ -245,10 +259,10 @@ func (b bufferRefs) apply(e heapEvent) (buf int32, change int) {
 		buf = e.v
 	case evShare:
 		buf = b.buffer(e.with)
-		b.root[e.v] = buf
+		b.root[e.v] = buf + 1
 	case evFree:
 		buf = b.buffer(e.v)
-		delete(b.root, e.v)
+		b.root[e.v] = 0
 		if b.refs[buf]--; b.refs[buf] == 0 {
 			return buf, -1
 		}
@@ -262,13 +276,10 @@ func (b bufferRefs) apply(e heapEvent) (buf int32, change int) {
 
 // buffer returns the buffer value v uses.
 func (b bufferRefs) buffer(v int32) int32 {
-	for {
-		p, ok := b.root[v]
-		if !ok {
-			return v
-		}
-		v = p
+	for b.root[v] != 0 {
+		v = b.root[v] - 1
 	}
+	return v
 }
 
 // interval is one value's life in event time, as the best-fit heap sees
@@ -314,8 +325,14 @@ func transitive(out []int, iv *interval, ivs []interval) []int {
 // buffer that is not empty. It returns them with the time after the last
 // event.
 func (r *heapRun) intervals() ([]interval, int) {
-	var ivs []interval
-	at := map[int32]int{}
+	placed := 0
+	for _, e := range r.events {
+		if e.kind != evFree && r.size[e.v] != 0 {
+			placed++
+		}
+	}
+	ivs := make([]interval, 0, placed)
+	at := make([]int32, len(r.size)) // value -> its interval, plus one
 	now := 0
 	for _, e := range r.events {
 		size := r.size[e.v]
@@ -324,15 +341,15 @@ func (r *heapRun) intervals() ([]interval, int) {
 		}
 		switch e.kind {
 		case evAlloc, evShare:
-			at[e.v] = len(ivs)
+			at[e.v] = int32(len(ivs)) + 1
 			ivs = append(ivs, interval{id: e.v, size: size, start: now, end: -1, need: e.kind == evAlloc})
 			if e.kind == evShare {
-				if w, ok := at[e.with]; ok {
+				if w := at[e.with] - 1; w >= 0 {
 					ivs[w].colocations = append(ivs[w].colocations, len(ivs)-1)
 				}
 			}
 		case evFree:
-			if k, ok := at[e.v]; ok {
+			if k := at[e.v] - 1; k >= 0 {
 				ivs[k].end = now
 			}
 		}
@@ -356,12 +373,16 @@ func (r *heapRun) intervals() ([]interval, int) {
 // bestFit places the intervals in the given order, each in the smallest
 // gap (then the lowest) that no placed interval overlapping it or its
 // colocations in time uses, else above them all, and returns the heap
-// size and each value's offset (XLA's GlobalDecreasingSizeBestFitHeap
-// without slicing). A gap starts at the aligned end of a placed interval:
-// it is a hole in the union of the placed intervals' [offset, aligned
-// end), which a heapIndex gives for any time range.
-func (r *heapRun) bestFit(order intervalOrder, align int64) (int64, map[int32]int64) {
-	offsets := map[int32]int64{}
+// size and each value's offset by id, -1 where none (XLA's
+// GlobalDecreasingSizeBestFitHeap without slicing). A gap starts at the
+// aligned end of a placed interval: it is a hole in the union of the
+// placed intervals' [offset, aligned end), which a heapIndex gives for
+// any time range.
+func (r *heapRun) bestFit(order intervalOrder, align int64) (int64, []int64) {
+	offsets := make([]int64, len(r.size)) // by value id, -1 for a value not placed
+	for i := range offsets {
+		offsets[i] = -1
+	}
 	ivs, now := r.intervals()
 	sorted := make([]int, len(ivs))
 	for i := range sorted {
@@ -481,7 +502,7 @@ func (x *heapIndex) bestGap(size int64) int64 {
 
 // bestHeap runs both of XLA's best-fit orders and keeps the smaller heap
 // (ChooseBestHeapAlgorithm; the spatial one on a tie).
-func (r *heapRun) bestHeap(align int64) (int64, map[int32]int64) {
+func (r *heapRun) bestHeap(align int64) (int64, []int64) {
 	size, offsets := r.bestFit(spatialOrder, align)
 	if s2, o2 := r.bestFit(temporalOrder, align); s2 < size {
 		return s2, o2

@@ -20,9 +20,12 @@ type liveness struct {
 	// (flatCallGraph) to the module's; nil when entry is the module's.
 	orig map[*hlo.Instruction]*hlo.Instruction
 
-	// seq is the flattened schedule; steps[in] its instructions' state.
+	// seq is the flattened schedule; steps[c][i] the state of the
+	// instruction at index i of computation c (see stepOf).
 	seq   []*step
-	steps map[*hlo.Instruction]*step
+	steps map[*hlo.Computation][]*step
+	// entrySteps are steps[entry], where most lookups go.
+	entrySteps []*step
 	// span is each scheduled computation's [start, end) in seq; callers
 	// lists the control-flow instructions calling it.
 	span    map[*hlo.Computation][2]int
@@ -33,6 +36,9 @@ type liveness struct {
 	order   string
 
 	values []*hloValue
+	// slab holds the values define makes, allocated at once (one per
+	// node of the schedule at most).
+	slab []hloValue
 	// parent is the union-find of values into buffers; buffers lists each
 	// buffer's values, bufOf each value's buffer.
 	parent  unionFind[int32]
@@ -43,7 +49,7 @@ type liveness struct {
 // newLiveness flattens the schedule from entry and computes the values,
 // their uses and buffers, and their live ranges.
 func newLiveness(m *hlo.Module, entry *hlo.Computation, t Target, costs func(*hlo.Instruction) []ArrayCost) (*liveness, error) {
-	lv := &liveness{m: m, entry: entry, t: t, costs: costs, steps: map[*hlo.Instruction]*step{},
+	lv := &liveness{m: m, entry: entry, t: t, costs: costs, steps: map[*hlo.Computation][]*step{},
 		span: map[*hlo.Computation][2]int{}, callers: map[*hlo.Computation][]*step{}, asyncOf: map[*hlo.Computation]*hlo.Computation{}}
 	if entry == m.Entry {
 		var err error
@@ -76,18 +82,30 @@ func newLiveness(m *hlo.Module, entry *hlo.Computation, t Target, costs func(*hl
 // collectBuffers lists the values of each buffer (in id order) and each
 // value's buffer.
 func (lv *liveness) collectBuffers() {
-	lv.bufOf = make([]int32, len(lv.values))
-	index := map[int32]int32{}
+	n := len(lv.values)
+	lv.bufOf = make([]int32, n)
+	index := make([]int32, n) // a root value -> its buffer, plus one
+	var count []int32         // each buffer's values
 	for id := range lv.values {
 		r := lv.find(int32(id))
-		b, ok := index[r]
-		if !ok {
-			b = int32(len(lv.buffers))
-			index[r] = b
-			lv.buffers = append(lv.buffers, nil)
+		if index[r] == 0 {
+			count = append(count, 0)
+			index[r] = int32(len(count))
 		}
-		lv.buffers[b] = append(lv.buffers[b], int32(id))
+		b := index[r] - 1
+		count[b]++
 		lv.bufOf[id] = b
+	}
+	// The buffers' lists are carved from one array.
+	backing := make([]int32, n)
+	lv.buffers = make([][]int32, len(count))
+	off := int32(0)
+	for b, c := range count {
+		lv.buffers[b] = backing[off : off : off+c]
+		off += c
+	}
+	for id, b := range lv.bufOf {
+		lv.buffers[b] = append(lv.buffers[b], int32(id))
 	}
 }
 
@@ -155,12 +173,19 @@ func (lv *liveness) flatten(c *hlo.Computation, async *hlo.Computation) error {
 		return err
 	}
 	start := len(lv.seq)
-	for _, in := range order {
+	steps := make([]*step, len(c.Instructions))
+	lv.steps[c] = steps
+	if c == lv.entry {
+		lv.entrySteps = steps
+	}
+	slab := make([]step, len(order))
+	for i, in := range order {
 		if err := lv.flattenCallees(in, async); err != nil {
 			return err
 		}
-		st := &step{in: in, time: len(lv.seq), nodes: preorder(&in.Shape)}
-		lv.steps[in] = st
+		st := &slab[i]
+		*st = step{in: in, time: len(lv.seq), nodes: preorder(&in.Shape)}
+		steps[in.Index] = st
 		lv.seq = append(lv.seq, st)
 	}
 	lv.span[c] = [2]int{start, len(lv.seq)}
@@ -228,5 +253,15 @@ func (lv *liveness) stepOf(in *hlo.Instruction) *step {
 	if in == nil {
 		return nil
 	}
-	return lv.steps[in]
+	// A slice per computation, indexed by the instruction's index (which
+	// flatten sets), is much cheaper to search than one map of every
+	// instruction of a long entry.
+	s := lv.entrySteps
+	if in.Parent != lv.entry {
+		s = lv.steps[in.Parent]
+	}
+	if uint(in.Index) < uint(len(s)) && s[in.Index] != nil && s[in.Index].in == in {
+		return s[in.Index]
+	}
+	return nil
 }

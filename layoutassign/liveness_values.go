@@ -9,6 +9,11 @@ import (
 // define creates the values each scheduled instruction defines and records
 // the control-flow callers of each scheduled computation.
 func (lv *liveness) define() {
+	nodes := 0
+	for _, st := range lv.seq {
+		nodes += len(st.nodes)
+	}
+	lv.slab = make([]hloValue, 0, nodes)
 	for _, st := range lv.seq {
 		in := st.in
 		switch in.Opcode {
@@ -44,7 +49,14 @@ func (lv *liveness) define() {
 }
 
 func (lv *liveness) newValue(st *step, n int, cost *ArrayCost) int32 {
-	v := &hloValue{def: st, node: n, cost: cost}
+	var v *hloValue
+	if len(lv.slab) < cap(lv.slab) {
+		lv.slab = lv.slab[:len(lv.slab)+1]
+		v = &lv.slab[len(lv.slab)-1]
+	} else {
+		v = new(hloValue)
+	}
+	v.def, v.node, v.cost = st, n, cost
 	s := st.nodes[n].shape
 	switch {
 	case s.IsTuple():
@@ -59,7 +71,7 @@ func (lv *liveness) newValue(st *step, n int, cost *ArrayCost) int32 {
 	id := int32(len(lv.values))
 	lv.values = append(lv.values, v)
 	st.defs[n] = id
-	st.sets[n] = []int32{id}
+	st.sets[n] = st.defs[n : n+1 : n+1] // never written in place (see union)
 	return id
 }
 

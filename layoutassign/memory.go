@@ -294,7 +294,18 @@ func AnalyzeMemory(m *hlo.Module, t Target) (*MemoryReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	costOf := func(in *hlo.Instruction) []ArrayCost { return r.Arrays[in] }
+	// Each instruction's costs by its computation and index (which
+	// arrayCosts set): cheaper than r.Arrays, one map of every instruction.
+	byComp := make(map[*hlo.Computation][][]ArrayCost, len(m.Computations))
+	for ci, c := range m.Computations {
+		byComp[c] = costs[ci]
+	}
+	costOf := func(in *hlo.Instruction) []ArrayCost {
+		if cs := byComp[in.Parent]; uint(in.Index) < uint(len(cs)) && in.Parent.Instructions[in.Index] == in {
+			return cs[in.Index]
+		}
+		return r.Arrays[in]
+	}
 	if m.Entry != nil {
 		lv, err := newLiveness(m, m.Entry, t, costOf)
 		if err != nil {

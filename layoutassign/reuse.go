@@ -167,7 +167,7 @@ func (r *reuser) hold(a *alloc, ids []int32, made bool) {
 // find returns the allocation buffer b (described by in) may share, or
 // nil: an operand's allocation, else the last reusable one of its space
 // (XLA's MaybeAssignBuffer, tried in that order).
-func (r *reuser) find(b int32, in bufferInfo, of map[int32]*alloc) *alloc {
+func (r *reuser) find(b int32, in bufferInfo, of []*alloc) *alloc {
 	lv := r.lv
 	fits := func(a *alloc) bool { return r.fits(a, b, in) }
 	if in.constant || in.param || lv.tupleBuffer(b) {
@@ -197,7 +197,7 @@ func (r *reuser) find(b int32, in bufferInfo, of map[int32]*alloc) *alloc {
 // operandAlloc returns the first allocation of an operand of buffer b's
 // values (those at the top of their instruction's shape) that fits, as
 // XLA's BufferAssigner tries them before any other.
-func (lv *liveness) operandAlloc(b int32, of map[int32]*alloc, fits func(*alloc) bool) *alloc {
+func (lv *liveness) operandAlloc(b int32, of []*alloc, fits func(*alloc) bool) *alloc {
 	for _, id := range lv.buffers[b] {
 		v := lv.values[id]
 		if len(v.path()) > 0 {

@@ -594,7 +594,7 @@ type heapAlgorithmCase struct {
 // heapOf builds a heap run from calls: "a+10" allocates a with 10 bytes,
 // "a-" frees it.
 func heapOf(calls ...string) *heapRun {
-	r := &heapRun{size: map[int32]int64{}}
+	r := &heapRun{}
 	ids := map[string]int32{}
 	for _, c := range calls {
 		name := c[:1]
@@ -602,6 +602,7 @@ func heapOf(calls ...string) *heapRun {
 		if !ok {
 			id = int32(len(ids))
 			ids[name] = id
+			r.size, r.unpadded = append(r.size, 0), append(r.unpadded, 0)
 		}
 		if c[1] == '+' {
 			var n int64
@@ -639,5 +640,5 @@ var heapAlgorithmCases = []heapAlgorithmCase{
 func TestHeapOf(t *testing.T) {
 	r := heapOf("a+10", "b+3", "a-", "b-")
 	assert.Equal(t, []heapEvent{{evAlloc, 0, -1, 0}, {evAlloc, 1, -1, 0}, {evFree, 0, -1, 0}, {evFree, 1, -1, 0}}, r.events)
-	assert.Equal(t, map[int32]int64{0: 10, 1: 3}, r.size)
+	assert.Equal(t, []int64{10, 3}, r.size)
 }
