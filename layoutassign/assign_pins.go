@@ -64,7 +64,7 @@ func (a *assigner) concatPins(pins *secondPass) {
 	best := map[int]pin{}
 	var order []int
 	tiles := a.paramTiles()
-	sorted, dotted := a.sortedClasses(), a.dottedClasses()
+	sorted := a.sortedClasses()
 	for _, c := range a.m.Computations {
 		if a.fused[c] {
 			continue
@@ -79,7 +79,7 @@ func (a *assigner) concatPins(pins *secondPass) {
 			}
 			r := a.find(id)
 			cur := a.m2m[r]
-			if cur == nil || sorted[r] || dotted[r] {
+			if cur == nil || sorted[r] {
 				continue
 			}
 			var want []int64
@@ -340,34 +340,17 @@ func tiledElements(dims, m2m []int64, rows, cols int64) int64 {
 // stays {2,1,0} after four passes, its concatenates pinned to {1,2,0} in
 // the second).
 func (a *assigner) sortedClasses() map[int]bool {
-	return a.classesOf(hlo.OpSort, func(in *hlo.Instruction) []*hlo.Instruction { return in.Operands })
-}
-
-// dottedClasses returns the classes of the dots' results: XLA's TPU
-// layout assignment declares a dot's layout a mandatory constraint
-// ("Declare dot layout", among its backend constraints), which a
-// concatenate pin (not mandatory) cannot displace: the pinned concatenate
-// is copied in and out of its own layout and the rest of the class keeps
-// the dot's (seed 6104: an associative scan of a f32[513,513] matmul along
-// dim 1 stays {1,0}, its concatenates pinned to {0,1}).
-func (a *assigner) dottedClasses() map[int]bool {
-	return a.classesOf(hlo.OpDot, func(in *hlo.Instruction) []*hlo.Instruction { return []*hlo.Instruction{in} })
-}
-
-// classesOf returns the classes of the values of(in) gives for each
-// instruction of opcode op outside fusions.
-func (a *assigner) classesOf(op hlo.Opcode, of func(*hlo.Instruction) []*hlo.Instruction) map[int]bool {
 	out := map[int]bool{}
 	for _, c := range a.m.Computations {
 		if a.fused[c] {
 			continue
 		}
 		for _, in := range c.Instructions {
-			if in.Opcode != op {
+			if in.Opcode != hlo.OpSort {
 				continue
 			}
-			for _, v := range of(in) {
-				if id := a.leafID(v, nil); id >= 0 {
+			for _, op := range in.Operands {
+				if id := a.leafID(op, nil); id >= 0 {
 					out[a.find(id)] = true
 				}
 			}

@@ -32,9 +32,7 @@
 //     XLA's constraints rank it: the result first (XLA propagates the
 //     entry result's constraint back to the values it returns before the
 //     parameters' constraints, which then fail to displace it: libtpu's
-//     layout_assignment log, "Negotiating fail"), a root tuple's last
-//     element first (the constraint sets each element's buffer, and its
-//     worklist takes the last one set first), then the entry
+//     layout_assignment log, "Negotiating fail"), then the entry
 //     parameters: a parameter keeps its whole layout (tiles, memory
 //     space), and the class it reaches takes it unless something else
 //     fixed the class (then the parameter is copied for those users), the
@@ -111,9 +109,7 @@
 // second-minor dim, then the larger minor_to_major) is pinned to that
 // layout (in a class an entry parameter reached, both measured in the
 // parameter's tile, which XLA propagates with its layout; a class a sort
-// reads keeps the sort's layout, which XLA restores in further passes,
-// and a class holding a dot's result keeps the dot's, which XLA declares
-// mandatory: the pin does not displace it),
+// reads keeps the sort's layout, which XLA restores in further passes),
 // the smallest such per class (the first step of an associative
 // scan's interleaving, whose pin XLA's result shows spread over the scan's
 // slices, pads and adds: f32[33,9,24,4] scanned along dim 0 from a
