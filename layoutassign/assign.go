@@ -106,6 +106,9 @@ type assigner struct {
 	exact []bool
 	m2m   [][]int64 // per class root after propagation
 	ecl   *hlo.ProgramShape
+	// result holds, per value the entry's root returns, the layout the
+	// entry signature gives that leaf of the result (nil elsewhere).
+	result map[int]*hlo.Layout
 	// tilings memoises ChooseTiling; the arenas hold the new layouts.
 	tilings     map[tilingKey]tilingVal
 	lastTiling  tilingMemo

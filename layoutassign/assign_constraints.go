@@ -196,11 +196,29 @@ func (a *assigner) requireEntryResult(entry *hlo.Computation) {
 			m = nil
 			if r, ok := a.ecl.Result.Subshape(l.Index); ok && r.IsArray() && r.Layout != nil {
 				m = r.Layout.MinorToMajor
+				a.noteResult(root, l.Index, r.Layout)
 			}
 		}
 		if m != nil {
 			a.require(id, m, site{comp: entry}, l.Index)
 		}
+	}
+}
+
+// noteResult records the signature's layout of the root's leaf at path
+// for a root that is not a tuple, which write gives the signature's tiles
+// when it keeps the signature's order. The values a root tuple returns
+// keep the rule's tiles: giving them the signature's lost arrays on the
+// xla-diff development seeds (XLA copies some of them instead).
+func (a *assigner) noteResult(root *hlo.Instruction, path []int64, l *hlo.Layout) {
+	if root.Opcode == hlo.OpTuple {
+		return
+	}
+	if id := a.leafID(root, path); id >= 0 {
+		if a.result == nil {
+			a.result = map[int]*hlo.Layout{}
+		}
+		a.result[id] = l
 	}
 }
 

@@ -45,6 +45,18 @@ func (a *assigner) write(res *Assignment) {
 		if m == nil {
 			m = hlo.DefaultMinorToMajor(s.Rank())
 		}
+		if r := a.result[id]; r != nil && len(r.Tiles) > 0 && slices.Equal(r.MinorToMajor, m) {
+			// A value the entry returns in the signature's order takes
+			// the signature's whole layout, tiles too (XLA's result
+			// layout constraint); in another order it is copied.
+			if !sameLayout(s.Layout, r, s.Rank()) {
+				l := r.Clone()
+				s.Layout = &l
+				res.Changed = true
+			}
+			a.ownTiles = true // shareAliases carries them to its aliases
+			continue
+		}
 		if a.relayout(s, m) {
 			res.Changed = true
 		}
