@@ -30,6 +30,7 @@ of make test.
 from __future__ import annotations
 
 import argparse
+import atexit
 import concurrent.futures
 import glob
 import json
@@ -228,8 +229,12 @@ def compiled_ok(d: str) -> bool:
 
 
 def build_tools(cache: str) -> tuple[str, str]:
-    bindir = os.path.join(cache, "bin")
-    os.makedirs(bindir, exist_ok=True)
+    """Builds hlo-opt and xla-diff from this checkout into a directory of
+    this run's own under the cache (two runs at once, from two checkouts,
+    must not overwrite each other's binaries)."""
+    os.makedirs(cache, exist_ok=True)
+    bindir = tempfile.mkdtemp(prefix="bin-", dir=cache)
+    atexit.register(shutil.rmtree, bindir, True)
     tools = []
     for pkg, name in [("./cmd/hlo-opt", "hlo-opt"), ("./cmd/xla-diff", "xla-diff")]:
         out = os.path.join(bindir, name)
