@@ -267,7 +267,7 @@ func (b *costOf) flops() {
 		r.Flops = convFlops(in)
 	case hlo.OpCustomCall:
 		r.Flops = customCallFlops(in)
-		if r.Flops > 0 && in.Shape.IsTuple() && strings.Contains(customTarget(in), "cudnn$conv") {
+		if r.Flops > 0 && in.Shape.IsTuple() && strings.Contains(in.CustomCallTarget(), "cudnn$conv") {
 			r.OutputBytes = ShapeBytes(&in.Shape.Tuple[0])
 		}
 	case hlo.OpMap:
@@ -295,11 +295,6 @@ func calledComp(in *hlo.Instruction) *hlo.Computation {
 	return in.Called[0]
 }
 
-func customTarget(in *hlo.Instruction) string {
-	v, _ := in.Attr("custom_call_target")
-	return strings.Trim(v, `"`)
-}
-
 // dotFlops is 2 * output elements * contracted elements (FMA = 2 flops).
 // A dot without dimension numbers is an outer product.
 func dotFlops(in *hlo.Instruction) float64 {
@@ -324,7 +319,7 @@ func dotFlops(in *hlo.Instruction) float64 {
 // config's contracting dims when readable, else from the operand shapes of
 // a plain matrix multiply) and cuDNN convolutions.
 func customCallFlops(in *hlo.Instruction) float64 {
-	t := customTarget(in)
+	t := in.CustomCallTarget()
 	out := firstArray(&in.Shape)
 	switch {
 	case strings.Contains(t, "cublas") && strings.Contains(t, "gemm") || t == "__cublas$lt$matmul":

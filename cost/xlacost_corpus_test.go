@@ -55,7 +55,7 @@ func TestXLACostProperties(t *testing.T) {
 			for _, in := range c.Instructions {
 				if in.Opcode == hlo.OpCustomCall {
 					unknown++
-					switch customTarget(in) {
+					switch in.CustomCallTarget() {
 					case "TopK", "AssumeGatherIndicesInBound", "AllocateBuffer":
 						tpuKnown = true
 					}

@@ -140,7 +140,7 @@ func tpuConfigMark(in *hlo.Instruction) string {
 			return fmt.Sprintf("%s has a TPU backend_config (%s)", in.Name, strings.Trim(k, `"`))
 		}
 	}
-	switch t := customTarget(in); t {
+	switch t := in.CustomCallTarget(); t {
 	case "AllocateBuffer", "AssumeGatherIndicesInBound", "ConcatBitcast", "tpu_custom_call":
 		return fmt.Sprintf("%s calls %s", in.Name, t)
 	}
@@ -149,7 +149,7 @@ func tpuConfigMark(in *hlo.Instruction) string {
 
 // gpuMark says why in looks compiled for a GPU, or "".
 func gpuMark(in *hlo.Instruction) string {
-	if t := customTarget(in); strings.HasPrefix(t, "__cublas") || strings.HasPrefix(t, "__cudnn") || strings.HasPrefix(t, "__triton") || strings.HasPrefix(t, "__gpu$") {
+	if t := in.CustomCallTarget(); strings.HasPrefix(t, "__cublas") || strings.HasPrefix(t, "__cudnn") || strings.HasPrefix(t, "__triton") || strings.HasPrefix(t, "__gpu$") {
 		return fmt.Sprintf("%s calls %s", in.Name, t)
 	}
 	cfg, _ := in.Attr("backend_config")
@@ -172,7 +172,7 @@ func cpuMark(in *hlo.Instruction) string {
 	if fa, _ := in.Attr("frontend_attributes"); strings.Contains(fa, "xla_cpu_") {
 		return fmt.Sprintf("%s has a CPU frontend attribute", in.Name)
 	}
-	if t := customTarget(in); strings.HasPrefix(t, "__onednn") || strings.HasPrefix(t, "xla.cpu") {
+	if t := in.CustomCallTarget(); strings.HasPrefix(t, "__onednn") || strings.HasPrefix(t, "xla.cpu") {
 		return fmt.Sprintf("%s calls %s", in.Name, t)
 	}
 	return ""

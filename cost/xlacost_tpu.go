@@ -91,7 +91,7 @@ func (r *tpuRules) handle(a *xlaAnalysis, in *hlo.Instruction, v *XLACostValues)
 		// defaults; TopK compares every input element with each of the k
 		// it keeps; AllocateBuffer moves nothing. Others are XLA's unknown
 		// (-1), as on every backend.
-		switch customTarget(in) {
+		switch in.CustomCallTarget() {
 		case "TopK":
 			out := firstArray(&in.Shape)
 			if len(in.Operands) > 0 && out.Rank() > 0 {

@@ -3,6 +3,7 @@ package hlo
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Opcode is an HLO opcode as XLA spells it in text: "add", "fusion",
@@ -237,6 +238,13 @@ type Instruction struct {
 
 // Attr returns the verbatim value of attribute name.
 func (in *Instruction) Attr(name string) (string, bool) { return lookupAttr(in.Attrs, name) }
+
+// CustomCallTarget returns a custom call's custom_call_target without its
+// quotes ("" when it has none).
+func (in *Instruction) CustomCallTarget() string {
+	t, _ := in.Attr("custom_call_target")
+	return strings.Trim(t, `"`)
+}
 
 // IsRoot reports whether in is its computation's root.
 func (in *Instruction) IsRoot() bool { return in.Parent != nil && in.Parent.Root == in }

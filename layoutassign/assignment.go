@@ -415,11 +415,15 @@ type alloc struct {
 // value, the other 14 the values of one buffer (a loop's, an in-place
 // update's), while 187 of 196 donated parameters' hold temporaries too.
 func (a *alloc) accepts(in bufferInfo, b Backend) bool {
-	if b == BackendTPU && a.output && !a.param && !in.output {
+	if a.outputsOnly(b) && !in.output {
 		return false
 	}
 	return in.space == a.space && in.size <= a.size && !a.constant && !a.tuple && !(a.param && !a.aliased) && !(in.output && in.size != a.size)
 }
+
+// outputsOnly reports whether only outputs may go into a on backend b
+// (see accepts).
+func (a *alloc) outputsOnly(b Backend) bool { return b == BackendTPU && a.output && !a.param }
 
 func (a *alloc) kind() string {
 	return bufferInfo{param: a.param, aliased: a.aliased, constant: a.constant, output: a.output}.kind()

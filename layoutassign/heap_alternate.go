@@ -3,7 +3,6 @@ package layoutassign
 import (
 	"cmp"
 	"slices"
-	"strings"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 )
@@ -223,8 +222,7 @@ func isConcatBitcast(in *hlo.Instruction) bool {
 	if in.Opcode != hlo.OpCustomCall {
 		return false
 	}
-	t, _ := in.Attr("custom_call_target")
-	return strings.Trim(t, `"`) == concatBitcastTarget
+	return in.CustomCallTarget() == concatBitcastTarget
 }
 
 // concatUses returns the uses and live range of value v as memory-space

@@ -133,7 +133,7 @@ func newReuser(lv *liveness, capacity int) *reuser {
 
 // keyOf is the tree of allocation a.
 func (r *reuser) keyOf(a *alloc) treeKey {
-	return treeKey{a.space, r.lv.t.Backend == BackendTPU && a.output && !a.param}
+	return treeKey{a.space, a.outputsOnly(r.lv.t.Backend)}
 }
 
 func (r *reuser) hold(a *alloc, ids []int32, made bool) {

@@ -66,7 +66,7 @@ func fusedParam(f *hlo.Instruction, k int) *hlo.Instruction {
 // (tpuAliasingOperands), where it did.
 func canShareOperand(operand *hlo.Instruction, opPath []int64, user *hlo.Instruction, userPath []int64, b Backend) bool {
 	if user.Opcode == hlo.OpCustomCall && len(userPath) == 1 && userPath[0] == 1 {
-		if t, _ := user.Attr("custom_call_target"); strings.Contains(t, "cublas$lt$matmul") {
+		if strings.Contains(user.CustomCallTarget(), "cublas$lt$matmul") {
 			return false // the cuBLASLt workspace
 		}
 	}
