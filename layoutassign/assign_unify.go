@@ -98,10 +98,10 @@ func (a *assigner) unifyDeferred() {
 				return -1 << 30
 			}
 		}
-		for _, id := range [2]int{e.p, e.c} {
-			if in := a.values[id].in; in == a.m.Entry.Root && in.Opcode == hlo.OpTuple {
-				return -1 << 29 // a root tuple's elements, before any parameter
-			}
+		if r := a.m.Entry.Root; e.st.user == r && r.Opcode == hlo.OpTuple {
+			// A root tuple's elements, before any parameter, from the
+			// last to the first (the worklist again).
+			return -1<<29 - e.st.op
 		}
 		for _, id := range [2]int{e.p, e.c} {
 			if in := a.values[id].in; in.Opcode == hlo.OpParameter && in.Parent == a.m.Entry {

@@ -32,7 +32,9 @@
 //     XLA's constraints rank it: the result first (XLA propagates the
 //     entry result's constraint back to the values it returns before the
 //     parameters' constraints, which then fail to displace it: libtpu's
-//     layout_assignment log, "Negotiating fail"), then the entry
+//     layout_assignment log, "Negotiating fail"), a root tuple's last
+//     element first (the constraint sets each element's buffer, and its
+//     worklist takes the last one set first), then the entry
 //     parameters: a parameter keeps its whole layout (tiles, memory
 //     space), and the class it reaches takes it unless something else
 //     fixed the class (then the parameter is copied for those users), the
