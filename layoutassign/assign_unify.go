@@ -172,7 +172,28 @@ func (a *assigner) unifyInstruction(in *hlo.Instruction) {
 		a.unifyConditional(in)
 	case strings.HasSuffix(string(in.Opcode), "-done") && len(in.Operands) == 1:
 		a.unifyDone(in)
+	case in.Opcode == hlo.OpGather && a.opts.Target.Backend == BackendTPU && singleSliceGather(in):
+		a.unify(a.leafID(in.Operands[0], nil), a.leafID(in, nil), site{user: in, op: 0}, nil)
 	}
+}
+
+// singleSliceGather reports whether in gathers one slice whose shape is the
+// result's: XLA's TPU compiler turns such a gather into a dynamic-slice
+// before layout assignment (its dump after optimizations has the
+// dynamic-slice in its operand's layout), which keeps the operand's layout.
+func singleSliceGather(in *hlo.Instruction) bool {
+	g := in.Typed.Gather
+	if g == nil || len(in.Operands) != 2 || !in.Shape.IsArray() || len(g.OperandBatchingDims) > 0 ||
+		!slices.Equal(in.Shape.Dims, g.SliceSizes) {
+		return false
+	}
+	idx := &in.Operands[1].Shape
+	for d, n := range idx.Dims {
+		if int64(d) != g.IndexVectorDim && n != 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // unifyKeeping unifies an op that keeps its operands' layout with them
