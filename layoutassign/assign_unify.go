@@ -62,6 +62,9 @@ func (a *assigner) unifyAll() {
 	for in := range a.settled {
 		deferAll(in)
 	}
+	for in := range a.withSignature {
+		deferAll(in)
+	}
 	if e := a.m.Entry; e != nil {
 		for _, p := range e.Params {
 			if p != nil {
@@ -94,7 +97,7 @@ func (a *assigner) unifyDeferred() {
 			return 1 << 30
 		}
 		for _, id := range [2]int{e.p, e.c} {
-			if in := a.values[id].in; a.settled[in] != nil {
+			if in := a.values[id].in; a.settled[in] != nil || a.withSignature[in] != nil {
 				return -1 << 30
 			}
 		}
@@ -115,6 +118,9 @@ func (a *assigner) unifyDeferred() {
 	for _, c := range a.m.Computations {
 		for _, in := range c.Instructions {
 			if m2m, ok := a.settled[in]; ok {
+				a.require(a.leafID(in, nil), m2m, site{}, nil)
+			}
+			if m2m, ok := a.withSignature[in]; ok {
 				a.require(a.leafID(in, nil), m2m, site{}, nil)
 			}
 		}

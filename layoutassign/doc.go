@@ -130,6 +130,10 @@
 // major, the others in the default order unless another pads them less
 // (f32[16,7] scattered by rows {1,0}, f32[3,9,4,4] {1,3,2,0}); what meets
 // the scatter in another layout (its operand, its users) is copied.
+// And it pins each reduce whose result is not in its operand's layout with
+// the reduced dims dropped (XLA's "reduces with incompatible layouts") to
+// that layout, after an array root's layout but ahead of a root tuple's
+// elements and the parameters.
 //
 // The result re-parses and is a fixed point: running Assign again changes
 // nothing (tested on every corpus module).
