@@ -73,7 +73,9 @@
 //     spatial dims most major, then batch and feature, the larger one
 //     minor, the kernel's input and output feature likewise; a dot's
 //     result is required likewise: batch dims major, the largest lhs and
-//     rhs free dims minor, the one that pads less most minor.) Finally
+//     rhs free dims minor, the one that pads less most minor; and a
+//     gather's operand, with the entry signature, the dims its indices
+//     address most major, no concatenate pin displacing it.) Finally
 //     every class still without a layout gets the default major-to-minor
 //     (a constant its literal's stated layout), in program order, each
 //     followed by propagation. On the TPU a while loop's state is a class
