@@ -435,7 +435,8 @@ type classTile struct {
 }
 
 // paramTiles returns, by class, the tile of the first entry parameter in
-// it whose signature states a two-dimensional tile. XLA's TPU layout
+// it, or in a class it reaches through transposes, whose signature states
+// a two-dimensional tile. XLA's TPU layout
 // assignment propagates a parameter's whole layout, tile included, over
 // the arrays it reaches: its log prints an associative scan's slices and
 // concatenates of f32[17,48,31]{1,2,0:T(8,128)} in T(8,128) whatever their
@@ -460,6 +461,28 @@ func (a *assigner) paramTiles() map[int]classTile {
 			if _, seen := out[a.find(base+k)]; !seen {
 				t := s.Layout.Tiles[0]
 				out[a.find(base+k)] = classTile{typ: s.Type, rows: t[0], cols: t[1]}
+			}
+		}
+	}
+	// The tile crosses transposes with the layout (seed 8164: an
+	// associative scan of a transposed f32[31,100,33]{1,0,2:T(8,128)}
+	// parameter, its concatenates pinned to {1,2,0:T(8,128)}).
+	for _, c := range a.m.Computations {
+		if a.fused[c] {
+			continue
+		}
+		for _, in := range c.Instructions {
+			if in.Opcode != hlo.OpTranspose || len(in.Operands) != 1 {
+				continue
+			}
+			id, oid := a.leafID(in, nil), a.leafID(in.Operands[0], nil)
+			if id < 0 || oid < 0 {
+				continue
+			}
+			if t, ok := out[a.find(oid)]; ok {
+				if _, seen := out[a.find(id)]; !seen {
+					out[a.find(id)] = t
+				}
 			}
 		}
 	}
