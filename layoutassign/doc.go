@@ -45,7 +45,8 @@
 //     select, convert, concatenate, slice, pad, dynamic-slice and
 //     -update-slice, reverse, sort, collectives, ...) with its operands of
 //     the same rank (on the TPU also a gather of one slice shaped like its
-//     result, which XLA turns into a dynamic-slice before laying out); tuple and get-tuple-element with the leaves they alias;
+//     result, which XLA turns into a dynamic-slice before laying out);
+//     tuple and get-tuple-element with the leaves they alias;
 //     a fusion's, call's or async computation's parameters with the
 //     operands and its root with the result; a while's init (on the TPU
 //     not: see below), body and condition parameters, body root and
