@@ -81,7 +81,7 @@ func (a *assigner) concatPins(pins *secondPass) {
 			}
 			r := a.find(id)
 			cur := a.m2m[r]
-			if cur == nil || sorted[r] || gathered[r] {
+			if cur == nil || gathered[r] {
 				continue
 			}
 			var want []int64
@@ -108,6 +108,9 @@ func (a *assigner) concatPins(pins *secondPass) {
 		}
 	}
 	for _, r := range order {
+		if !sortsAllow(sorted[r], best[r].m2m) {
+			continue
+		}
 		pins.concats[best[r].in] = best[r].m2m
 	}
 }
@@ -377,31 +380,40 @@ func tiledElements(dims, m2m []int64, rows, cols int64) int64 {
 	return n
 }
 
-// sortedClasses returns the classes of the sorts' operands: XLA's TPU
-// layout assignment lists a sort whose layout a concatenate pin changed as
-// incompatible and runs again until the sort has its layout back, so a
-// scan sorted afterwards keeps the sort's layout (seed 1092: an
-// associative scan of f32[3,32,1000] along dim 2, then sorted along dim 1,
-// stays {2,1,0} after four passes, its concatenates pinned to {1,2,0} in
-// the second).
-func (a *assigner) sortedClasses() map[int]bool {
-	out := map[int]bool{}
+// sortedClasses returns the dimension each sort sorts, by the class of
+// each of its operands.
+func (a *assigner) sortedClasses() map[int][]int64 {
+	out := map[int][]int64{}
 	for _, c := range a.m.Computations {
 		if a.fused[c] {
 			continue
 		}
 		for _, in := range c.Instructions {
-			if in.Opcode != hlo.OpSort {
+			if in.Opcode != hlo.OpSort || len(in.Typed.Dimensions) != 1 {
 				continue
 			}
 			for _, op := range in.Operands {
-				if id := a.leafID(op, nil); id >= 0 {
-					out[a.find(id)] = true
+				if id := a.leafID(op, nil); id >= 0 && op.Shape.IsArray() {
+					out[a.find(id)] = append(out[a.find(id)], in.Typed.Dimensions[0])
 				}
 			}
 		}
 	}
 	return out
+}
+
+// sortsAllow reports whether a concatenate pin to m2m may spread over a
+// class whose sorts sort the given dimensions: not when it makes one of
+// them most minor. XLA's TPU layout assignment lists such a sort as
+// incompatible and runs again until the sort has its layout back (seed
+// 1092: an associative scan of f32[3,32,1000] along dim 2, sorted along
+// dim 1, stays {2,1,0} after four passes, its concatenates pinned to
+// {1,2,0} in the second; seed 8120: f32[96,256] scanned along dim 1 and
+// sorted along dim 0 stays {1,0}); a pin that leaves the sorted dimension
+// above the minor one spreads (seed 6091: f32[257,4,255] scanned along dim
+// 2 and sorted along dim 1 is {0,1,2}, the pin's).
+func sortsAllow(sortDims []int64, m2m []int64) bool {
+	return len(m2m) == 0 || !slices.Contains(sortDims, m2m[0])
 }
 
 // gatheredClasses returns the classes of the operands requireGatherOperands

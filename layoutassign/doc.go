@@ -115,27 +115,27 @@
 // then the larger minor_to_major) is pinned to that layout (in a class an
 // entry parameter reached, itself or through transposes, both measured in the
 // parameter's tile, which XLA propagates with its layout; a class a sort reads
-// keeps the sort's layout, which XLA restores in further passes), the smallest
-// such per class (the first step of an associative scan's interleaving, whose
-// pin XLA's result shows spread over the scan's slices, pads and adds:
-// f32[33,9,24,4] scanned along dim 0 from a parameter in {0,3,2,1} gets
-// {2,3,1,0}); the results of while loops and conditionals keep their
-// first-pass layouts (XLA lays a callee out before its caller), and what meets
-// the pinned class in another layout is copied. The second pass also pins the
-// reshapes the first pass left in layouts that do not make them a bitcast of
-// the data (XLA's TPU lists them as incompatible): the operand keeps its
-// layout and the result takes the one aligned with it, or, with none aligned,
-// the operand is copied to major-to-minor and the result is major-to-minor,
-// its size-1 dims most major; reshapes that only insert or delete size-1 dims,
-// and results in the default layout, stay. It pins likewise every scatter not
-// in the layout the TPU scatters in: the operand dims its indices address most
-// major, the others in the default order unless another pads them less
-// (f32[16,7] scattered by rows {1,0}, f32[3,9,4,4] {1,3,2,0}); what meets the
-// scatter in another layout (its operand, its users) is copied. And it pins
-// each reduce whose result is not in its operand's layout with the reduced
-// dims dropped (XLA's "reduces with incompatible layouts") to that layout,
-// after an array root's layout but ahead of a root tuple's elements and the
-// parameters.
+// keeps the sort's layout, which XLA restores in further passes, when the pin
+// would make the sorted dim most minor), the smallest such per class (the
+// first step of an associative scan's interleaving, whose pin XLA's result
+// shows spread over the scan's slices, pads and adds: f32[33,9,24,4] scanned
+// along dim 0 from a parameter in {0,3,2,1} gets {2,3,1,0}); the results of
+// while loops and conditionals keep their first-pass layouts (XLA lays a
+// callee out before its caller), and what meets the pinned class in another
+// layout is copied. The second pass also pins the reshapes the first pass left
+// in layouts that do not make them a bitcast of the data (XLA's TPU lists them
+// as incompatible): the operand keeps its layout and the result takes the one
+// aligned with it, or, with none aligned, the operand is copied to
+// major-to-minor and the result is major-to-minor, its size-1 dims most major;
+// reshapes that only insert or delete size-1 dims, and results in the default
+// layout, stay. It pins likewise every scatter not in the layout the TPU
+// scatters in: the operand dims its indices address most major, the others in
+// the default order unless another pads them less (f32[16,7] scattered by rows
+// {1,0}, f32[3,9,4,4] {1,3,2,0}); what meets the scatter in another layout
+// (its operand, its users) is copied. And it pins each reduce whose result is
+// not in its operand's layout with the reduced dims dropped (XLA's "reduces
+// with incompatible layouts") to that layout, after an array root's layout but
+// ahead of a root tuple's elements and the parameters.
 //
 // The result re-parses and is a fixed point: running Assign again changes
 // nothing (tested on every corpus module).
