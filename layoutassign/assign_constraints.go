@@ -128,6 +128,7 @@ func (a *assigner) fixEntry() {
 	}
 	a.requireConvOperands()
 	a.requireGatherOperands()
+	a.spreadThroughTransposes()
 	for _, u := range a.uses {
 		a.require(a.leafID(u.user.Operands[u.op], nil), u.m2m, site{user: u.user, op: u.op}, nil)
 	}
@@ -135,6 +136,64 @@ func (a *assigner) fixEntry() {
 		a.requireEntryResult(entry)
 	}
 	a.unifyDeferred()
+}
+
+// spreadThroughTransposes fixes, on the TPU, the classes a sort's operand
+// reaches through transposes (either way) that nothing fixed yet (a
+// gather's or convolution's operand is), to the layout that makes each
+// transpose a bitcast, before the entry signature's edges: XLA's worklist carries
+// a sort's least-padded order across transposes ahead of the parameters,
+// which are then copied (seed 8026: argsort of a transposed associative
+// scan lays the scan out as the sort wants, f32[2,4,255]{2,0,1}, the
+// {2,1,0} parameter copied). Spreading every fixed class so (dots'
+// results too) loses arrays on the ground-truth programs.
+func (a *assigner) spreadThroughTransposes() {
+	if a.opts.Target.Backend != BackendTPU {
+		return
+	}
+	spread := map[int]bool{}
+	for _, c := range a.m.Computations {
+		for _, in := range c.Instructions {
+			if in.Opcode != hlo.OpSort || a.fused[c] {
+				continue
+			}
+			for _, op := range in.Operands {
+				if id := a.leafID(op, nil); id >= 0 && a.fixed[a.find(id)] != nil {
+					spread[a.find(id)] = true
+				}
+			}
+		}
+	}
+	for changed := len(spread) > 0; changed; {
+		changed = false
+		for _, c := range a.m.Computations {
+			if a.fused[c] {
+				continue
+			}
+			for _, in := range c.Instructions {
+				if in.Opcode != hlo.OpTranspose || len(in.Operands) != 1 || !in.Shape.IsArray() {
+					continue
+				}
+				id, oid := a.leafID(in, nil), a.leafID(in.Operands[0], nil)
+				if id < 0 || oid < 0 {
+					continue
+				}
+				r, or := a.find(id), a.find(oid)
+				var m []int64
+				ok := false
+				switch {
+				case spread[or] && a.fixed[r] == nil:
+					m, ok = transposeOutputLayout(in.Typed.Dimensions, a.fixed[or])
+				case spread[r] && a.fixed[or] == nil:
+					m, ok = transposeOperandLayout(in.Typed.Dimensions, a.fixed[r])
+					r = or
+				}
+				if ok {
+					a.fixed[r], spread[r], changed = m, true, true
+				}
+			}
+		}
+	}
 }
 
 // requireGatherOperands requires, on the TPU, the operand of each gather

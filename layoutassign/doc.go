@@ -76,8 +76,11 @@
 //     result is required likewise: batch dims major, the largest lhs and
 //     rhs free dims minor, the one that pads less most minor; and a
 //     gather's operand, with the entry signature, the dims its indices
-//     address most major, no concatenate pin displacing it.) Finally
-//     every class still without a layout gets the default major-to-minor
+//     address most major, no concatenate pin displacing it. On the TPU
+//     a sort's operand layouts first cross transposes, either way, into
+//     the classes nothing fixed: seed 8026's argsort lays out the
+//     associative scan it reads through a transpose.) Finally every class
+//     still without a layout gets the default major-to-minor
 //     (a constant its literal's stated layout), in program order, each
 //     followed by propagation. On the TPU a while loop's state is a class
 //     of its own: XLA carries a layout forward only to the users of an
