@@ -66,7 +66,7 @@ func (a *assigner) concatPins(pins *secondPass) {
 	best := map[int]pin{}
 	var order []int
 	tiles := a.paramTiles()
-	sorted, gathered := a.sortedClasses(), a.gatheredClasses()
+	sorted := a.sortedClasses()
 	for _, c := range a.m.Computations {
 		if a.fused[c] {
 			continue
@@ -81,7 +81,7 @@ func (a *assigner) concatPins(pins *secondPass) {
 			}
 			r := a.find(id)
 			cur := a.m2m[r]
-			if cur == nil || gathered[r] {
+			if cur == nil {
 				continue
 			}
 			var want []int64
@@ -250,15 +250,8 @@ func (a *assigner) reducePins(pins *secondPass) {
 // scatterLayout is the layout a TPU scatter of shape s runs in (see
 // scatterPins).
 func scatterLayout(s hlo.Shape, d *hlo.ScatterDims, t Target) []int64 {
-	return indexedMajorLayout(s, t, d.ScatterDimsToOperandDims, d.InsertedWindowDims)
-}
-
-// indexedMajorLayout is the layout of s with the dims named in dimLists
-// (those indices address) most major, in logical order, the others in the
-// default order unless another order of them pads s less.
-func indexedMajorLayout(s hlo.Shape, t Target, dimLists ...[]int64) []int64 {
 	indexed := make([]bool, s.Rank())
-	for _, dims := range dimLists {
+	for _, dims := range [][]int64{d.ScatterDimsToOperandDims, d.InsertedWindowDims} {
 		for _, k := range dims {
 			if k >= 0 && int(k) < len(indexed) {
 				indexed[k] = true
@@ -414,29 +407,6 @@ func (a *assigner) sortedClasses() map[int][]int64 {
 // 2 and sorted along dim 1 is {0,1,2}, the pin's).
 func sortsAllow(sortDims []int64, m2m []int64) bool {
 	return len(m2m) == 0 || !slices.Contains(sortDims, m2m[0])
-}
-
-// gatheredClasses returns the classes of the operands requireGatherOperands
-// requires: XLA's TPU lays a gather's operand out as the gather reads it
-// from the first pass on, and the concatenates it finds at risk in that
-// class are pinned without displacing it (seed 7217: an associative scan's
-// concatenates listed as pinned to {1,0} in passes 2 and 3, the class
-// staying in the gather's {0,1}).
-func (a *assigner) gatheredClasses() map[int]bool {
-	out := map[int]bool{}
-	for _, c := range a.m.Computations {
-		if a.fused[c] {
-			continue
-		}
-		for _, in := range c.Instructions {
-			if in.Opcode == hlo.OpGather && len(in.Operands) == 2 && !singleSliceGather(in) {
-				if id := a.leafID(in.Operands[0], nil); id >= 0 {
-					out[a.find(id)] = true
-				}
-			}
-		}
-	}
-	return out
 }
 
 // classTile is the tile of an entry parameter, for the arrays of its type

@@ -74,9 +74,7 @@
 //     spatial dims most major, then batch and feature, the larger one
 //     minor, the kernel's input and output feature likewise; a dot's
 //     result is required likewise: batch dims major, the largest lhs and
-//     rhs free dims minor, the one that pads less most minor; and a
-//     gather's operand, with the entry signature, the dims its indices
-//     address most major, no concatenate pin displacing it. On the TPU
+//     rhs free dims minor, the one that pads less most minor. On the TPU
 //     a sort's operand layouts first cross transposes, either way, into
 //     the classes nothing fixed: seed 8026's argsort lays out the
 //     associative scan it reads through a transpose.) Finally every class
