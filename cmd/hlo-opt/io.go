@@ -119,6 +119,14 @@ func newProgress(w io.Writer, on bool) *progress {
 	return &progress{w: w, on: on, started: time.Now()}
 }
 
+// restart starts the half second before a line is drawn anew (the passes
+// of a module begin); chunks run side by side share the line.
+func (p *progress) restart() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.started = time.Now()
+}
+
 func (p *progress) update(pass string, done, total int) {
 	if !p.on {
 		return

@@ -9,12 +9,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/hlo-opt/hlo-opt/cmd/hlo-opt/render/memview"
 	"github.com/hlo-opt/hlo-opt/graph"
@@ -188,24 +190,9 @@ func Main(ctx context.Context, args []string, env *Env) int {
 	if !o.split {
 		return d.runOne(ctx, chunks[0])
 	}
-	var outs []*blocks
-	failed := false
-	for i, ch := range chunks {
-		chunks[i] = chunk{} // the text is garbage once parsed
-		out, err := d.runChunk(ctx, i, len(chunks), ch)
-		if err != nil {
-			if ctx.Err() != nil {
-				fmt.Fprintf(env.Stderr, "hlo-opt: %v\n", ctx.Err())
-				return 1
-			}
-			printError(env.Stderr, err)
-			failed = true
-			continue
-		}
-		outs = append(outs, out)
-	}
-	if failed {
-		return 1
+	outs, code := d.runChunks(ctx, chunks)
+	if code != 0 {
+		return code
 	}
 	all := joinOutputs(&o, outs)
 	prog.stage("writing the output", all.size())
@@ -216,6 +203,61 @@ func Main(ctx context.Context, args []string, env *Env) int {
 		return 1
 	}
 	return 0
+}
+
+// chunkRun is what one chunk of --split-input-file gave: its output, or
+// the error that stopped it, and its --timing lines.
+type chunkRun struct {
+	out    *blocks
+	err    error
+	timing bytes.Buffer
+}
+
+// runChunks runs the chunks of --split-input-file, up to --jobs of them
+// side by side, each with an equal share of the jobs (all of them when it
+// runs alone), and returns their outputs in chunk order. Each chunk's
+// --timing lines are held and written after the run, chunk after chunk,
+// each before the chunk's error; a failed chunk does not stop the others,
+// so that every error is reported, and makes the exit status 1.
+func (d *driver) runChunks(ctx context.Context, chunks []chunk) ([]*blocks, int) {
+	jobs := d.o.jobCount()
+	workers := min(jobs, len(chunks))
+	one := *d.o
+	if workers > 1 {
+		one.jobs = max(1, jobs/workers)
+	}
+	runs := make([]chunkRun, len(chunks))
+	var g errgroup.Group
+	g.SetLimit(workers)
+	for i, ch := range chunks {
+		chunks[i] = chunk{} // the text is garbage once parsed
+		g.Go(func() error {
+			r := &runs[i]
+			cd := *d
+			cd.o = &one
+			cd.env = &Env{Stdin: d.env.Stdin, Stdout: d.env.Stdout, Stderr: &r.timing}
+			r.out, r.err = cd.runChunk(ctx, i, len(chunks), ch)
+			return nil
+		})
+	}
+	_ = g.Wait() // a chunk's failure is in its run
+	stderr := d.env.Stderr
+	outs := make([]*blocks, 0, len(runs))
+	code := 0
+	for _, r := range runs {
+		_, _ = r.timing.WriteTo(stderr)
+		if r.err == nil {
+			outs = append(outs, r.out)
+			continue
+		}
+		if ctx.Err() != nil {
+			fmt.Fprintf(stderr, "hlo-opt: %v\n", ctx.Err())
+			return nil, 1
+		}
+		printError(stderr, r.err)
+		code = 1
+	}
+	return outs, code
 }
 
 // runOne runs the passes on the input's one module and writes the output
@@ -346,6 +388,14 @@ type driver struct {
 	config   map[string]any // the passes' settings (passConfig.config)
 }
 
+// jobCount is --jobs, GOMAXPROCS when it is 0 (the default).
+func (o *options) jobCount() int {
+	if o.jobs <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return o.jobs
+}
+
 func (d *driver) printOpts() hlo.PrintOptions {
 	return hlo.PrintOptions{Short: d.o.print == "short", Classic: d.o.print == "classic", ElideLargeConstants: d.o.elide, Jobs: d.o.jobs}
 }
@@ -415,7 +465,7 @@ func (d *driver) analyse(ctx context.Context, idx, n int, ch chunk, start time.T
 	res := &passes.Results{Module: m}
 	if len(d.passes) > 0 {
 		prog := d.prog
-		prog.started = time.Now()
+		prog.restart()
 		opts := passes.Options{
 			Config: d.config,
 			Jobs:   o.jobs, Logger: d.logger, NoVerify: !o.verify, Progress: prog.update,
