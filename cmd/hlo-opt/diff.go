@@ -163,7 +163,7 @@ func (d *driver) side(ctx context.Context, in diffInput) (memdiff.Side, error) {
 	if err != nil {
 		return memdiff.Side{}, err
 	}
-	_, res, err := d.analyse(ctx, 0, 1, chunk{src: src}, time.Now())
+	_, res, err := d.analyse(ctx, -1, chunk{src: src}, time.Now())
 	if err != nil {
 		return memdiff.Side{}, err
 	}

@@ -134,7 +134,7 @@ func (d *driver) analyseDumped(ctx context.Context, m xladump.Module) dirModule 
 		in.Err = err
 		return dirModule{summary: dumpdir.Summarize(in), err: err}
 	}
-	_, res, err := d.analyse(ctx, 0, 1, chunk{src: src}, time.Now())
+	_, res, err := d.analyse(ctx, -1, chunk{src: src}, time.Now())
 	if err != nil {
 		in.Err = err
 		return dirModule{summary: dumpdir.Summarize(in), err: err}

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/passes"
 )
 
@@ -19,6 +18,14 @@ func readInput(env *Env, name string) ([]byte, error) {
 		return io.ReadAll(env.Stdin)
 	}
 	return os.ReadFile(name)
+}
+
+// openInput opens the named input, stdin for "-" (not closed by Close).
+func openInput(env *Env, name string) (io.ReadCloser, error) {
+	if name == "-" {
+		return io.NopCloser(env.Stdin), nil
+	}
+	return os.Open(name)
 }
 
 // writeOutput writes data to stdout for "-" and otherwise to the named
@@ -93,15 +100,6 @@ func (t *trimWriter) Write(p []byte) (int, error) {
 type chunk struct {
 	src  []byte
 	line int
-}
-
-// splitInput splits src with hlo.SplitInputFile.
-func splitInput(src []byte) []chunk {
-	var out []chunk
-	for _, c := range hlo.SplitInputFile(src) {
-		out = append(out, chunk{src: c.Src, line: c.Line - 1})
-	}
-	return out
 }
 
 // progress draws "hlo-opt: stats 12/40" on a terminal, at most every
