@@ -149,6 +149,11 @@ type assigner struct {
 	// values (by instruction, leaf) whose users' edges wait until they are
 	// fixed (the results of while loops and conditionals).
 	settled map[*hlo.Instruction][]int64
+	// withSignature holds, in a second pass, values pinned when the entry
+	// signature is fixed rather than before everything (incompatible
+	// reduces): an array root's layout comes first, then these, with the
+	// settled values, ahead of a root tuple's elements and the parameters.
+	withSignature map[*hlo.Instruction][]int64
 	// uses are operands a second pass requires at their users (after the
 	// entry signature, like a convolution's operands).
 	uses []operandUse
@@ -214,7 +219,7 @@ func newAssigner(m *hlo.Module, opts Options, pins *secondPass) (*assigner, erro
 		for in, m2m := range pins.concats {
 			a.require(a.leafID(in, nil), m2m, site{}, nil)
 		}
-		a.settled = pins.settled
+		a.settled, a.withSignature = pins.settled, pins.withSignature
 		a.uses = pins.uses
 	}
 	if err := a.fixStated(); err != nil {

@@ -127,6 +127,7 @@ func (a *assigner) fixEntry() {
 		}
 	}
 	a.requireConvOperands()
+	a.requireGatherOperands()
 	for _, u := range a.uses {
 		a.require(a.leafID(u.user.Operands[u.op], nil), u.m2m, site{user: u.user, op: u.op}, nil)
 	}
@@ -134,6 +135,33 @@ func (a *assigner) fixEntry() {
 		a.requireEntryResult(entry)
 	}
 	a.unifyDeferred()
+}
+
+// requireGatherOperands requires, on the TPU, the operand of each gather
+// that is not a dynamic-slice (singleSliceGather) in the layout XLA's TPU
+// gathers from: the dims the indices address most major
+// (indexedMajorLayout). Its layout assignment lists a gather whose operand
+// is in another layout as incompatible, and the operand's class takes the
+// gather's layout (seed 7217: jnp.take of f32[64,384] along dim 1 makes
+// the transpose it reads, and the associative scan in its class, {0,1};
+// the entry parameter and the results are copied).
+func (a *assigner) requireGatherOperands() {
+	if a.opts.Target.Backend != BackendTPU {
+		return
+	}
+	for _, c := range a.m.Computations {
+		for _, in := range c.Instructions {
+			g := in.Typed.Gather
+			if in.Opcode != hlo.OpGather || g == nil || a.fused[c] || len(in.Operands) != 2 || singleSliceGather(in) {
+				continue
+			}
+			op := in.Operands[0]
+			if !op.Shape.IsArray() || op.Shape.Rank() < 2 {
+				continue
+			}
+			a.require(a.leafID(op, nil), indexedMajorLayout(op.Shape, a.opts.Target, g.StartIndexMap), site{user: in, op: 0}, nil)
+		}
+	}
 }
 
 // requireConvOperands requires, on the TPU, a convolution's operands in

@@ -62,6 +62,9 @@ func (a *assigner) unifyAll() {
 	for in := range a.settled {
 		deferAll(in)
 	}
+	for in := range a.withSignature {
+		deferAll(in)
+	}
 	if e := a.m.Entry; e != nil {
 		for _, p := range e.Params {
 			if p != nil {
@@ -94,14 +97,14 @@ func (a *assigner) unifyDeferred() {
 			return 1 << 30
 		}
 		for _, id := range [2]int{e.p, e.c} {
-			if in := a.values[id].in; a.settled[in] != nil {
+			if in := a.values[id].in; a.settled[in] != nil || a.withSignature[in] != nil {
 				return -1 << 30
 			}
 		}
-		for _, id := range [2]int{e.p, e.c} {
-			if in := a.values[id].in; in == a.m.Entry.Root && in.Opcode == hlo.OpTuple {
-				return -1 << 29 // a root tuple's elements, before any parameter
-			}
+		if r := a.m.Entry.Root; e.st.user == r && r.Opcode == hlo.OpTuple {
+			// A root tuple's elements, before any parameter, from the
+			// last to the first (the worklist again).
+			return -1<<29 - e.st.op
 		}
 		for _, id := range [2]int{e.p, e.c} {
 			if in := a.values[id].in; in.Opcode == hlo.OpParameter && in.Parent == a.m.Entry {
@@ -115,6 +118,9 @@ func (a *assigner) unifyDeferred() {
 	for _, c := range a.m.Computations {
 		for _, in := range c.Instructions {
 			if m2m, ok := a.settled[in]; ok {
+				a.require(a.leafID(in, nil), m2m, site{}, nil)
+			}
+			if m2m, ok := a.withSignature[in]; ok {
 				a.require(a.leafID(in, nil), m2m, site{}, nil)
 			}
 		}
@@ -172,7 +178,28 @@ func (a *assigner) unifyInstruction(in *hlo.Instruction) {
 		a.unifyConditional(in)
 	case strings.HasSuffix(string(in.Opcode), "-done") && len(in.Operands) == 1:
 		a.unifyDone(in)
+	case in.Opcode == hlo.OpGather && a.opts.Target.Backend == BackendTPU && singleSliceGather(in):
+		a.unify(a.leafID(in.Operands[0], nil), a.leafID(in, nil), site{user: in, op: 0}, nil)
 	}
+}
+
+// singleSliceGather reports whether in gathers one slice whose shape is the
+// result's: XLA's TPU compiler turns such a gather into a dynamic-slice
+// before layout assignment (its dump after optimizations has the
+// dynamic-slice in its operand's layout), which keeps the operand's layout.
+func singleSliceGather(in *hlo.Instruction) bool {
+	g := in.Typed.Gather
+	if g == nil || len(in.Operands) != 2 || !in.Shape.IsArray() || len(g.OperandBatchingDims) > 0 ||
+		!slices.Equal(in.Shape.Dims, g.SliceSizes) {
+		return false
+	}
+	idx := &in.Operands[1].Shape
+	for d, n := range idx.Dims {
+		if int64(d) != g.IndexVectorDim && n != 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // unifyKeeping unifies an op that keeps its operands' layout with them

@@ -32,7 +32,9 @@
 //     XLA's constraints rank it: the result first (XLA propagates the
 //     entry result's constraint back to the values it returns before the
 //     parameters' constraints, which then fail to displace it: libtpu's
-//     layout_assignment log, "Negotiating fail"), then the entry
+//     layout_assignment log, "Negotiating fail"), a root tuple's last
+//     element first (the constraint sets each element's buffer, and its
+//     worklist takes the last one set first), then the entry
 //     parameters: a parameter keeps its whole layout (tiles, memory
 //     space), and the class it reaches takes it unless something else
 //     fixed the class (then the parameter is copied for those users), the
@@ -42,7 +44,8 @@
 //     merged: an op that cannot change layout (elementwise ops, compare,
 //     select, convert, concatenate, slice, pad, dynamic-slice and
 //     -update-slice, reverse, sort, collectives, ...) with its operands of
-//     the same rank; tuple and get-tuple-element with the leaves they alias;
+//     the same rank (on the TPU also a gather of one slice shaped like its
+//     result, which XLA turns into a dynamic-slice before laying out); tuple and get-tuple-element with the leaves they alias;
 //     a fusion's, call's or async computation's parameters with the
 //     operands and its root with the result; a while's init (on the TPU
 //     not: see below), body and condition parameters, body root and
@@ -70,7 +73,9 @@
 //     spatial dims most major, then batch and feature, the larger one
 //     minor, the kernel's input and output feature likewise; a dot's
 //     result is required likewise: batch dims major, the largest lhs and
-//     rhs free dims minor, the one that pads less most minor.) Finally
+//     rhs free dims minor, the one that pads less most minor; and a
+//     gather's operand, with the entry signature, the dims its indices
+//     address most major, no concatenate pin displacing it.) Finally
 //     every class still without a layout gets the default major-to-minor
 //     (a constant its literal's stated layout), in program order, each
 //     followed by propagation. On the TPU a while loop's state is a class
@@ -127,6 +132,10 @@
 // major, the others in the default order unless another pads them less
 // (f32[16,7] scattered by rows {1,0}, f32[3,9,4,4] {1,3,2,0}); what meets
 // the scatter in another layout (its operand, its users) is copied.
+// And it pins each reduce whose result is not in its operand's layout with
+// the reduced dims dropped (XLA's "reduces with incompatible layouts") to
+// that layout, after an array root's layout but ahead of a root tuple's
+// elements and the parameters.
 //
 // The result re-parses and is a fixed point: running Assign again changes
 // nothing (tested on every corpus module).
