@@ -21,8 +21,8 @@
 // called computations are resolved by name. Errors are an ErrorList of
 // "FILE:LINE:COL: expected X, found Y". A text that ends inside its last
 // computation (truncated dumps) keeps the computations complete so far and
-// sets Module.Truncated. SplitInputFile and JoinOutputs implement
-// --split-input-file.
+// sets Module.Truncated. SplitInputFile (ReadChunks as the text is read)
+// and JoinOutputs implement --split-input-file.
 //
 // Printing (Module.String, Module.Print) writes XLA's HloModule::ToString
 // form, or its short parsable form; printing the parse of printed text gives

@@ -114,3 +114,21 @@ func ExampleModule_AppendText() {
 	//   ROOT n = f32[2]{0} negate(p)
 	// }
 }
+
+func ExampleReadChunks() {
+	text := "HloModule a\nENTRY e {\n  ROOT p = f32[2] parameter(0)\n}\n// -----\nHloModule b\nENTRY e {\n  ROOT q = s32[] parameter(0)\n}\n"
+	err := hlo.ReadChunks(strings.NewReader(text), func(c hlo.Chunk, last bool) error {
+		m, err := hlo.ParseChunk("f.hlo", c) // as each chunk is read
+		if err != nil {
+			return err
+		}
+		fmt.Printf("line %d: module %s, last %v\n", c.Line, m.Name, last)
+		return nil
+	})
+	if err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// line 1: module a, last false
+	// line 6: module b, last true
+}

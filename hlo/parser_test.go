@@ -1,9 +1,12 @@
 package hlo
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"unsafe"
 
 	"github.com/stretchr/testify/assert"
@@ -418,6 +421,53 @@ func TestInferredShapes(t *testing.T) {
 	assert.Equal(t, "f32[2]{0}", instr(t, m, "g").Shape.String())
 	assert.Equal(t, "f32[2]{0}", instr(t, m, "n").Shape.String())
 	assert.Equal(t, "pred[2]{0}", instr(t, m, "c").Shape.String())
+}
+
+// TestReadChunks checks that ReadChunks cuts what SplitInputFile cuts,
+// however the reader hands the text out, and says which chunk is last.
+func TestReadChunks(t *testing.T) {
+	big := strings.Repeat("// a comment line of the first module\n", 20000) // more than a read
+	texts := []string{
+		"",
+		"// -----",
+		"a\n// -----",
+		"a\n// -----\n",
+		"\n  // -----  \r\nb\n// -----\n\n// -----\nc",
+		"x // -----\n// ----- y\n// -----// -----\n//  -----\n",
+		big + "// -----\n" + big + "b\n  // -----\nc\n",
+	}
+	readers := map[string]func(io.Reader) io.Reader{
+		"whole":    func(r io.Reader) io.Reader { return r },
+		"one byte": iotest.OneByteReader,
+		"half":     iotest.HalfReader,
+		"eof":      iotest.DataErrReader,
+	}
+	for i, text := range texts {
+		want := SplitInputFile([]byte(text))
+		for name, wrap := range readers {
+			var got []Chunk
+			lastAt := -1
+			err := ReadChunks(wrap(strings.NewReader(text)), func(c Chunk, last bool) error {
+				if last {
+					lastAt = len(got)
+				}
+				got = append(got, c)
+				return nil
+			})
+			require.NoError(t, err)
+			require.Len(t, got, len(want), "text %d, %s", i, name)
+			for k := range want {
+				assert.Equal(t, string(want[k].Src), string(got[k].Src), "text %d, %s, chunk %d", i, name, k)
+				assert.Equal(t, want[k].Line, got[k].Line, "text %d, %s, chunk %d", i, name, k)
+			}
+			assert.Equal(t, len(got)-1, lastAt, "text %d, %s: the last chunk is said last", i, name)
+		}
+	}
+	failed := errors.New("stop")
+	err := ReadChunks(strings.NewReader("a\n// -----\nb"), func(Chunk, bool) error { return failed })
+	assert.ErrorIs(t, err, failed, "f's error ends the read")
+	err = ReadChunks(iotest.TimeoutReader(strings.NewReader(big)), func(Chunk, bool) error { return nil })
+	assert.ErrorIs(t, err, iotest.ErrTimeout, "the reader's error")
 }
 
 func TestSplitInputFile(t *testing.T) {

@@ -86,6 +86,42 @@ func BenchmarkCLI(b *testing.B) {
 	}
 }
 
+// BenchmarkSplitInput is parse + print through hlo-opt --split-input-file
+// (what make scale times against wc -l) on 24 copies of the module of
+// BenchmarkCLI joined by '// -----' lines, with 1 and 2 jobs: the chunks
+// are read, parsed and printed side by side. MB/s is of the whole text.
+func BenchmarkSplitInput(b *testing.B) {
+	const copies = 24
+	_, path, n := hlotest.LargestMultiComputationModule(b)
+	src, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	parts := make([]string, copies)
+	for i := range parts {
+		parts[i] = string(src)
+	}
+	text := strings.Join(parts, "\n"+hlo.SplitMarker+"\n")
+	file := filepath.Join(b.TempDir(), "split.hlo")
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, jobs := range []int{1, 2} {
+		b.Run(fmt.Sprintf("jobs=%d", jobs), func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			args := []string{"--split-input-file", fmt.Sprintf("--jobs=%d", jobs), file}
+			for b.Loop() {
+				env := &Env{Stdout: io.Discard, Stderr: io.Discard}
+				if code := Main(context.Background(), args, env); code != 0 {
+					b.Fatalf("exit %d", code)
+				}
+			}
+			hlotest.ReportInstructions(b, copies*n)
+		})
+	}
+}
+
 // benchCLI times hlo-opt with every analysis on the module at path (size
 // bytes), writing the report in format to a discarding stdout.
 func benchCLI(b *testing.B, path string, size int, format string, jobs int) {

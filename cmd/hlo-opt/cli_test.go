@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -112,6 +113,43 @@ func TestSplitInputFileJobs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSplitInputFileRead checks --split-input-file's reading as it runs:
+// each chunk's --timing lines come together, in the order of the chunks,
+// for any --jobs; a read that fails after some chunks ran is an error
+// and writes nothing; a cancelled run says so.
+func TestSplitInputFileRead(t *testing.T) {
+	var chunks []string
+	for i := range 5 {
+		chunks = append(chunks, fmt.Sprintf("HloModule m%d\nENTRY e {\n  ROOT p = f32[%d] parameter(0)\n}\n", i, i+1))
+	}
+	src := strings.Join(chunks, "// -----\n")
+	for _, jobs := range []string{"--jobs=1", "--jobs=3"} {
+		_, errOut, code := hloOpt(t, src, "--split-input-file", "--timing", jobs, "-")
+		require.Equal(t, 0, code, errOut)
+		var stages []string
+		for _, line := range strings.Split(strings.TrimSpace(errOut), "\n") {
+			stages = append(stages, strings.Fields(line)[2])
+		}
+		assert.Equal(t, strings.Repeat("parse output total ", 5), strings.Join(stages, " ")+" ", jobs)
+	}
+
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), []string{"--split-input-file", "-"},
+		&Env{Stdin: iotest.TimeoutReader(strings.NewReader(src)), Stdout: &out, Stderr: &errb})
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out.String(), "nothing written")
+	assert.Equal(t, "hlo-opt: "+iotest.ErrTimeout.Error()+"\n", errb.String())
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out.Reset()
+	errb.Reset()
+	code = Main(ctx, []string{"--split-input-file", "-"}, &Env{Stdin: strings.NewReader(src), Stdout: &out, Stderr: &errb})
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out.String(), "nothing written")
+	assert.Equal(t, "hlo-opt: context canceled\n", errb.String())
 }
 
 func TestUsageAndUnknownPass(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"time"
 
@@ -125,10 +124,7 @@ func diffInputs(ctx context.Context, env *Env, o *options, ps []*passes.Pass, cf
 	}
 	all := append(append([]diffInput{}, as...), bs...)
 	sides := make([]memdiff.Side, len(all))
-	jobs := o.jobs
-	if jobs <= 0 {
-		jobs = runtime.GOMAXPROCS(0)
-	}
+	jobs := o.jobCount()
 	one := *o
 	one.jobs = 1
 	logger := newLogger(env.Stderr, o.logLevel, o.logFormat)
@@ -167,7 +163,7 @@ func (d *driver) side(ctx context.Context, in diffInput) (memdiff.Side, error) {
 	if err != nil {
 		return memdiff.Side{}, err
 	}
-	_, res, err := d.analyse(ctx, 0, 1, chunk{src: src}, time.Now())
+	_, res, err := d.analyse(ctx, -1, chunk{src: src}, time.Now())
 	if err != nil {
 		return memdiff.Side{}, err
 	}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"time"
 
@@ -93,10 +92,7 @@ func runDir(ctx context.Context, env *Env, o *options, ps []*passes.Pass, cfg pa
 	// the directory's.
 	one := *o
 	one.jobs = 1
-	jobs := o.jobs
-	if jobs <= 0 {
-		jobs = runtime.GOMAXPROCS(0)
-	}
+	jobs := o.jobCount()
 	out := make([]dirModule, len(mods))
 	var g errgroup.Group
 	g.SetLimit(jobs)
@@ -138,7 +134,7 @@ func (d *driver) analyseDumped(ctx context.Context, m xladump.Module) dirModule 
 		in.Err = err
 		return dirModule{summary: dumpdir.Summarize(in), err: err}
 	}
-	_, res, err := d.analyse(ctx, 0, 1, chunk{src: src}, time.Now())
+	_, res, err := d.analyse(ctx, -1, chunk{src: src}, time.Now())
 	if err != nil {
 		in.Err = err
 		return dirModule{summary: dumpdir.Summarize(in), err: err}

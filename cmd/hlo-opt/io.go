@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/passes"
 )
 
@@ -19,6 +18,14 @@ func readInput(env *Env, name string) ([]byte, error) {
 		return io.ReadAll(env.Stdin)
 	}
 	return os.ReadFile(name)
+}
+
+// openInput opens the named input, stdin for "-" (not closed by Close).
+func openInput(env *Env, name string) (io.ReadCloser, error) {
+	if name == "-" {
+		return io.NopCloser(env.Stdin), nil
+	}
+	return os.Open(name)
 }
 
 // writeOutput writes data to stdout for "-" and otherwise to the named
@@ -95,15 +102,6 @@ type chunk struct {
 	line int
 }
 
-// splitInput splits src with hlo.SplitInputFile.
-func splitInput(src []byte) []chunk {
-	var out []chunk
-	for _, c := range hlo.SplitInputFile(src) {
-		out = append(out, chunk{src: c.Src, line: c.Line - 1})
-	}
-	return out
-}
-
 // progress draws "hlo-opt: stats 12/40" on a terminal, at most every
 // 100ms, and erases it when done; it does nothing when disabled.
 type progress struct {
@@ -117,6 +115,14 @@ type progress struct {
 
 func newProgress(w io.Writer, on bool) *progress {
 	return &progress{w: w, on: on, started: time.Now()}
+}
+
+// restart starts the half second before a line is drawn anew (the passes
+// of a module begin); chunks run side by side share the line.
+func (p *progress) restart() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.started = time.Now()
 }
 
 func (p *progress) update(pass string, done, total int) {

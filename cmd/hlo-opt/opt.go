@@ -9,12 +9,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/hlo-opt/hlo-opt/cmd/hlo-opt/render/memview"
 	"github.com/hlo-opt/hlo-opt/graph"
@@ -168,54 +170,118 @@ func Main(ctx context.Context, args []string, env *Env) int {
 	}
 
 	filename := args[0]
+	name := filename
+	if name == "-" {
+		name = "<stdin>"
+	}
+	logger := newLogger(env.Stderr, o.logLevel, o.logFormat)
+	defer func() { _ = logger.Sync() }()
+	prog := newProgress(env.Stderr, o.progressTerm)
+	d := &driver{o: &o, env: env, passes: ps, logger: logger, filename: name, prog: prog, config: cfg.config()}
+	if o.split {
+		return d.runSplit(ctx, filename)
+	}
 	src, err := readInput(env, filename)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "hlo-opt: %v\n", err)
 		return 1
 	}
-	if filename == "-" {
-		filename = "<stdin>"
-	}
-	logger := newLogger(env.Stderr, o.logLevel, o.logFormat)
-	defer func() { _ = logger.Sync() }()
+	return d.runOne(ctx, chunk{src: src})
+}
 
-	chunks := []chunk{{src: src}}
-	if o.split {
-		chunks = splitInput(src)
-	}
-	prog := newProgress(env.Stderr, o.progressTerm)
-	d := &driver{o: &o, env: env, passes: ps, logger: logger, filename: filename, prog: prog, config: cfg.config()}
-	if !o.split {
-		return d.runOne(ctx, chunks[0])
-	}
-	var outs []*blocks
-	failed := false
-	for i, ch := range chunks {
-		chunks[i] = chunk{} // the text is garbage once parsed
-		out, err := d.runChunk(ctx, i, len(chunks), ch)
-		if err != nil {
-			if ctx.Err() != nil {
-				fmt.Fprintf(env.Stderr, "hlo-opt: %v\n", ctx.Err())
-				return 1
-			}
-			printError(env.Stderr, err)
-			failed = true
-			continue
-		}
-		outs = append(outs, out)
-	}
-	if failed {
+// runSplit runs each '// -----' chunk of the input file (- is stdin) as a
+// module of its own (runChunks) and writes their outputs joined, once
+// every chunk has succeeded.
+func (d *driver) runSplit(ctx context.Context, file string) int {
+	in, err := openInput(d.env, file)
+	if err != nil {
+		fmt.Fprintf(d.env.Stderr, "hlo-opt: %v\n", err)
 		return 1
 	}
-	all := joinOutputs(&o, outs)
-	prog.stage("writing the output", all.size())
-	err = writeOutput(env, o.output, all)
-	prog.done()
+	defer in.Close()
+	outs, code := d.runChunks(ctx, in)
+	if code != 0 {
+		return code
+	}
+	all := joinOutputs(d.o, outs)
+	d.prog.stage("writing the output", all.size())
+	err = writeOutput(d.env, d.o.output, all)
+	d.prog.done()
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "hlo-opt: %v\n", err)
+		fmt.Fprintf(d.env.Stderr, "hlo-opt: %v\n", err)
 		return 1
 	}
 	return 0
+}
+
+// chunkRun is what one chunk of --split-input-file gave: its output, or
+// the error that stopped it, and its --timing lines.
+type chunkRun struct {
+	out    *blocks
+	err    error
+	timing bytes.Buffer
+}
+
+// runChunks reads the chunks of --split-input-file from in and runs each
+// as soon as it is read, up to --jobs of them side by side with one job
+// each (a chunk alone in the input gets every job), while the rest is
+// read; it returns their outputs in chunk order. Each chunk's --timing
+// lines are held and written after the run, chunk after chunk, each
+// before the chunk's error; a failed chunk does not stop the others, so
+// that every error is reported, and makes the exit status 1.
+func (d *driver) runChunks(ctx context.Context, in io.Reader) ([]*blocks, int) {
+	var runs []*chunkRun
+	var g errgroup.Group
+	g.SetLimit(d.o.jobCount())
+	readErr := hlo.ReadChunks(in, func(c hlo.Chunk, last bool) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		idx := len(runs)
+		one := *d.o
+		if idx > 0 || !last {
+			one.jobs = 1
+		} else {
+			idx = -1 // the input's only module
+		}
+		r := &chunkRun{}
+		runs = append(runs, r)
+		ch := chunk{src: c.Src, line: c.Line - 1}
+		g.Go(func() error {
+			cd := *d
+			cd.o = &one
+			cd.env = &Env{Stdin: d.env.Stdin, Stdout: d.env.Stdout, Stderr: &r.timing}
+			src := ch
+			ch = chunk{} // the text is garbage once parsed
+			r.out, r.err = cd.runChunk(ctx, idx, src)
+			return nil
+		})
+		return nil
+	})
+	_ = g.Wait() // a chunk's failure is in its run
+	stderr := d.env.Stderr
+	outs := make([]*blocks, 0, len(runs))
+	code := 0
+	for _, r := range runs {
+		_, _ = r.timing.WriteTo(stderr)
+		if r.err == nil {
+			outs = append(outs, r.out)
+			continue
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		printError(stderr, r.err)
+		code = 1
+	}
+	if err := ctx.Err(); err != nil {
+		readErr = err
+	}
+	if readErr != nil {
+		fmt.Fprintf(stderr, "hlo-opt: %v\n", readErr)
+		return nil, 1
+	}
+	return outs, code
 }
 
 // runOne runs the passes on the input's one module and writes the output
@@ -226,7 +292,7 @@ func Main(ctx context.Context, args []string, env *Env) int {
 // Only a failure while writing can leave part of the output on stdout.
 func (d *driver) runOne(ctx context.Context, ch chunk) int {
 	start := time.Now()
-	m, res, err := d.analyse(ctx, 0, 1, ch, start)
+	m, res, err := d.analyse(ctx, -1, ch, start)
 	if err == nil {
 		// A module printed alone keeps its last newlines (see joinOutputs).
 		keepEnd := d.o.format == "text" && d.o.emit == "module"
@@ -346,6 +412,14 @@ type driver struct {
 	config   map[string]any // the passes' settings (passConfig.config)
 }
 
+// jobCount is --jobs, GOMAXPROCS when it is 0 (the default).
+func (o *options) jobCount() int {
+	if o.jobs <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return o.jobs
+}
+
 func (d *driver) printOpts() hlo.PrintOptions {
 	return hlo.PrintOptions{Short: d.o.print == "short", Classic: d.o.print == "classic", ElideLargeConstants: d.o.elide, Jobs: d.o.jobs}
 }
@@ -374,9 +448,9 @@ func (d *driver) parse(ch chunk) (*hlo.Module, error) {
 	return m, nil
 }
 
-func (d *driver) runChunk(ctx context.Context, idx, n int, ch chunk) (*blocks, error) {
+func (d *driver) runChunk(ctx context.Context, idx int, ch chunk) (*blocks, error) {
 	start := time.Now()
-	m, res, err := d.analyse(ctx, idx, n, ch, start)
+	m, res, err := d.analyse(ctx, idx, ch, start)
 	if err != nil {
 		return nil, err
 	}
@@ -387,9 +461,10 @@ func (d *driver) runChunk(ctx context.Context, idx, n int, ch chunk) (*blocks, e
 	return &out, nil
 }
 
-// analyse parses a chunk, the idx'th of n, and runs the passes on it;
-// start is when the parse began (for --timing).
-func (d *driver) analyse(ctx context.Context, idx, n int, ch chunk, start time.Time) (*hlo.Module, *passes.Results, error) {
+// analyse parses a chunk, the idx'th of --split-input-file's (-1 for a
+// module alone), and runs the passes on it; start is when the parse began
+// (for --timing).
+func (d *driver) analyse(ctx context.Context, idx int, ch chunk, start time.Time) (*hlo.Module, *passes.Results, error) {
 	o := d.o
 	d.prog.stage("parsing "+d.filename, len(ch.src))
 	m, err := d.parse(ch)
@@ -401,7 +476,7 @@ func (d *driver) analyse(ctx context.Context, idx, n int, ch chunk, start time.T
 		fmt.Fprintf(d.env.Stderr, "hlo-opt: timing: parse %s\n", time.Since(start).Round(time.Microsecond))
 	}
 	dumpDir := o.dumpDir
-	if dumpDir != "" && n > 1 {
+	if dumpDir != "" && idx >= 0 {
 		dumpDir = filepath.Join(dumpDir, fmt.Sprintf("chunk%d", idx))
 	}
 	if dumpDir != "" {
@@ -415,7 +490,7 @@ func (d *driver) analyse(ctx context.Context, idx, n int, ch chunk, start time.T
 	res := &passes.Results{Module: m}
 	if len(d.passes) > 0 {
 		prog := d.prog
-		prog.started = time.Now()
+		prog.restart()
 		opts := passes.Options{
 			Config: d.config,
 			Jobs:   o.jobs, Logger: d.logger, NoVerify: !o.verify, Progress: prog.update,
