@@ -489,11 +489,8 @@ type heapIndex struct {
 	// list of blocks come from (firstBlock spans each).
 	spanSlab  []span
 	blockSlab [][]span
-	// found are the spans collect gathered since the last bestGap, runs
-	// the ends in found of the unions they came from (each sorted);
-	// merged is where bestGap merges them.
-	found, merged []span
-	runs          []int
+	// found are the spans collect gathered since the last bestGap.
+	found []span
 }
 
 // firstBlock is the room a union's first block has before it moves out
@@ -510,7 +507,7 @@ func (x *heapIndex) reset(times int) {
 	x.starts = slices.Grow(x.starts[:0], 2*x.size)[:2*x.size]
 	clear(x.cover)
 	clear(x.starts)
-	x.spanSlab, x.blockSlab, x.found, x.runs = x.spanSlab[:0], x.blockSlab[:0], x.found[:0], x.runs[:0]
+	x.spanSlab, x.blockSlab, x.found = x.spanSlab[:0], x.blockSlab[:0], x.found[:0]
 }
 
 // add records that an interval living at times [s, e] uses sp.
@@ -553,25 +550,17 @@ func (x *heapIndex) unite(u *spanSet, sp span) {
 // collect gathers the spans used by the intervals that overlap [s, e].
 func (x *heapIndex) collect(s, e int) {
 	for v := s + x.size; v >= 1; v /= 2 {
-		x.gather(&x.cover[v])
+		x.found = x.cover[v].appendTo(x.found)
 	}
 	for l, r := s+1+x.size, e+x.size+1; l < r; l, r = l/2, r/2 {
 		if l&1 == 1 {
-			x.gather(&x.starts[l])
+			x.found = x.starts[l].appendTo(x.found)
 			l++
 		}
 		if r&1 == 1 {
 			r--
-			x.gather(&x.starts[r])
+			x.found = x.starts[r].appendTo(x.found)
 		}
-	}
-}
-
-// gather appends the spans of u to found, as a run of their own.
-func (x *heapIndex) gather(u *spanSet) {
-	n := len(x.found)
-	if x.found = u.appendTo(x.found); len(x.found) > n {
-		x.runs = append(x.runs, len(x.found))
 	}
 }
 
@@ -579,9 +568,10 @@ func (x *heapIndex) gather(u *spanSet) {
 // union of the spans collected that holds size bytes, else the end of the
 // union, and forgets the spans.
 func (x *heapIndex) bestGap(size int64) int64 {
+	slices.SortFunc(x.found, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
 	best, bestLen := int64(-1), int64(math.MaxInt64)
 	free := int64(0) // start of the current hole
-	for _, sp := range x.byOffset() {
+	for _, sp := range x.found {
 		if sp.lo > free {
 			if gap := sp.lo - free; gap >= size && gap < bestLen {
 				best, bestLen = free, gap
@@ -589,51 +579,11 @@ func (x *heapIndex) bestGap(size int64) int64 {
 		}
 		free = max(free, sp.hi)
 	}
-	x.found, x.runs = x.found[:0], x.runs[:0]
+	x.found = x.found[:0]
 	if best < 0 {
 		return free
 	}
 	return best
-}
-
-// byOffset returns the spans collected sorted by offset: the runs of
-// found (each sorted) merged in pairs, then the results in pairs, and so
-// on, in O(n log runs) where a sort would take O(n log n) (a query of the
-// temporal order may gather tens of thousands of spans from a few long
-// unions).
-func (x *heapIndex) byOffset() []span {
-	a := x.found
-	x.merged = slices.Grow(x.merged[:0], len(a))[:len(a)]
-	b := x.merged
-	for runs := x.runs; len(runs) > 1; a, b = b, a {
-		merged, start := runs[:0], 0 // the merged runs' ends overwrite the runs read
-		for i := 0; i < len(runs); i += 2 {
-			end := runs[i]
-			if i+1 < len(runs) {
-				end = runs[i+1]
-				mergeSpans(b[start:end], a[start:runs[i]], a[runs[i]:end])
-			} else {
-				copy(b[start:end], a[start:end])
-			}
-			merged, start = append(merged, end), end
-		}
-		runs = merged
-	}
-	return a
-}
-
-// mergeSpans merges p and q, each sorted by offset, into out.
-func mergeSpans(out, p, q []span) {
-	i, j := 0, 0
-	for k := range out {
-		if j == len(q) || i < len(p) && p[i].lo <= q[j].lo {
-			out[k] = p[i]
-			i++
-		} else {
-			out[k] = q[j]
-			j++
-		}
-	}
 }
 
 func alignUp(n, a int64) int64 {
