@@ -479,14 +479,14 @@ type span struct{ lo, hi int64 }
 // unrolled training step of hlogen), though some grow long while the
 // temporal order places its short-lived values.
 //
-// A union's first block and its list of blocks come from slabs, so that
-// the hundreds of thousands of unions of a large heap cost a few
-// allocations, and the index is reused from one order to the next.
+// The first block of node v's union (and its list of blocks) is part v of
+// two slabs, so that the hundreds of thousands of unions of a large heap
+// cost two allocations, made once for both orders.
 type heapIndex struct {
 	size          int
 	cover, starts []spanSet
-	// spanSlab and blockSlab are where the first block of a union and its
-	// list of blocks come from (firstBlock spans each).
+	// spanSlab and blockSlab hold the first block of each node's union
+	// (firstBlock spans) and its list of blocks, cover's nodes first.
 	spanSlab  []span
 	blockSlab [][]span
 	// found are the spans collect gathered since the last bestGap.
@@ -507,44 +507,39 @@ func (x *heapIndex) reset(times int) {
 	x.starts = slices.Grow(x.starts[:0], 2*x.size)[:2*x.size]
 	clear(x.cover)
 	clear(x.starts)
-	x.spanSlab, x.blockSlab, x.found = x.spanSlab[:0], x.blockSlab[:0], x.found[:0]
+	x.spanSlab = slices.Grow(x.spanSlab[:0], 4*x.size*firstBlock)[:4*x.size*firstBlock]
+	x.blockSlab = slices.Grow(x.blockSlab[:0], 4*x.size)[:4*x.size]
+	x.found = x.found[:0]
 }
 
 // add records that an interval living at times [s, e] uses sp.
 func (x *heapIndex) add(s, e int, sp span) {
 	for l, r := s+x.size, e+x.size+1; l < r; l, r = l/2, r/2 {
 		if l&1 == 1 {
-			x.unite(&x.cover[l], sp)
+			x.unite(&x.cover[l], l, sp)
 			l++
 		}
 		if r&1 == 1 {
 			r--
-			x.unite(&x.cover[r], sp)
+			x.unite(&x.cover[r], r, sp)
 		}
 	}
 	for v := s + x.size; v >= 1; v /= 2 {
-		x.unite(&x.starts[v], sp)
+		x.unite(&x.starts[v], 2*x.size+v, sp)
 	}
 }
 
-// unite adds sp to the union u, giving an empty one its first block from
-// the slabs.
-func (x *heapIndex) unite(u *spanSet, sp span) {
+// unite adds sp to the union u, slot k of the slabs, giving it its first
+// block there when it is empty.
+func (x *heapIndex) unite(u *spanSet, k int, sp span) {
 	if len(u.c.blocks) > 0 {
 		u.add(sp)
 		return
 	}
-	if len(x.spanSlab)+firstBlock > cap(x.spanSlab) {
-		x.spanSlab = make([]span, 0, 1024*firstBlock)
-	}
-	if len(x.blockSlab) == cap(x.blockSlab) {
-		x.blockSlab = make([][]span, 0, 1024)
-	}
-	n := len(x.spanSlab)
-	x.spanSlab = append(x.spanSlab, sp)
-	x.blockSlab = append(x.blockSlab, x.spanSlab[n:n+1:n+firstBlock])
-	x.spanSlab = x.spanSlab[:n+firstBlock]
-	u.c.blocks = x.blockSlab[len(x.blockSlab)-1:][:1:1]
+	first := x.spanSlab[k*firstBlock : k*firstBlock+1 : (k+1)*firstBlock]
+	first[0] = sp
+	x.blockSlab[k] = first
+	u.c.blocks = x.blockSlab[k : k+1 : k+1]
 }
 
 // collect gathers the spans used by the intervals that overlap [s, e].
