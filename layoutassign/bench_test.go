@@ -72,8 +72,8 @@ func BenchmarkAssignGPU(b *testing.B) {
 
 // BenchmarkPlace runs the two best-fit orders of the HBM heap of the
 // unrolled training step of hlogen (4096 layers, the 16x of
-// cmd/hlo-opt's BenchmarkShapes), one after the other, the largest part
-// of the memory report there.
+// cmd/hlo-opt's BenchmarkShapes), the largest part of the memory report
+// there: one after the other in one heap index, and at once in two.
 func BenchmarkPlace(b *testing.B) {
 	m, err := hlo.Parse(hlogen.Unrolled(4096))
 	require.NoError(b, err)
@@ -93,8 +93,15 @@ func BenchmarkPlace(b *testing.B) {
 	}
 	_, temps := lv.assign(all, infos)
 	run := lv.simulate(0, temps[0], lv.bufOf, sizes, lens)
-	b.ReportAllocs()
-	for b.Loop() {
-		run.place(tgt.heapAlignment(0), nil)
+	for _, fan := range []struct {
+		name string
+		fan  fanOut
+	}{{"sequential", nil}, {"concurrent", concurrently}} {
+		b.Run(fan.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				run.place(tgt.heapAlignment(0), fan.fan)
+			}
+		})
 	}
 }
