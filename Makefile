@@ -47,12 +47,15 @@ bench-shapes:
 # (medians of SCALERUNS fresh processes, interleaved) so that the load of
 # the machine cancels: on hlogen's training step unrolled into the entry at
 # 16x (4096 layers), the layout pass (layout-assign and layout) and every
-# analysis against the parse (--timing, --jobs 1), and peak RSS against the
-# text; and parse + print of 120 mobilenet_v2 modules of the corpus split
-# by '// -----' (99 MB, written to SCALEDIR, never to the repository)
-# against wc -l on the same file.
+# analysis against the parse (--timing), and peak RSS against the text, at
+# each of SCALEJOBS (1: one goroutine, a figure that does not depend on the
+# cores; default: GOMAXPROCS, as a user runs it, where the layout pass's
+# two best-fit orders run at once); and parse + print of 120 mobilenet_v2
+# modules of the corpus split by '// -----' (99 MB, written to SCALEDIR,
+# never to the repository) against wc -l on the same file.
 SCALEDIR ?= /tmp/hlo-opt-scale
 SCALERUNS ?= 5
+SCALEJOBS ?= 1 default
 CORPUS ?= ../shared/corpus
 scale: build
 	@uptime
@@ -62,15 +65,16 @@ scale: build
 		if [ $$i -gt 1 ]; then printf '\n// -----\n' >> $(SCALEDIR)/mobilenet120.hlo; fi; \
 		cat $(CORPUS)/xla-data__mobilenet_v2.hlo >> $(SCALEDIR)/mobilenet120.hlo; done
 	@f=$(SCALEDIR)/unrolled16.hlo; size=$$(stat -c %s $$f); \
+	for jobs in $(SCALEJOBS); do flag=--jobs=$$jobs; if [ $$jobs = default ]; then flag=; fi; \
 	for what in layout verify,stats,indexing,coalescing,utilization,cost,xla-cost,layout; do \
 		for i in $$(seq $(SCALERUNS)); do \
-			/usr/bin/time -f "rss %M" bin/hlo-opt --jobs=1 --timing --passes=$$what $$f 2>&1 >/dev/null | \
+			/usr/bin/time -f "rss %M" bin/hlo-opt $$flag --timing --passes=$$what $$f 2>&1 >/dev/null | \
 			awk 'function ms(d) { if (d ~ /µs$$/) return d/1000; if (d ~ /ms$$/) return d+0; return d*1000 } \
 				/timing: parse/ {p=ms($$4)} /timing: pass/ {s+=ms($$5)} /^rss/ {r=$$2} \
 				END {printf "%.2f %.1f %.0f %.0f\n", s/p, r*1024/'$$size', p, s}' ; \
-		done | sort -n | awk -v w=$$what '{x[NR]=$$0} END {split(x[int((NR+1)/2)], v, " "); \
-			printf "unrolled 16x, --passes=%s: the passes %.2fx the parse (%.0f against %.0f ms), peak RSS %.1fx the text (median run)\n", w, v[1], v[4], v[3], v[2]}'; \
-	done
+		done | sort -n | awk -v w=$$what -v j=$$jobs '{x[NR]=$$0} END {split(x[int((NR+1)/2)], v, " "); \
+			printf "unrolled 16x, --jobs=%s --passes=%s: the passes %.2fx the parse (%.0f against %.0f ms), peak RSS %.1fx the text (median run)\n", j, w, v[1], v[4], v[3], v[2]}'; \
+	done; done
 	@f=$(SCALEDIR)/mobilenet120.hlo; for i in $$(seq $(SCALERUNS)); do \
 		a=$$(date +%s%N); wc -l $$f >/dev/null; b=$$(date +%s%N); \
 		bin/hlo-opt --split-input-file $$f >/dev/null; c=$$(date +%s%N); \

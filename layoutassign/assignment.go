@@ -218,7 +218,7 @@ func (lv *liveness) spaces(tl threadLocals) []SpaceReport {
 			}
 		}
 		runs[sp] = lv.simulate(sp, temps[sp], lv.bufOf, sizes, lens)
-		runs[sp].place(lv.t.heapAlignment(sp))
+		runs[sp].place(lv.t.heapAlignment(sp), lv.parallel)
 	}
 	combined := combineTemps(allocs, runs, tl.count, lv.t.heapAlignment)
 	var out []SpaceReport

@@ -6,7 +6,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest/hlogen"
 )
 
 // BenchmarkLayout runs Assign and AnalyzeMemory on the largest corpus
@@ -66,4 +68,40 @@ func BenchmarkAssignGPU(b *testing.B) {
 		require.NoError(b, err)
 	}
 	hlotest.ReportInstructions(b, n)
+}
+
+// BenchmarkPlace runs the two best-fit orders of the HBM heap of the
+// unrolled training step of hlogen (4096 layers, the 16x of
+// cmd/hlo-opt's BenchmarkShapes), the largest part of the memory report
+// there: one after the other in one heap index, and at once in two.
+func BenchmarkPlace(b *testing.B) {
+	m, err := hlo.Parse(hlogen.Unrolled(4096))
+	require.NoError(b, err)
+	tgt := TPU()
+	_, err = Assign(m, Options{Target: tgt})
+	require.NoError(b, err)
+	r, err := AnalyzeMemory(m, tgt)
+	require.NoError(b, err)
+	lv, err := newLiveness(m, m.Entry, tgt, func(in *hlo.Instruction) []ArrayCost { return r.Arrays[in] })
+	require.NoError(b, err)
+	infos := lv.classify()
+	all := make([]int32, len(lv.buffers))
+	sizes := make([]int64, len(lv.buffers))
+	lens := make([]int, len(lv.buffers))
+	for i := range all {
+		all[i], sizes[i], lens[i] = int32(i), infos[i].size, len(lv.buffers[i])
+	}
+	_, temps := lv.assign(all, infos)
+	run := lv.simulate(0, temps[0], lv.bufOf, sizes, lens)
+	for _, fan := range []struct {
+		name string
+		fan  fanOut
+	}{{"sequential", nil}, {"concurrent", concurrently}} {
+		b.Run(fan.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				run.place(tgt.heapAlignment(0), fan.fan)
+			}
+		})
+	}
 }

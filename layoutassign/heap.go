@@ -136,9 +136,46 @@ func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []
 }
 
 // place packs the run's temporaries into their heap (heapSize), as
-// buffer assignment does; a run replayed for its peak alone needs none.
-func (r *heapRun) place(align int64) {
-	r.heapSize, _ = r.bestHeap(align)
+// buffer assignment does, by the best of XLA's two best-fit orders
+// (ChooseBestHeapAlgorithm keeps the smaller heap; only its size is
+// reported), which run at once when parallel (nil: one after the other,
+// in one heap index) finds a free job. A run replayed for its peak alone
+// needs no placement.
+func (r *heapRun) place(align int64, parallel fanOut) {
+	ivs, _ := r.intervals()
+	orders := []intervalOrder{spatialOrder, temporalOrder}
+	sizes := make([]int64, len(orders))
+	idle := make(chan *heapIndex, len(orders)) // indexes not in use
+	fit := func(i int) error {
+		var idx *heapIndex
+		select {
+		case idx = <-idle:
+		default:
+			idx = &heapIndex{}
+		}
+		sizes[i], _ = r.fit(ivs, orders[i], align, idx)
+		idle <- idx
+		return nil
+	}
+	if parallel == nil {
+		parallel = sequential
+	}
+	_ = parallel(len(orders), fit)
+	r.heapSize = slices.Min(sizes)
+}
+
+// fanOut calls do(0), ..., do(n-1), maybe at once, and returns the error
+// of the lowest i that failed (passes.Unit.Parallel).
+type fanOut func(n int, do func(i int) error) error
+
+// sequential is the fanOut of one goroutine.
+func sequential(n int, do func(i int) error) error {
+	for i := range n {
+		if err := do(i); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // reusableOperand finds an operand value of id's instruction whose buffer
@@ -286,11 +323,15 @@ func (b bufferRefs) buffer(v int32) int32 {
 // it: a value placed on its own (need) or sharing the placement of the
 // value it was shared with (its colocations, always later intervals).
 // colocatedEnd is the latest end of it and its colocations, theirs and so
-// on.
+// on. Intervals start at distinct times, in the order of their indices;
+// last is the index of the last interval that starts no later than this
+// one ends, so that interval j overlaps interval i in time exactly when
+// j <= i.last and i <= j.last (the heap index's times).
 type interval struct {
 	id           int32
 	size         int64
 	start, end   int
+	last         int
 	need         bool
 	colocations  []int
 	colocatedEnd int
@@ -350,7 +391,7 @@ func (r *heapRun) intervals() ([]interval, int) {
 			}
 		case evFree:
 			if k := at[e.v] - 1; k >= 0 {
-				ivs[k].end = now
+				ivs[k].end, ivs[k].last = now, len(ivs)-1
 			}
 		}
 		now++
@@ -360,7 +401,7 @@ func (r *heapRun) intervals() ([]interval, int) {
 	for i := len(ivs) - 1; i >= 0; i-- {
 		iv := &ivs[i]
 		if iv.end < 0 {
-			iv.end = now
+			iv.end, iv.last = now, len(ivs)-1
 		}
 		iv.colocatedEnd = iv.end
 		for _, k := range iv.colocations {
@@ -370,26 +411,32 @@ func (r *heapRun) intervals() ([]interval, int) {
 	return ivs, now
 }
 
-// bestFit places the intervals in the given order, each in the smallest
+// bestFit places the intervals in the given order (see fit) and returns
+// the heap size and each value's offset by id, -1 where none.
+func (r *heapRun) bestFit(order intervalOrder, align int64) (int64, []int64) {
+	ivs, _ := r.intervals()
+	return r.fit(ivs, order, align, &heapIndex{})
+}
+
+// fit places the intervals ivs in the given order, each in the smallest
 // gap (then the lowest) that no placed interval overlapping it or its
 // colocations in time uses, else above them all, and returns the heap
 // size and each value's offset by id, -1 where none (XLA's
 // GlobalDecreasingSizeBestFitHeap without slicing). A gap starts at the
 // aligned end of a placed interval: it is a hole in the union of the
-// placed intervals' [offset, aligned end), which a heapIndex gives for
-// any time range.
-func (r *heapRun) bestFit(order intervalOrder, align int64) (int64, []int64) {
+// placed intervals' [offset, aligned end), which the heap index idx
+// (emptied first) gives for any time range.
+func (r *heapRun) fit(ivs []interval, order intervalOrder, align int64, idx *heapIndex) (int64, []int64) {
 	offsets := make([]int64, len(r.size)) // by value id, -1 for a value not placed
 	for i := range offsets {
 		offsets[i] = -1
 	}
-	ivs, now := r.intervals()
 	sorted := make([]int, len(ivs))
 	for i := range sorted {
 		sorted[i] = i
 	}
 	slices.SortStableFunc(sorted, func(a, b int) int { return order(&ivs[a], &ivs[b]) })
-	idx := newHeapIndex(now + 1)
+	idx.reset(len(ivs))
 	var heap int64
 	var group []int
 	for _, k := range sorted {
@@ -403,12 +450,12 @@ func (r *heapRun) bestFit(order intervalOrder, align int64) (int64, []int64) {
 			size = max(size, ivs[g].size)
 		}
 		for _, g := range group {
-			idx.collect(ivs[g].start, ivs[g].end)
+			idx.collect(g, ivs[g].last)
 		}
 		off := idx.bestGap(size)
 		used := span{off, alignUp(off+size, align)}
 		for _, g := range group {
-			idx.add(ivs[g].start, ivs[g].end, used)
+			idx.add(g, ivs[g].last, used)
 			offsets[ivs[g].id] = off
 		}
 		heap = max(heap, off+size)
@@ -419,46 +466,80 @@ func (r *heapRun) bestFit(order intervalOrder, align int64) (int64, []int64) {
 // span is the bytes [lo, hi) of the heap.
 type span struct{ lo, hi int64 }
 
-// heapIndex holds the heap bytes that placed intervals use, by time, in
-// two segment trees over event time (node 1 the root, node i the parent of
-// 2i and 2i+1, leaf t at size+t): cover[v] is the union of the spans of
-// the intervals of which v is a node of the canonical cover, start[v] that
-// of the intervals that start within v's times. An interval overlaps the
-// times [s, e] when it covers s (the cover unions on the path from s's
-// leaf to the root) or starts in (s, e] (the start unions of that range's
-// canonical cover). Each union is a sorted list of disjoint spans; the
-// placed intervals of a best-fit heap pack tightly, so the lists stay
-// short.
+// heapIndex holds the heap bytes that placed intervals use, by time (the
+// index of the interval starting then), in two segment trees (node 1 the
+// root, node i the parent of 2i and 2i+1, leaf t at size+t): cover[v] is
+// the union of the spans of the intervals of which v is a node of the
+// canonical cover, starts[v] that of the intervals that start within v's
+// times. An interval overlaps the times [s, e] when it covers s (the
+// cover unions on the path from s's leaf to the root) or starts in (s, e]
+// (the start unions of that range's canonical cover). Each union is a
+// sorted list of disjoint spans; the placed intervals of a best-fit heap
+// pack tightly, so most lists stay short (one span for most nodes of the
+// unrolled training step of hlogen), though some grow long while the
+// temporal order places its short-lived values.
+//
+// The first block of node v's union (and its list of blocks) is part v of
+// two slabs, so that the hundreds of thousands of unions of a large heap
+// cost two allocations, made once for both orders.
 type heapIndex struct {
 	size          int
 	cover, starts []spanSet
+	// spanSlab and blockSlab hold the first block of each node's union
+	// (firstBlock spans) and its list of blocks, cover's nodes first.
+	spanSlab  []span
+	blockSlab [][]span
 	// found are the spans collect gathered since the last bestGap.
 	found []span
 }
 
-func newHeapIndex(times int) *heapIndex {
-	size := 1
-	for size < times {
-		size *= 2
+// firstBlock is the room a union's first block has before it moves out
+// of the slab.
+const firstBlock = 4
+
+// reset empties the index for intervals at times 0 to times-1.
+func (x *heapIndex) reset(times int) {
+	x.size = 1
+	for x.size < times {
+		x.size *= 2
 	}
-	return &heapIndex{size: size, cover: make([]spanSet, 2*size), starts: make([]spanSet, 2*size)}
+	x.cover = slices.Grow(x.cover[:0], 2*x.size)[:2*x.size]
+	x.starts = slices.Grow(x.starts[:0], 2*x.size)[:2*x.size]
+	clear(x.cover)
+	clear(x.starts)
+	x.spanSlab = slices.Grow(x.spanSlab[:0], 4*x.size*firstBlock)[:4*x.size*firstBlock]
+	x.blockSlab = slices.Grow(x.blockSlab[:0], 4*x.size)[:4*x.size]
+	x.found = x.found[:0]
 }
 
 // add records that an interval living at times [s, e] uses sp.
 func (x *heapIndex) add(s, e int, sp span) {
 	for l, r := s+x.size, e+x.size+1; l < r; l, r = l/2, r/2 {
 		if l&1 == 1 {
-			x.cover[l].add(sp)
+			x.unite(&x.cover[l], l, sp)
 			l++
 		}
 		if r&1 == 1 {
 			r--
-			x.cover[r].add(sp)
+			x.unite(&x.cover[r], r, sp)
 		}
 	}
 	for v := s + x.size; v >= 1; v /= 2 {
-		x.starts[v].add(sp)
+		x.unite(&x.starts[v], 2*x.size+v, sp)
 	}
+}
+
+// unite adds sp to the union u, slot k of the slabs, giving it its first
+// block there when it is empty.
+func (x *heapIndex) unite(u *spanSet, k int, sp span) {
+	if len(u.c.blocks) > 0 {
+		u.add(sp)
+		return
+	}
+	first := x.spanSlab[k*firstBlock : k*firstBlock+1 : (k+1)*firstBlock]
+	first[0] = sp
+	x.blockSlab[k] = first
+	u.c.blocks = x.blockSlab[k : k+1 : k+1]
 }
 
 // collect gathers the spans used by the intervals that overlap [s, e].
@@ -498,16 +579,6 @@ func (x *heapIndex) bestGap(size int64) int64 {
 		return free
 	}
 	return best
-}
-
-// bestHeap runs both of XLA's best-fit orders and keeps the smaller heap
-// (ChooseBestHeapAlgorithm; the spatial one on a tie).
-func (r *heapRun) bestHeap(align int64) (int64, []int64) {
-	size, offsets := r.bestFit(spatialOrder, align)
-	if s2, o2 := r.bestFit(temporalOrder, align); s2 < size {
-		return s2, o2
-	}
-	return size, offsets
 }
 
 func alignUp(n, a int64) int64 {

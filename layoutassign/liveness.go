@@ -34,6 +34,8 @@ type liveness struct {
 	// calling it (their done ends its values' lives).
 	asyncOf map[*hlo.Computation]*hlo.Computation
 	order   string
+	// parallel fans out independent work (nil: one goroutine).
+	parallel fanOut
 
 	values []*hloValue
 	// slab holds the values define makes, allocated at once (one per

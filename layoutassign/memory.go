@@ -287,6 +287,13 @@ func laidOut(m *hlo.Module) bool {
 // no entry peak: each computation no other one calls is analysed as if it
 // were the entry (Computations).
 func AnalyzeMemory(m *hlo.Module, t Target) (*MemoryReport, error) {
+	return analyzeMemory(m, t, nil)
+}
+
+// analyzeMemory is AnalyzeMemory, fanning out its independent parts
+// (the two best-fit orders of a heap) with parallel (the pass's
+// Unit.Parallel; nil: one goroutine).
+func analyzeMemory(m *hlo.Module, t Target, parallel fanOut) (*MemoryReport, error) {
 	if m == nil || len(m.Computations) == 0 {
 		return nil, fmt.Errorf("memory: module has no computation")
 	}
@@ -311,8 +318,9 @@ func AnalyzeMemory(m *hlo.Module, t Target) (*MemoryReport, error) {
 		if err != nil {
 			return nil, err
 		}
+		lv.parallel = parallel
 		r.fill(lv, threadLocal(lv.span, t, costOf))
-	} else if err := r.perComputation(m, t, costOf); err != nil {
+	} else if err := r.perComputation(m, t, costOf, parallel); err != nil {
 		return nil, err
 	}
 	r.Suggestions = suggestions(m, t, costs, cc)
@@ -345,7 +353,7 @@ func (r *MemoryReport) fill(lv *liveness, tl threadLocals) {
 
 // perComputation analyses each computation that no other one calls, as
 // if it were the entry.
-func (r *MemoryReport) perComputation(m *hlo.Module, t Target, costOf func(*hlo.Instruction) []ArrayCost) error {
+func (r *MemoryReport) perComputation(m *hlo.Module, t Target, costOf func(*hlo.Instruction) []ArrayCost, parallel fanOut) error {
 	called := map[*hlo.Computation]bool{}
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
@@ -362,6 +370,7 @@ func (r *MemoryReport) perComputation(m *hlo.Module, t Target, costOf func(*hlo.
 		if err != nil {
 			return err
 		}
+		lv.parallel = parallel
 		r.Order = lv.order
 		hbm := lv.spaces(threadLocals{})[0]
 		r.Computations = append(r.Computations, ComputationPeak{Computation: c.Name, Steps: len(lv.seq),

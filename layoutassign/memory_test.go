@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
@@ -447,8 +448,10 @@ func checkAllocations(t *testing.T, name string, m *hlo.Module, tgt Target, r *M
 	}
 	for sp, ids := range temps {
 		run := lv.simulate(sp, ids, lv.bufOf, sizes, lens)
+		smallest := int64(math.MaxInt64)
 		for _, order := range []intervalOrder{spatialOrder, temporalOrder} {
 			heap, offsets := run.bestFit(order, tgt.heapAlignment(sp))
+			smallest = min(smallest, heap)
 			if heap < run.peak {
 				ok = false
 				t.Errorf("%s: S(%d) heap %d below the temporaries' peak %d", name, sp, heap, run.peak)
@@ -462,8 +465,28 @@ func checkAllocations(t *testing.T, name string, m *hlo.Module, tgt Target, r *M
 				t.Errorf("%s: S(%d) best-fit heap %d, by scanning every placed interval %d (or offsets differ)", name, sp, heap, refHeap)
 			}
 		}
+		// The placement keeps the smaller heap, its orders run one after
+		// the other in one index or at once in two.
+		for _, fan := range []fanOut{nil, concurrently} {
+			run.heapSize = -1
+			run.place(tgt.heapAlignment(sp), fan)
+			if run.heapSize != smallest {
+				ok = false
+				t.Errorf("%s: S(%d) placement's heap %d, the smaller order's %d", name, sp, run.heapSize, smallest)
+			}
+		}
 	}
 	return ok
+}
+
+// concurrently is a fanOut that runs every call on a goroutine of its own.
+func concurrently(n int, do func(i int) error) error {
+	var g errgroup.Group
+	g.SetLimit(n)
+	for i := range n {
+		g.Go(func() error { return do(i) })
+	}
+	return g.Wait()
 }
 
 // offsetMap is bestFit's offsets by value id as a map of the placed ones.

@@ -59,7 +59,7 @@ func assign(u *passes.Unit) (any, error) {
 
 func report(u *passes.Unit) (any, error) {
 	o := optionsOf(u)
-	mr, err := AnalyzeMemory(u.Module, o.Target)
+	mr, err := analyzeMemory(u.Module, o.Target, u.Parallel)
 	if err != nil {
 		return nil, err
 	}
