@@ -145,51 +145,54 @@ func (a *assigner) fixEntry() {
 // which are then copied (seed 8026: argsort of a transposed associative
 // scan lays the scan out as the sort wants, f32[2,4,255]{2,0,1}, the
 // {2,1,0} parameter copied). Spreading every fixed class so (dots'
-// results too) loses arrays on the ground-truth programs.
+// results too) loses arrays on the ground-truth programs. A worklist of
+// classes, each crossing its transposes once: linear in the module.
 func (a *assigner) spreadThroughTransposes() {
 	if a.opts.Target.Backend != BackendTPU {
 		return
 	}
-	spread := map[int]bool{}
+	var work []int // classes fixed whose transposes are still to cross
+	seen := map[int]bool{}
+	byClass := map[int][]*hlo.Instruction{} // the transposes on each side of a class
 	for _, c := range a.m.Computations {
+		if a.fused[c] {
+			continue
+		}
 		for _, in := range c.Instructions {
-			if in.Opcode != hlo.OpSort || a.fused[c] {
-				continue
-			}
-			for _, op := range in.Operands {
-				if id := a.leafID(op, nil); id >= 0 && a.fixed[a.find(id)] != nil {
-					spread[a.find(id)] = true
+			switch {
+			case in.Opcode == hlo.OpSort:
+				for _, op := range in.Operands {
+					if id := a.leafID(op, nil); id >= 0 && a.fixed[a.find(id)] != nil && !seen[a.find(id)] {
+						seen[a.find(id)] = true
+						work = append(work, a.find(id))
+					}
+				}
+			case in.Opcode == hlo.OpTranspose && len(in.Operands) == 1 && in.Shape.IsArray():
+				id, oid := a.leafID(in, nil), a.leafID(in.Operands[0], nil)
+				if id >= 0 && oid >= 0 {
+					byClass[a.find(id)] = append(byClass[a.find(id)], in)
+					byClass[a.find(oid)] = append(byClass[a.find(oid)], in)
 				}
 			}
 		}
 	}
-	for changed := len(spread) > 0; changed; {
-		changed = false
-		for _, c := range a.m.Computations {
-			if a.fused[c] {
-				continue
+	for len(work) > 0 {
+		r := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, in := range byClass[r] {
+			out, op := a.find(a.leafID(in, nil)), a.find(a.leafID(in.Operands[0], nil))
+			var m []int64
+			ok, to := false, out
+			switch {
+			case r == op && a.fixed[out] == nil:
+				m, ok = transposeOutputLayout(in.Typed.Dimensions, a.fixed[op])
+			case r == out && a.fixed[op] == nil:
+				m, ok = transposeOperandLayout(in.Typed.Dimensions, a.fixed[out])
+				to = op
 			}
-			for _, in := range c.Instructions {
-				if in.Opcode != hlo.OpTranspose || len(in.Operands) != 1 || !in.Shape.IsArray() {
-					continue
-				}
-				id, oid := a.leafID(in, nil), a.leafID(in.Operands[0], nil)
-				if id < 0 || oid < 0 {
-					continue
-				}
-				r, or := a.find(id), a.find(oid)
-				var m []int64
-				ok := false
-				switch {
-				case spread[or] && a.fixed[r] == nil:
-					m, ok = transposeOutputLayout(in.Typed.Dimensions, a.fixed[or])
-				case spread[r] && a.fixed[or] == nil:
-					m, ok = transposeOperandLayout(in.Typed.Dimensions, a.fixed[r])
-					r = or
-				}
-				if ok {
-					a.fixed[r], spread[r], changed = m, true, true
-				}
+			if ok {
+				a.fixed[to] = m
+				work = append(work, to)
 			}
 		}
 	}
