@@ -416,15 +416,15 @@ type classTile struct {
 	rows, cols int64
 }
 
-// paramTiles returns, by class, the tile of the first entry parameter in
-// it, or in a class it reaches through transposes, whose signature states
-// a two-dimensional tile. XLA's TPU layout
-// assignment propagates a parameter's whole layout, tile included, over
-// the arrays it reaches: its log prints an associative scan's slices and
-// concatenates of f32[17,48,31]{1,2,0:T(8,128)} in T(8,128) whatever their
-// second-minor dim (f32[17,48,1], f32[17,48,2]), and weighs the layouts
-// of a concatenate at risk in that tile (seed 5208: f32[17,48,2] pinned to
-// {1,0,2:T(8,128)}, where (2,128) tiles would pad {1,2,0} least).
+// paramTiles returns, by class, the tile of the first entry parameter in it,
+// or in a class it reaches through transposes, whose signature states a
+// two-dimensional tile. XLA's TPU layout assignment propagates a parameter's
+// whole layout, tile included, over the arrays it reaches: its log prints an
+// associative scan's slices and concatenates of f32[17,48,31]{1,2,0:T(8,128)}
+// in T(8,128) whatever their second-minor dim (f32[17,48,1], f32[17,48,2]),
+// and weighs the layouts of a concatenate at risk in that tile (seed 5208:
+// f32[17,48,2] pinned to {1,0,2:T(8,128)}, where (2,128) tiles would pad
+// {1,2,0} least).
 func (a *assigner) paramTiles() map[int]classTile {
 	out := map[int]classTile{}
 	if a.m.Entry == nil {
