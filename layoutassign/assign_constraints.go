@@ -86,6 +86,12 @@ func (a *assigner) fixStated() error {
 					if _, _, out, ok := tpuConvLayouts(in); ok && !a.fused[c] && a.assignable(a.leafID(in, nil)) {
 						a.require(a.leafID(in, nil), out, site{}, nil)
 					}
+				case hlo.OpFft:
+					// The convolutions it becomes lay out its result; its
+					// operand is not unified with it (unifyInstruction).
+					if out, ok := tpuFftLayout(in, a.opts.Target); ok && !a.fused[c] && a.assignable(a.leafID(in, nil)) {
+						a.require(a.leafID(in, nil), out, site{}, nil)
+					}
 				}
 			}
 		}
