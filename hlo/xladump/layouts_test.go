@@ -1,4 +1,4 @@
-package groundtruth
+package xladump
 
 import (
 	"testing"
