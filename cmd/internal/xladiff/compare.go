@@ -86,6 +86,10 @@ type Outcome struct {
 	Equal int `json:"equal,omitempty"`
 	// Detail says what differs (the first differing items).
 	Detail string `json:"detail,omitempty"`
+	// List names every differing item where the figure counts items (TPU
+	// layouts: each array whose minor_to_major or tiles differ, with both
+	// shapes).
+	List []string `json:"list,omitempty"`
 }
 
 // Result is every figure of one compile.
@@ -157,19 +161,39 @@ func readCompile(dir string) (*compile, error) {
 // figure beside XLA's. An error means the compile could not be read;
 // what hlo-opt gets wrong (a refusal included) is an outcome.
 func Compare(ctx context.Context, dir string, b Backend, run Runner) (*Result, error) {
-	c, err := readCompile(dir)
+	d, err := newDiffer(ctx, dir, b, run)
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{Dir: dir, Backend: b.Name}
-	d := differ{ctx: ctx, run: run, b: b, c: c, r: r}
 	d.text(dir)
 	d.memory(filepath.Join(dir, xladump.AfterOptimizations))
 	if b.TPU {
 		d.layouts(filepath.Join(dir, xladump.BeforeOptimizations))
 	}
 	d.flops(filepath.Join(dir, xladump.AfterOptimizations))
-	return r, nil
+	return d.r, nil
+}
+
+// CompareLayouts sets only the TPU layouts beside XLA's (none for other
+// backends): one hlo-opt run a compile, the quick loop of work on the
+// layout rules.
+func CompareLayouts(ctx context.Context, dir string, b Backend, run Runner) (*Result, error) {
+	d, err := newDiffer(ctx, dir, b, run)
+	if err != nil {
+		return nil, err
+	}
+	if b.TPU {
+		d.layouts(filepath.Join(dir, xladump.BeforeOptimizations))
+	}
+	return d.r, nil
+}
+
+func newDiffer(ctx context.Context, dir string, b Backend, run Runner) (*differ, error) {
+	c, err := readCompile(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &differ{ctx: ctx, run: run, b: b, c: c, r: &Result{Dir: dir, Backend: b.Name}}, nil
 }
 
 type differ struct {
@@ -420,6 +444,11 @@ func (d *differ) layouts(path string) {
 		}
 	}
 	o.Detail = listDetail(misses)
+	for _, m := range n.List {
+		if !strings.HasPrefix(m, "memory space") {
+			o.List = append(o.List, m)
+		}
+	}
 	d.add(o)
 }
 
