@@ -287,7 +287,7 @@ func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, si
 	if run != nil {
 		sr.Stats.PreallocatedTempFragmentationBytes = run.heapSize - run.noFrag
 		sr.TemporaryPeakBytes = run.peak
-		sr.Buffers = slices.Concat(sr.Buffers, lv.tempBuffers(run, sizes))
+		sr.Buffers = lv.appendTempBuffers(sr.Buffers, run, sizes)
 		if run.peakEvent >= 0 {
 			sr.PeakStep = run.events[run.peakEvent].time
 			if sr.PeakStep < len(lv.seq) {

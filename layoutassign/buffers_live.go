@@ -108,9 +108,9 @@ func (lv *liveness) fixedBuffer(a *alloc) Buffer {
 	return b
 }
 
-// tempBuffers are the buffers of a heap run, each with the steps it is
-// live at as the space's Timeline counts them.
-func (lv *liveness) tempBuffers(r *heapRun, sizes []int64) []Buffer {
+// appendTempBuffers appends to out the buffers of a heap run, each with
+// the steps it is live at as the space's Timeline counts them.
+func (lv *liveness) appendTempBuffers(out []Buffer, r *heapRun, sizes []int64) []Buffer {
 	// at[s] is the event whose state the Timeline shows at step s: the
 	// first event of s reaching the most s holds, or, for a step without
 	// events, the last event before it (-1: none yet).
@@ -119,15 +119,19 @@ func (lv *liveness) tempBuffers(r *heapRun, sizes []int64) []Buffer {
 		at[s] = -1
 	}
 	// life is a buffer's span in events, [alloc, free), and the values in
-	// it. A buffer freed and shared again at once (a value written over
-	// an operand that dies) keeps one life: the free is never the event a
-	// step shows, as the share after it holds more.
+	// it (a list through next, from first to last). A buffer freed and
+	// shared again at once (a value written over an operand that dies)
+	// keeps one life: the free is never the event a step shows, as the
+	// share after it holds more. Lives are in the order of their buffers'
+	// first allocation.
 	type life struct {
 		alloc, free int
-		members     []int32
+		root        int32
+		first, last int32
 	}
-	lives := make([]*life, len(r.size)) // by the value naming the buffer
-	var roots []int32
+	var lives []life
+	lifeOf := make([]int32, len(r.size)) // by the value naming the buffer: its life, plus one
+	next := make([]int32, len(r.size))   // a member -> the next member of its life, plus one
 	bufs := newBufferRefs(len(r.size))
 	var mem, most int64
 	for i, e := range r.events {
@@ -135,18 +139,24 @@ func (lv *liveness) tempBuffers(r *heapRun, sizes []int64) []Buffer {
 		switch change {
 		case +1:
 			mem += r.size[buf]
-			if l := lives[buf]; l != nil {
-				l.free = len(r.events)
+			if k := lifeOf[buf]; k > 0 {
+				lives[k-1].free = len(r.events)
 			} else {
-				lives[buf] = &life{alloc: i, free: len(r.events)}
-				roots = append(roots, buf)
+				lives = append(lives, life{alloc: i, free: len(r.events), root: buf, first: -1, last: -1})
+				lifeOf[buf] = int32(len(lives))
 			}
 		case -1:
 			mem -= r.size[buf]
-			lives[buf].free = i
+			lives[lifeOf[buf]-1].free = i
 		}
 		if e.kind != evFree {
-			lives[buf].members = append(lives[buf].members, e.v)
+			l := &lives[lifeOf[buf]-1]
+			if l.last < 0 {
+				l.first = e.v
+			} else {
+				next[l.last] = e.v + 1
+			}
+			l.last = e.v
 		}
 		switch {
 		case i == 0 || e.time != r.events[i-1].time:
@@ -164,15 +174,19 @@ func (lv *liveness) tempBuffers(r *heapRun, sizes []int64) []Buffer {
 	if n := len(r.events); n > 0 {
 		fill(at, r.events[n-1].time+1, len(at), n-1)
 	}
-	out := make([]Buffer, 0, len(roots))
-	for _, root := range roots {
-		l := lives[root]
-		b := Buffer{Allocation: lv.allocation(root, sizes[lv.bufOf[root]], KindTemp), defined: lv.values[root].def.time}
+	out = slices.Grow(out, len(lives))
+	var members []int32
+	for _, l := range lives {
+		members = members[:0]
+		for v := l.first; v >= 0; v = next[v] - 1 {
+			members = append(members, v)
+		}
+		b := Buffer{Allocation: lv.allocation(l.root, sizes[lv.bufOf[l.root]], KindTemp), defined: lv.values[l.root].def.time}
 		// The steps whose shown event falls in [alloc, free): at does not
 		// decrease, so they are one run.
 		b.Start = firstIndex(at, l.alloc)
 		b.End = firstIndex(at, l.free) - 1
-		b.Aliases = lv.aliasRefs(root, l.members)
+		b.Aliases = lv.aliasRefs(l.root, members)
 		out = append(out, b)
 	}
 	return out
