@@ -260,10 +260,19 @@ func sortedKeys[V any](m map[int64]V) []int64 {
 // replay of its temporaries (nil when it has none).
 func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, sizes []int64) {
 	var fixed, fixedU int64 // parameters, constants and outputs
-	sr.Buffers = make([]Buffer, 0, len(allocs))
+	own := func(a *alloc) bool {
+		return a.space == sr.Space && (!a.tuple || a.output) // a temporary tuple table is counted in the temp allocation
+	}
+	n := 0
 	for _, a := range allocs {
-		if a.space != sr.Space || a.tuple && !a.output {
-			continue // a temporary tuple table is counted in the temp allocation
+		if own(a) {
+			n++
+		}
+	}
+	sr.Buffers = make([]Buffer, 0, n) // appendTempBuffers grows it once for the temporaries
+	for _, a := range allocs {
+		if !own(a) {
+			continue
 		}
 		switch {
 		case a.param:

@@ -105,6 +105,8 @@ func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []
 		freed[next[e]] = id
 		next[e]++
 	}
+	// Every value is defined (allocated or shared) once and freed once.
+	r.events = make([]heapEvent, 0, 2*len(ids))
 	first := make([]int32, len(bufSize)) // buffer -> its value placed first, plus one
 	k := 0                               // the next value of ids to define (they are sorted by start)
 	for t := range n {
@@ -215,6 +217,13 @@ func (r *heapRun) replay() {
 	bufs := newBufferRefs(len(r.size))
 	var mem, noFrag, memU, traced int64
 	r.peakEvent = -1
+	steps := 0
+	for i, e := range r.events {
+		if i == 0 || e.time != r.events[i-1].time {
+			steps++
+		}
+	}
+	r.series = make([]stepMem, 0, steps)
 	for i, e := range r.events {
 		switch buf, change := bufs.apply(e); change {
 		case +1:
