@@ -269,7 +269,11 @@ func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, si
 			n++
 		}
 	}
-	sr.Buffers = make([]Buffer, 0, n) // appendTempBuffers grows it once for the temporaries
+	var temps tempLives
+	if run != nil {
+		temps = lv.tempLives(run)
+	}
+	sr.Buffers = make([]Buffer, 0, n+len(temps.lives))
 	for _, a := range allocs {
 		if !own(a) {
 			continue
@@ -296,7 +300,7 @@ func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, si
 	if run != nil {
 		sr.Stats.PreallocatedTempFragmentationBytes = run.heapSize - run.noFrag
 		sr.TemporaryPeakBytes = run.peak
-		sr.Buffers = lv.appendTempBuffers(sr.Buffers, run, sizes)
+		sr.Buffers = lv.appendTempBuffers(sr.Buffers, temps, sizes)
 		if run.peakEvent >= 0 {
 			sr.PeakStep = run.events[run.peakEvent].time
 			if sr.PeakStep < len(lv.seq) {

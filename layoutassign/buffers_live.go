@@ -108,30 +108,45 @@ func (lv *liveness) fixedBuffer(a *alloc) Buffer {
 	return b
 }
 
-// appendTempBuffers appends to out the buffers of a heap run, each with
-// the steps it is live at as the space's Timeline counts them.
-func (lv *liveness) appendTempBuffers(out []Buffer, r *heapRun, sizes []int64) []Buffer {
+// bufferLife is the life of a buffer of a heap run: its span in events,
+// [alloc, free), and the values in it (a list through tempLives.next, from
+// first to last). A buffer freed and shared again at once (a value written
+// over an operand that dies) keeps one life: the free is never the event a
+// step shows, as the share after it holds more.
+type bufferLife struct {
+	alloc, free int
+	root        int32
+	first, last int32
+}
+
+// tempLives are the lives of a heap run's buffers, in the order of their
+// first allocation, and the event each step of the space's Timeline shows.
+type tempLives struct {
 	// at[s] is the event whose state the Timeline shows at step s: the
 	// first event of s reaching the most s holds, or, for a step without
 	// events, the last event before it (-1: none yet).
-	at := make([]int, len(lv.seq))
+	at    []int
+	lives []bufferLife
+	// next links the members of a life: a value -> the next one, plus
+	// one.
+	next []int32
+}
+
+// tempLives replays the run for the lives of its buffers.
+func (lv *liveness) tempLives(r *heapRun) tempLives {
+	tl := tempLives{at: make([]int, len(lv.seq)), next: make([]int32, len(r.size))}
+	at, next := tl.at, tl.next
 	for s := range at {
 		at[s] = -1
 	}
-	// life is a buffer's span in events, [alloc, free), and the values in
-	// it (a list through next, from first to last). A buffer freed and
-	// shared again at once (a value written over an operand that dies)
-	// keeps one life: the free is never the event a step shows, as the
-	// share after it holds more. Lives are in the order of their buffers'
-	// first allocation.
-	type life struct {
-		alloc, free int
-		root        int32
-		first, last int32
+	allocs := 0 // each starts a life, and a few shares do
+	for _, e := range r.events {
+		if e.kind == evAlloc {
+			allocs++
+		}
 	}
-	var lives []life
+	lives := make([]bufferLife, 0, allocs)
 	lifeOf := make([]int32, len(r.size)) // by the value naming the buffer: its life, plus one
-	next := make([]int32, len(r.size))   // a member -> the next member of its life, plus one
 	bufs := newBufferRefs(len(r.size))
 	var mem, most int64
 	for i, e := range r.events {
@@ -142,7 +157,7 @@ func (lv *liveness) appendTempBuffers(out []Buffer, r *heapRun, sizes []int64) [
 			if k := lifeOf[buf]; k > 0 {
 				lives[k-1].free = len(r.events)
 			} else {
-				lives = append(lives, life{alloc: i, free: len(r.events), root: buf, first: -1, last: -1})
+				lives = append(lives, bufferLife{alloc: i, free: len(r.events), root: buf, first: -1, last: -1})
 				lifeOf[buf] = int32(len(lives))
 			}
 		case -1:
@@ -174,18 +189,26 @@ func (lv *liveness) appendTempBuffers(out []Buffer, r *heapRun, sizes []int64) [
 	if n := len(r.events); n > 0 {
 		fill(at, r.events[n-1].time+1, len(at), n-1)
 	}
-	out = slices.Grow(out, len(lives))
+	tl.lives = lives
+	return tl
+}
+
+// appendTempBuffers appends to out the buffers of a heap run whose lives
+// are tl, each with the steps it is live at as the space's Timeline counts
+// them.
+func (lv *liveness) appendTempBuffers(out []Buffer, tl tempLives, sizes []int64) []Buffer {
+	out = slices.Grow(out, len(tl.lives))
 	var members []int32
-	for _, l := range lives {
+	for _, l := range tl.lives {
 		members = members[:0]
-		for v := l.first; v >= 0; v = next[v] - 1 {
+		for v := l.first; v >= 0; v = tl.next[v] - 1 {
 			members = append(members, v)
 		}
 		b := Buffer{Allocation: lv.allocation(l.root, sizes[lv.bufOf[l.root]], KindTemp), defined: lv.values[l.root].def.time}
 		// The steps whose shown event falls in [alloc, free): at does not
 		// decrease, so they are one run.
-		b.Start = firstIndex(at, l.alloc)
-		b.End = firstIndex(at, l.free) - 1
+		b.Start = firstIndex(tl.at, l.alloc)
+		b.End = firstIndex(tl.at, l.free) - 1
 		b.Aliases = lv.aliasRefs(l.root, members)
 		out = append(out, b)
 	}

@@ -532,7 +532,9 @@ func (x *heapIndex) reset(times int) {
 	x.starts = slices.Grow(x.starts[:0], 2*x.size)[:2*x.size]
 	clear(x.cover)
 	clear(x.starts)
-	x.arena = slices.Grow(x.arena[:0], 4*x.size)
+	// Room for 8 spans an interval, as one allocation: the blocks of the
+	// unrolled training step of hlogen take about 6.
+	x.arena = slices.Grow(x.arena[:0], 8*times)
 	x.free = [bigRoomLog + 1]int32{}
 	clear(x.big)
 	x.big = x.big[:0]
