@@ -260,10 +260,23 @@ func sortedKeys[V any](m map[int64]V) []int64 {
 // replay of its temporaries (nil when it has none).
 func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, sizes []int64) {
 	var fixed, fixedU int64 // parameters, constants and outputs
-	sr.Buffers = make([]Buffer, 0, len(allocs))
+	own := func(a *alloc) bool {
+		return a.space == sr.Space && (!a.tuple || a.output) // a temporary tuple table is counted in the temp allocation
+	}
+	n := 0
 	for _, a := range allocs {
-		if a.space != sr.Space || a.tuple && !a.output {
-			continue // a temporary tuple table is counted in the temp allocation
+		if own(a) {
+			n++
+		}
+	}
+	var temps tempLives
+	if run != nil {
+		temps = lv.tempLives(run)
+	}
+	sr.Buffers = make([]Buffer, 0, n+len(temps.lives))
+	for _, a := range allocs {
+		if !own(a) {
+			continue
 		}
 		switch {
 		case a.param:
@@ -287,7 +300,7 @@ func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, si
 	if run != nil {
 		sr.Stats.PreallocatedTempFragmentationBytes = run.heapSize - run.noFrag
 		sr.TemporaryPeakBytes = run.peak
-		sr.Buffers = slices.Concat(sr.Buffers, lv.tempBuffers(run, sizes))
+		sr.Buffers = lv.appendTempBuffers(sr.Buffers, temps, sizes)
 		if run.peakEvent >= 0 {
 			sr.PeakStep = run.events[run.peakEvent].time
 			if sr.PeakStep < len(lv.seq) {

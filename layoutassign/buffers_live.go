@@ -108,26 +108,45 @@ func (lv *liveness) fixedBuffer(a *alloc) Buffer {
 	return b
 }
 
-// tempBuffers are the buffers of a heap run, each with the steps it is
-// live at as the space's Timeline counts them.
-func (lv *liveness) tempBuffers(r *heapRun, sizes []int64) []Buffer {
+// bufferLife is the life of a buffer of a heap run: its span in events,
+// [alloc, free), and the values in it (a list through tempLives.next, from
+// first to last). A buffer freed and shared again at once (a value written
+// over an operand that dies) keeps one life: the free is never the event a
+// step shows, as the share after it holds more.
+type bufferLife struct {
+	alloc, free int
+	root        int32
+	first, last int32
+}
+
+// tempLives are the lives of a heap run's buffers, in the order of their
+// first allocation, and the event each step of the space's Timeline shows.
+type tempLives struct {
 	// at[s] is the event whose state the Timeline shows at step s: the
 	// first event of s reaching the most s holds, or, for a step without
 	// events, the last event before it (-1: none yet).
-	at := make([]int, len(lv.seq))
+	at    []int
+	lives []bufferLife
+	// next links the members of a life: a value -> the next one, plus
+	// one.
+	next []int32
+}
+
+// tempLives replays the run for the lives of its buffers.
+func (lv *liveness) tempLives(r *heapRun) tempLives {
+	tl := tempLives{at: make([]int, len(lv.seq)), next: make([]int32, len(r.size))}
+	at, next := tl.at, tl.next
 	for s := range at {
 		at[s] = -1
 	}
-	// life is a buffer's span in events, [alloc, free), and the values in
-	// it. A buffer freed and shared again at once (a value written over
-	// an operand that dies) keeps one life: the free is never the event a
-	// step shows, as the share after it holds more.
-	type life struct {
-		alloc, free int
-		members     []int32
+	allocs := 0 // each starts a life, and a few shares do
+	for _, e := range r.events {
+		if e.kind == evAlloc {
+			allocs++
+		}
 	}
-	lives := make([]*life, len(r.size)) // by the value naming the buffer
-	var roots []int32
+	lives := make([]bufferLife, 0, allocs)
+	lifeOf := make([]int32, len(r.size)) // by the value naming the buffer: its life, plus one
 	bufs := newBufferRefs(len(r.size))
 	var mem, most int64
 	for i, e := range r.events {
@@ -135,18 +154,24 @@ func (lv *liveness) tempBuffers(r *heapRun, sizes []int64) []Buffer {
 		switch change {
 		case +1:
 			mem += r.size[buf]
-			if l := lives[buf]; l != nil {
-				l.free = len(r.events)
+			if k := lifeOf[buf]; k > 0 {
+				lives[k-1].free = len(r.events)
 			} else {
-				lives[buf] = &life{alloc: i, free: len(r.events)}
-				roots = append(roots, buf)
+				lives = append(lives, bufferLife{alloc: i, free: len(r.events), root: buf, first: -1, last: -1})
+				lifeOf[buf] = int32(len(lives))
 			}
 		case -1:
 			mem -= r.size[buf]
-			lives[buf].free = i
+			lives[lifeOf[buf]-1].free = i
 		}
 		if e.kind != evFree {
-			lives[buf].members = append(lives[buf].members, e.v)
+			l := &lives[lifeOf[buf]-1]
+			if l.last < 0 {
+				l.first = e.v
+			} else {
+				next[l.last] = e.v + 1
+			}
+			l.last = e.v
 		}
 		switch {
 		case i == 0 || e.time != r.events[i-1].time:
@@ -164,15 +189,27 @@ func (lv *liveness) tempBuffers(r *heapRun, sizes []int64) []Buffer {
 	if n := len(r.events); n > 0 {
 		fill(at, r.events[n-1].time+1, len(at), n-1)
 	}
-	out := make([]Buffer, 0, len(roots))
-	for _, root := range roots {
-		l := lives[root]
-		b := Buffer{Allocation: lv.allocation(root, sizes[lv.bufOf[root]], KindTemp), defined: lv.values[root].def.time}
+	tl.lives = lives
+	return tl
+}
+
+// appendTempBuffers appends to out the buffers of a heap run whose lives
+// are tl, each with the steps it is live at as the space's Timeline counts
+// them.
+func (lv *liveness) appendTempBuffers(out []Buffer, tl tempLives, sizes []int64) []Buffer {
+	out = slices.Grow(out, len(tl.lives))
+	var members []int32
+	for _, l := range tl.lives {
+		members = members[:0]
+		for v := l.first; v >= 0; v = tl.next[v] - 1 {
+			members = append(members, v)
+		}
+		b := Buffer{Allocation: lv.allocation(l.root, sizes[lv.bufOf[l.root]], KindTemp), defined: lv.values[l.root].def.time}
 		// The steps whose shown event falls in [alloc, free): at does not
 		// decrease, so they are one run.
-		b.Start = firstIndex(at, l.alloc)
-		b.End = firstIndex(at, l.free) - 1
-		b.Aliases = lv.aliasRefs(root, l.members)
+		b.Start = firstIndex(tl.at, l.alloc)
+		b.End = firstIndex(tl.at, l.free) - 1
+		b.Aliases = lv.aliasRefs(l.root, members)
 		out = append(out, b)
 	}
 	return out

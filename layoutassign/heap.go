@@ -105,6 +105,8 @@ func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []
 		freed[next[e]] = id
 		next[e]++
 	}
+	// Every value is defined (allocated or shared) once and freed once.
+	r.events = make([]heapEvent, 0, 2*len(ids))
 	first := make([]int32, len(bufSize)) // buffer -> its value placed first, plus one
 	k := 0                               // the next value of ids to define (they are sorted by start)
 	for t := range n {
@@ -215,6 +217,13 @@ func (r *heapRun) replay() {
 	bufs := newBufferRefs(len(r.size))
 	var mem, noFrag, memU, traced int64
 	r.peakEvent = -1
+	steps := 0
+	for i, e := range r.events {
+		if i == 0 || e.time != r.events[i-1].time {
+			steps++
+		}
+	}
+	r.series = make([]stepMem, 0, steps)
 	for i, e := range r.events {
 		switch buf, change := bufs.apply(e); change {
 		case +1:
@@ -479,23 +488,39 @@ type span struct{ lo, hi int64 }
 // unrolled training step of hlogen), though some grow long while the
 // temporal order places its short-lived values.
 //
-// The first block of node v's union (and its list of blocks) is part v of
-// two slabs, so that the hundreds of thousands of unions of a large heap
-// cost two allocations, made once for both orders.
+// A union is a block of the arena (its room a power of two, moved to a
+// block twice as large when full, its old block kept for reuse in a free
+// list by room) until it outgrows bigUnion spans; then it becomes a
+// spanSet of big, whose blocks keep an insertion in a long union from
+// moving the whole tail. The index holds no pointers but big's: the
+// collector neither scans its hundreds of thousands of unions nor
+// tracks writes to them, and the index is reused from one order to the
+// next.
 type heapIndex struct {
 	size          int
-	cover, starts []spanSet
-	// spanSlab and blockSlab hold the first block of each node's union
-	// (firstBlock spans) and its list of blocks, cover's nodes first.
-	spanSlab  []span
-	blockSlab [][]span
+	cover, starts []spanList
+	arena         []span
+	// free[k] is the first free block of room 1<<k (its offset plus one;
+	// a free block's first span holds the next one's in lo).
+	free [bigRoomLog + 1]int32
+	big  []spanSet
 	// found are the spans collect gathered since the last bestGap.
 	found []span
 }
 
-// firstBlock is the room a union's first block has before it moves out
-// of the slab.
-const firstBlock = 4
+// spanList is one node's union of spans: arena[off:off+n] in a block of
+// room 1<<room, or big[off] when room is bigRoom.
+type spanList struct {
+	off, n int32
+	room   int8
+}
+
+const (
+	// bigRoomLog bounds the arena blocks: a union of more than
+	// 1<<bigRoomLog spans moves to a spanSet.
+	bigRoomLog = 8
+	bigRoom    = bigRoomLog + 1
+)
 
 // reset empties the index for intervals at times 0 to times-1.
 func (x *heapIndex) reset(times int) {
@@ -507,8 +532,12 @@ func (x *heapIndex) reset(times int) {
 	x.starts = slices.Grow(x.starts[:0], 2*x.size)[:2*x.size]
 	clear(x.cover)
 	clear(x.starts)
-	x.spanSlab = slices.Grow(x.spanSlab[:0], 4*x.size*firstBlock)[:4*x.size*firstBlock]
-	x.blockSlab = slices.Grow(x.blockSlab[:0], 4*x.size)[:4*x.size]
+	// Room for 8 spans an interval, as one allocation: the blocks of the
+	// unrolled training step of hlogen take about 6.
+	x.arena = slices.Grow(x.arena[:0], 8*times)
+	x.free = [bigRoomLog + 1]int32{}
+	clear(x.big)
+	x.big = x.big[:0]
 	x.found = x.found[:0]
 }
 
@@ -516,45 +545,115 @@ func (x *heapIndex) reset(times int) {
 func (x *heapIndex) add(s, e int, sp span) {
 	for l, r := s+x.size, e+x.size+1; l < r; l, r = l/2, r/2 {
 		if l&1 == 1 {
-			x.unite(&x.cover[l], l, sp)
+			x.unite(&x.cover[l], sp)
 			l++
 		}
 		if r&1 == 1 {
 			r--
-			x.unite(&x.cover[r], r, sp)
+			x.unite(&x.cover[r], sp)
 		}
 	}
 	for v := s + x.size; v >= 1; v /= 2 {
-		x.unite(&x.starts[v], 2*x.size+v, sp)
+		x.unite(&x.starts[v], sp)
 	}
 }
 
-// unite adds sp to the union u, slot k of the slabs, giving it its first
-// block there when it is empty.
-func (x *heapIndex) unite(u *spanSet, k int, sp span) {
-	if len(u.c.blocks) > 0 {
-		u.add(sp)
+// unite adds sp to the union u.
+func (x *heapIndex) unite(u *spanList, sp span) {
+	if u.room == bigRoom {
+		x.big[u.off].add(sp)
 		return
 	}
-	first := x.spanSlab[k*firstBlock : k*firstBlock+1 : (k+1)*firstBlock]
-	first[0] = sp
-	x.blockSlab[k] = first
-	u.c.blocks = x.blockSlab[k : k+1 : k+1]
+	if u.n == 0 {
+		u.off, u.n, u.room = x.block(0), 1, 0
+		x.arena[u.off] = sp
+		return
+	}
+	s := x.arena[u.off : u.off+u.n]
+	// The first span sp overlaps or touches, and how many it does.
+	p, hi := 0, len(s)
+	for p < hi {
+		m := int(uint(p+hi) >> 1)
+		if s[m].hi >= sp.lo {
+			hi = m
+		} else {
+			p = m + 1
+		}
+	}
+	n := 0
+	for _, y := range s[p:] {
+		if y.lo > sp.hi {
+			break
+		}
+		sp.lo, sp.hi = min(sp.lo, y.lo), max(sp.hi, y.hi)
+		n++
+	}
+	if n > 0 {
+		s[p] = sp
+		copy(s[p+1:], s[p+n:])
+		u.n -= int32(n - 1)
+		return
+	}
+	if int(u.n) == 1<<u.room {
+		if u.room == bigRoomLog {
+			set := spanSet{}
+			set.c.blocks = [][]span{append(make([]span, 0, chunkLen), s...)}
+			set.add(sp)
+			x.release(u)
+			x.big = append(x.big, set)
+			u.off, u.n, u.room = int32(len(x.big)-1), 0, bigRoom
+			return
+		}
+		off := x.block(u.room + 1)
+		copy(x.arena[off:], x.arena[u.off:u.off+u.n])
+		x.release(u)
+		u.off, u.room = off, u.room+1
+		s = x.arena[u.off : u.off+u.n]
+	}
+	s = s[:len(s)+1]
+	copy(s[p+1:], s[p:])
+	s[p] = sp
+	u.n++
+}
+
+// block returns the offset of a free block of room 1<<k.
+func (x *heapIndex) block(k int8) int32 {
+	if f := x.free[k]; f > 0 {
+		x.free[k] = int32(x.arena[f-1].lo)
+		return f - 1
+	}
+	off := len(x.arena)
+	x.arena = slices.Grow(x.arena, 1<<k)[:off+(1<<k)]
+	return int32(off)
+}
+
+// release puts u's block in the free list of its room.
+func (x *heapIndex) release(u *spanList) {
+	x.arena[u.off].lo = int64(x.free[u.room])
+	x.free[u.room] = u.off + 1
+}
+
+// appendTo appends the spans of u to out.
+func (x *heapIndex) appendTo(out []span, u *spanList) []span {
+	if u.room == bigRoom {
+		return x.big[u.off].appendTo(out)
+	}
+	return append(out, x.arena[u.off:u.off+u.n]...)
 }
 
 // collect gathers the spans used by the intervals that overlap [s, e].
 func (x *heapIndex) collect(s, e int) {
 	for v := s + x.size; v >= 1; v /= 2 {
-		x.found = x.cover[v].appendTo(x.found)
+		x.found = x.appendTo(x.found, &x.cover[v])
 	}
 	for l, r := s+1+x.size, e+x.size+1; l < r; l, r = l/2, r/2 {
 		if l&1 == 1 {
-			x.found = x.starts[l].appendTo(x.found)
+			x.found = x.appendTo(x.found, &x.starts[l])
 			l++
 		}
 		if r&1 == 1 {
 			r--
-			x.found = x.starts[r].appendTo(x.found)
+			x.found = x.appendTo(x.found, &x.starts[r])
 		}
 	}
 }

@@ -1048,3 +1048,29 @@ func TestXLACases(t *testing.T) {
 	t.Logf("%d of %d XLA cases agree (%.0f%%)", agree, total, 100*float64(agree)/float64(total))
 	assert.GreaterOrEqual(t, float64(agree), 0.9*float64(total), "at least 90%% of XLA's cases agree")
 }
+
+// TestHeapIndexUnions unites random spans into a few unions of one heap
+// index at once (so that blocks move, are freed and reused) and checks
+// each against a spanSet given the same spans, through the union's growth
+// past bigRoomLog into a spanSet of its own and after a reset.
+func TestHeapIndexUnions(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 1))
+	var x heapIndex
+	for round, c := range []struct{ spans, unions int }{{300, 16}, {4000, 3}} {
+		x.reset(8)
+		ref := make([]spanSet, len(x.cover))
+		for range c.spans {
+			k := r.IntN(c.unions)
+			lo := r.Int64N(1 << 14)
+			sp := span{lo, lo + 1 + r.Int64N(8)}
+			x.unite(&x.cover[k], sp)
+			ref[k].add(sp)
+		}
+		for k := range ref {
+			assert.Equal(t, ref[k].appendTo(nil), x.appendTo(nil, &x.cover[k]), "round %d, union %d", round, k)
+		}
+		if round > 0 {
+			assert.NotEmpty(t, x.big, "round %d: no union outgrew the arena", round)
+		}
+	}
+}
