@@ -159,11 +159,15 @@ type recentValues struct {
 	next int
 }
 
+// longValue is the length from which a value is kept once (keepValue)
+// and looked for in the text (scanRecentValue): shorter values cost less
+// to scan than the search.
+const longValue = 32
+
 // keepValue returns v as keepStr does, or an equal long value kept
-// recently.
+// recently (of one line: others are kept each time).
 func (p *chunkParser) keepValue(v string) string {
-	const long = 32 // shorter values cost less than the search
-	if len(v) < long {
+	if len(v) < longValue {
 		return p.keepStr(v)
 	}
 	r := &p.values
@@ -173,9 +177,56 @@ func (p *chunkParser) keepValue(v string) string {
 		}
 	}
 	k := p.keepStr(v)
+	if strings.IndexByte(k, '\n') >= 0 {
+		return k
+	}
 	r.vals[r.next] = k
 	r.next = (r.next + 1) % len(r.vals)
 	return k
+}
+
+// scanRecentValue is scanValue for a value the text repeats: when the
+// text at the current offset is a long value kept recently and the value
+// ends there (the next byte is one scanValue stops at outside brackets),
+// it moves past it and returns the kept value, which scanValue would
+// have returned, without looking at each byte. Else it returns false and
+// does not move.
+//
+// scanValue decides from the bytes alone, so on the same bytes it takes
+// the same path: the kept value ended with its brackets closed, and only
+// its last byte's decision could look past it (a '/' that starts a
+// comment), so a value ending in '/' is not taken.
+func (p *chunkParser) scanRecentValue() (string, bool) {
+	rest := p.src[p.off:p.end]
+	if len(rest) < longValue {
+		return "", false
+	}
+	for _, o := range p.values.vals {
+		// The last bytes of values differ most (source_line=N}): they
+		// are compared first, then the end, then the whole.
+		n := len(o)
+		if n == 0 || n > len(rest) || rest[n-2] != o[n-2] || !endsValue(rest[n:]) || o[n-1] == '/' || rest[:n] != o {
+			continue
+		}
+		p.off += n // kept values have no line end (keepValue)
+		return o, true
+	}
+	return "", false
+}
+
+// endsValue reports whether scanValue, outside brackets, ends a value
+// where rest starts.
+func endsValue(rest string) bool {
+	if rest == "" {
+		return true
+	}
+	switch rest[0] {
+	case ',', ' ', '\t', '\r', '\n', '}', ')', ']':
+		return true
+	case '/':
+		return len(rest) > 1 && (rest[1] == '/' || rest[1] == '*')
+	}
+	return false
 }
 
 // newChunkParser returns a parser for the computations of text; share is
@@ -858,7 +909,11 @@ func (p *chunkParser) attrName(base int) (attrEntry, bool) {
 func (p *chunkParser) parseAttrValue(in *Instruction, name string, kind attrKind) bool {
 	p.skipSpace()
 	sub := p.scanner
-	v, ok := p.scanValue("attribute value")
+	v, recent := p.scanRecentValue()
+	ok := recent
+	if !recent {
+		v, ok = p.scanValue("attribute value")
+	}
 	if !ok {
 		return false
 	}
@@ -866,13 +921,17 @@ func (p *chunkParser) parseAttrValue(in *Instruction, name string, kind attrKind
 	switch {
 	case mesh: // mesh['x'=2,'y'=4] {'y'}: the group axes follow a blank
 		v, ok = p.valueAfterBlank(sub.off, v, "mesh axes", func(c byte) bool { return c == '{' })
+		v = p.keepStr(v) // not a value scanValue returns: not one to look for
 	case name == "literal": // s32[] 1: a shape, a blank, then the literal
 		v, ok = p.valueAfterBlank(sub.off, v, "literal", func(c byte) bool { return c != ',' && c != '\n' && c != '/' && c != '}' })
+		v = p.keepStr(v)
+	case !recent:
+		v = p.keepValue(v)
 	}
 	if !ok {
 		return false
 	}
-	p.attrs = append(p.attrs, Attribute{Name: name, Value: p.keepValue(v)})
+	p.attrs = append(p.attrs, Attribute{Name: name, Value: v})
 	switch {
 	case mesh:
 		groups := meshReplicaGroups(v)

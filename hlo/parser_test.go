@@ -614,3 +614,29 @@ ENTRY e {
 	assert.Same(t, unsafe.StringData(a), unsafe.StringData(c), "kept once")
 	assert.NotEqual(t, a, b)
 }
+
+// A value the text repeats is found without scanning it again
+// (scanRecentValue): whatever follows the repeat, the parse reads what it
+// reads when the first value differs and nothing repeats.
+func TestRepeatedValueReadAsScanned(t *testing.T) {
+	value := `{op_name="jit(f)/add" source_file="model.py" source_line=7}`
+	other := `{op_name="jit(f)/add" source_file="model.py" source_line=8}`
+	ends := []string{"", " ", ",", "\n", "x", `"s"`, "{}", "(", "/", "/ ", "//c", "/*c*/", "]", "}"}
+	for _, tail := range []string{value, value + "/"} {
+		for _, end := range ends {
+			parse := func(first string) (string, string) {
+				m, err := ParseString("HloModule m\nENTRY e {\n  p = f32[4] parameter(0), metadata=" + first +
+					"\n  ROOT a = f32[4] add(p, p), metadata=" + tail + end + "\n}\n")
+				if err != nil {
+					return "", err.Error()
+				}
+				v, _ := m.Entry.Root.Attr("metadata")
+				return v, m.String()
+			}
+			wantV, want := parse(other + tail[len(value):])
+			gotV, got := parse(tail)
+			assert.Equal(t, wantV, gotV, "%q", tail+end)
+			assert.Equal(t, want, strings.Replace(got, value, other, 1), "%q", tail+end)
+		}
+	}
+}
