@@ -57,13 +57,14 @@ type chunkParser struct {
 	attrNames [32]attrEntry
 }
 
-// opSlot is an opcode found lately: its spelling, what Info says of it
-// and the attributes its instructions may carry.
+// opSlot is an opcode found lately: its spelling, what Info says of it,
+// the attributes its instructions may carry and those they must.
 type opSlot struct {
-	text    string
-	op      Opcode
-	info    OpInfo
-	allowed attrSet
+	text     string
+	op       Opcode
+	info     OpInfo
+	allowed  attrSet
+	required []string
 }
 
 // opcode is LookupOpcode, remembering the opcodes found lately: a module
@@ -82,7 +83,7 @@ func (p *chunkParser) opcode(text string) (Opcode, *opSlot, bool) {
 	if !ok || unsafe.StringData(string(op)) == unsafe.StringData(text) { // async sugar is the text itself
 		return op, nil, ok
 	}
-	*slot = opSlot{text: text, op: op, info: Info(op), allowed: opAllowedAttrs(op, false)}
+	*slot = opSlot{text: text, op: op, info: Info(op), allowed: opAllowedAttrs(op, false), required: opcodeRequiredAttrs[op]}
 	return op, slot, true
 }
 
@@ -94,6 +95,15 @@ func (s *opSlot) infoOf(op Opcode) OpInfo {
 	return Info(op)
 }
 
+// requiredOf is opcodeRequiredAttrs[op], remembered in s when s is op's
+// slot.
+func (s *opSlot) requiredOf(op Opcode) []string {
+	if s != nil {
+		return s.required
+	}
+	return opcodeRequiredAttrs[op]
+}
+
 // allowedOf is allowedAttrs(in), remembered in s when s is the slot of
 // in's opcode and the opcode's attributes do not depend on its operands.
 func (s *opSlot) allowedOf(in *Instruction) attrSet {
@@ -103,18 +113,26 @@ func (s *opSlot) allowedOf(in *Instruction) attrSet {
 	return allowedAttrs(in)
 }
 
-// attrEntry is attrTable's entry of the attribute name text, remembering
-// the names found lately.
-func (p *chunkParser) attrEntry(text string) (attrEntry, bool) {
-	slot := &p.attrNames[(len(text)+int(text[0])+int(text[len(text)-1]))%len(p.attrNames)]
-	if slot.name == text {
-		return *slot, true
+// attrEntry returns attrTable's entry of the attribute name at the
+// current offset and where the name ends. It remembers the names found
+// lately in slots indexed by their first and fourth bytes, and takes a
+// slot's name where the text spells it (and no name byte follows) before
+// scanning the name and asking the map.
+func (p *chunkParser) attrEntry() (attrEntry, int, bool) {
+	rest := p.src[p.off:p.end]
+	var slot *attrEntry
+	if len(rest) >= 4 {
+		slot = &p.attrNames[(int(rest[0])*7+int(rest[3]))%len(p.attrNames)]
+		if n := len(slot.name); n > 0 && strings.HasPrefix(rest, slot.name) && (n == len(rest) || !isIdentChar(rest[n])) {
+			return *slot, p.off + n, true
+		}
 	}
-	e, ok := attrTable[text]
-	if ok {
-		*slot = e
+	e := p.identEnd(p.off)
+	entry, ok := attrTable[p.src[p.off:e]]
+	if ok && slot != nil {
+		*slot = entry
 	}
-	return e, ok
+	return entry, e, ok
 }
 
 // compScope is the state of the computation being parsed; a computation
@@ -510,7 +528,7 @@ func (p *chunkParser) parseRHS(name string, pos Pos, top bool) *Instruction {
 		p.expected("shape")
 		return nil
 	}
-	in := p.parseRest(name, pos, sh, opName, opPos, top)
+	in, slot := p.parseRest(name, pos, sh, opName, opPos, top)
 	if in == nil {
 		return nil
 	}
@@ -543,7 +561,7 @@ func (p *chunkParser) parseRHS(name string, pos Pos, top bool) *Instruction {
 			p.ownTyped(in).Dimensions = []int64{}
 		}
 	}
-	if !p.checkInstruction(in) {
+	if !p.checkInstruction(in, slot) {
 		return nil
 	}
 	return in
@@ -560,7 +578,7 @@ func (p *chunkParser) anonName(op string) string {
 	return name
 }
 
-func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, opPos Pos, top bool) *Instruction {
+func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, opPos Pos, top bool) (*Instruction, *opSlot) {
 	op, slot, ok := p.opcode(opName)
 	if !ok {
 		switch w := asyncSugarOf(opName); {
@@ -571,10 +589,10 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 		default:
 			p.errorAt(opPos, "expected opcode, found unknown "+strconv.Quote(opName)+newerXLA)
 		}
-		return nil
+		return nil, nil
 	}
 	if !p.expect('(') {
-		return nil
+		return nil, nil
 	}
 	if len(op) == len(opName) && len(op) > 0 && unsafe.StringData(string(op)) == unsafe.StringData(opName) {
 		op = Opcode(p.keepStr(opName)) // async sugar, spelled as written
@@ -591,46 +609,46 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 	case OpParameter:
 		n, ok := p.scanInt("parameter number")
 		if !ok {
-			return nil
+			return nil, nil
 		}
 		if n < 0 {
 			p.errorAt(opPos, "parameter number must be >= 0, found "+strconv.FormatInt(n, 10))
-			return nil
+			return nil, nil
 		}
 		if n > 1<<30 {
 			p.expected("parameter number in [0, 2^30]")
-			return nil
+			return nil, nil
 		}
 		if prev := p.params[n]; prev != nil {
 			p.errorAt(pos, "expected unique parameter number, found duplicate parameter("+strconv.FormatInt(n, 10)+") (Duplicate parameter number "+strconv.FormatInt(n, 10)+"; first "+strconv.Quote(prev.Name)+")")
-			return nil
+			return nil, nil
 		}
 		p.params[n] = in
 		in.ParameterNumber = int(n)
 		if !p.expect(')') {
-			return nil
+			return nil, nil
 		}
 	case OpConstant:
 		p.skipSpace()
 		sub := p.scanner
 		lit, ok := p.scanLiteral()
 		if !ok {
-			return nil
+			return nil, nil
 		}
 		sub.end = p.off - 1 // before ')'
 		if err := checkLiteral(sub, sh); err != nil {
 			p.err = err
-			return nil
+			return nil, nil
 		}
 		in.Literal = p.keepStr(lit)
 	default:
 		opsPos := p.pos()
 		if !p.parseOperands(in) {
-			return nil
+			return nil, nil
 		}
 		if n := slot.infoOf(op).Arity; n >= 0 && len(in.Operands) != n {
 			p.errorAt(opsPos, "expected "+strconv.Itoa(n)+" operands for "+string(op)+", found "+strconv.Itoa(len(in.Operands)))
-			return nil
+			return nil, nil
 		}
 	}
 	if top {
@@ -641,7 +659,7 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 				allowed = slot.allowedOf(in)
 			}
 			if !p.parseAttr(in, base, &allowed) {
-				return nil
+				return nil, nil
 			}
 		}
 		in.Attrs = p.ar.attrList(p.attrs[base:])
@@ -649,11 +667,11 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 	}
 	if prev := p.names.get(name, p.insts); prev != nil {
 		p.errorAt(pos, "expected unique instruction name, found duplicate "+strconv.Quote(name)+" (first at "+strconv.Itoa(prev.Pos.Line)+":"+strconv.Itoa(prev.Pos.Col)+")")
-		return nil
+		return nil, nil
 	}
 	p.insts = append(p.insts, in)
 	p.names.put(name, len(p.insts)-1, p.insts)
-	return in
+	return in, slot
 }
 
 // scanLiteral returns the text inside constant(...), verbatim, and moves
@@ -884,12 +902,11 @@ func (p *chunkParser) parseAttr(in *Instruction, base int, allowed *attrSet) boo
 // base on, and returns its entry.
 func (p *chunkParser) attrName(base int) (attrEntry, bool) {
 	pos := p.pos()
-	e := p.identEnd(p.off)
-	if e == p.off || !isLetter(p.src[p.off]) {
+	if p.off == p.end || !isLetter(p.src[p.off]) {
 		p.expected("attribute name")
 		return attrEntry{}, false
 	}
-	entry, known := p.attrEntry(p.src[p.off:e])
+	entry, e, known := p.attrEntry()
 	if !known {
 		p.errorAt(pos, "expected attribute name, found unknown "+strconv.Quote(p.src[p.off:e])+newerXLA)
 		return attrEntry{}, false
