@@ -1,6 +1,7 @@
 package hlo
 
 import (
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,6 +56,18 @@ type chunkParser struct {
 	ops [64]opSlot
 	// attrNames are attribute names found lately (see attrEntry).
 	attrNames [32]attrEntry
+	// decoded says that the attribute parseAttr read last is decoded
+	// into the instruction's Typed; typedAttrs has a bit for each such
+	// attribute of the instruction typedOf (by position).
+	decoded    bool
+	typedOf    *Instruction
+	typedAttrs uint64
+	// typedSlots are instructions with typed attributes parsed lately
+	// (see internTyped).
+	typedSlots [256]struct {
+		rep  *Instruction
+		mask uint64
+	}
 }
 
 // opSlot is an opcode found lately: its spelling, what Info says of it,
@@ -559,12 +572,56 @@ func (p *chunkParser) parseRHS(name string, pos Pos, top bool) *Instruction {
 			// dimensions={}, and prints it so.
 			in.Attrs = append(slices.Clip(in.Attrs), Attribute{Name: attrNames["dimensions"], Value: "{}"})
 			p.ownTyped(in).Dimensions = []int64{}
+			if p.typedOf != in {
+				p.typedOf, p.typedAttrs = in, 0
+			}
+			p.typedAttrs |= 1 << min(len(in.Attrs)-1, 63)
 		}
 	}
 	if !p.checkInstruction(in, slot) {
 		return nil
 	}
+	p.internTyped(in)
 	return in
+}
+
+// internTyped makes in share the TypedAttrs of an instruction parsed
+// lately with the same opcode and the same values of the attributes
+// decoded into it, at the same positions (Typed is read-only), and gives
+// its own back to the arena: an instruction's typed attributes are
+// mostly those of many others (dimensions={0}, index=1), and the module
+// keeps them once. The instructions are found in slots indexed by a hash
+// of those values; a slot keeps the last one.
+func (p *chunkParser) internTyped(in *Instruction) {
+	mask := p.typedAttrs
+	if in.Typed == sharedNoTyped || p.typedOf != in || len(in.Attrs) > 63 {
+		return
+	}
+	h := uint64(len(in.Opcode)) ^ mask
+	for m := mask; m != 0; m &= m - 1 {
+		h = (h ^ uint64(nameHash(in.Attrs[bits.TrailingZeros64(m)].Value))) * 0x9e3779b97f4a7c15
+	}
+	slot := &p.typedSlots[(h>>32)%uint64(len(p.typedSlots))]
+	if rep := slot.rep; rep != nil && slot.mask == mask && rep.Opcode == in.Opcode && sameTyped(rep, in, mask) {
+		if ar := p.ar.typedAr; len(ar) > 0 && &ar[len(ar)-1] == in.Typed {
+			p.ar.typedAr = ar[:len(ar)-1]
+		}
+		in.Typed = rep.Typed
+		return
+	}
+	slot.rep, slot.mask = in, mask
+}
+
+// sameTyped reports whether a and b have the same attributes at the
+// positions in mask (both have them).
+func sameTyped(a, b *Instruction, mask uint64) bool {
+	for m := mask; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros64(m)
+		if a.Attrs[i] != b.Attrs[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // anonName names an instruction written inline as an operand as XLA's
@@ -654,6 +711,7 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 	if top {
 		base := len(p.attrs)
 		var allowed attrSet // what in may carry, once it has an attribute
+		var typed uint64    // which attributes in.Typed holds (see internTyped)
 		for first := true; p.accept(','); first = false {
 			if first {
 				allowed = slot.allowedOf(in)
@@ -661,7 +719,11 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 			if !p.parseAttr(in, base, &allowed) {
 				return nil, nil
 			}
+			if p.decoded { // the attribute just appended
+				typed |= 1 << min(len(p.attrs)-1-base, 63) // the 64th on are not told apart
+			}
 		}
+		p.typedOf, p.typedAttrs = in, typed
 		in.Attrs = p.ar.attrList(p.attrs[base:])
 		p.attrs = p.attrs[:base]
 	}
@@ -872,6 +934,7 @@ func (p *chunkParser) parseAttr(in *Instruction, base int, allowed *attrSet) boo
 		return false
 	}
 	name, kind := e.name, e.kind
+	p.decoded = false
 	if !allowed.hasBit(e.bit) {
 		p.errorAt(pos, "unexpected attribute "+strconv.Quote(name)+" for "+string(in.Opcode)+": expected one of "+attrNamesOf(*allowed))
 		return false
@@ -957,7 +1020,9 @@ func (p *chunkParser) parseAttrValue(in *Instruction, name string, kind attrKind
 			return false
 		}
 		p.ownTyped(in).ReplicaGroups = groups
+		p.decoded = true
 	case kind == attrTyped:
+		p.decoded = true
 		sub.end = p.off
 		p.ownTyped(in)
 		decodeTyped(&sub, in, name)

@@ -83,9 +83,12 @@ func (a *arena) reset() {
 	a.layouts = a.layouts[:0]
 }
 
+// inst returns a zero Instruction. Blocks hold 256: a block is a large
+// object, a whole number of 8 KiB pages, and 256 instructions of 288
+// bytes fill 9 pages (128 took 4.6 and were given 5).
 func (a *arena) inst() *Instruction {
 	if len(a.insts) == cap(a.insts) {
-		a.insts = make([]Instruction, 0, a.block(128, 1))
+		a.insts = make([]Instruction, 0, a.block(256, 1))
 	}
 	a.insts = a.insts[:len(a.insts)+1]
 	return &a.insts[len(a.insts)-1]
@@ -123,6 +126,7 @@ type shapeParser struct {
 	ar      *arena
 	scratch []int64
 	tileBuf []Tile
+	tuples  []Shape // the elements of the tuples being parsed
 	depth   int
 	// cache maps the text of array shapes already parsed to their shape,
 	// whose Dims, Dynamic and Layout are then shared by every instruction
@@ -454,16 +458,22 @@ func (p *shapeParser) parseTupleShape() (Shape, bool) {
 		return Shape{}, false
 	}
 	p.depth++
-	defer func() { p.depth-- }()
+	// The elements are gathered on top of p.tuples (a nested tuple
+	// gathers above them) and copied into a slice of their number.
+	base := len(p.tuples)
+	defer func() {
+		p.depth--
+		clear(p.tuples[base:])
+		p.tuples = p.tuples[:base]
+	}()
 	p.off++ // '('
-	var elems []Shape
 	if !p.accept(')') {
 		for {
 			e, ok := p.parseShape()
 			if !ok {
 				return Shape{}, false
 			}
-			elems = append(elems, e)
+			p.tuples = append(p.tuples, e)
 			if !p.accept(',') {
 				break
 			}
@@ -472,9 +482,8 @@ func (p *shapeParser) parseTupleShape() (Shape, bool) {
 			return Shape{}, false
 		}
 	}
-	if elems == nil {
-		elems = []Shape{}
-	}
+	elems := make([]Shape, len(p.tuples)-base) // not nil when empty
+	copy(elems, p.tuples[base:])
 	return Shape{Type: TUPLE, Tuple: elems}, true
 }
 

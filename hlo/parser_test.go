@@ -640,3 +640,28 @@ func TestRepeatedValueReadAsScanned(t *testing.T) {
 		}
 	}
 }
+
+// Instructions of one opcode whose typed attributes are written alike
+// share one TypedAttrs (internTyped); others do not.
+func TestTypedAttrsInterned(t *testing.T) {
+	m := mustParse(t, `ENTRY e {
+  a = f32[2,3] parameter(0)
+  s = f32[] parameter(1)
+  b = f32[3,2] transpose(a), control-predecessors={s}, dimensions={1,0}
+  c = f32[3,2] transpose(a), dimensions={1,0}, metadata={op_name="c"}
+  d = f32[2,3] transpose(a), dimensions={0,1}
+  e = f32[3,2] reverse(b), dimensions={1,0}
+  f = f32[2] broadcast(s), dimensions={}
+  g = f32[2] broadcast(s)
+  ROOT h = (f32[3,2], f32[3,2], f32[2,3], f32[3,2], f32[2], f32[2]) tuple(b, c, d, e, f, g)
+}`)
+	typed := func(name string) *TypedAttrs { return instr(t, m, name).Typed }
+	assert.Same(t, typed("b"), typed("c"))
+	assert.Equal(t, []int64{1, 0}, typed("b").Dimensions)
+	assert.NotSame(t, typed("b"), typed("d"))
+	assert.Equal(t, []int64{0, 1}, typed("d").Dimensions)
+	assert.NotSame(t, typed("b"), typed("e"), "another opcode")
+	assert.Equal(t, []int64{1, 0}, typed("e").Dimensions)
+	assert.Same(t, typed("f"), typed("g"), "dimensions={} as XLA reads a broadcast of a scalar")
+	assert.Equal(t, []int64{}, typed("g").Dimensions)
+}
