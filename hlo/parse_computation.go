@@ -509,10 +509,9 @@ func (p *chunkParser) parseStatement() bool {
 // top) of the instruction name at pos, infers its shape when the text
 // gives none, and checks it.
 func (p *chunkParser) parseRHS(name string, pos Pos, top bool) *Instruction {
-	var sh Shape
-	infer := !p.looksLikeShape()
-	shapeText := ""
-	if !infer {
+	sh, shapeText := p.recentShape()
+	infer := shapeText == "" && !p.looksLikeShape()
+	if shapeText == "" && !infer {
 		start := p.off
 		var ok bool
 		if sh, ok = p.parseShape(); !ok {
@@ -794,6 +793,14 @@ func (p *chunkParser) parseOperands(in *Instruction) bool {
 	defer func() { p.operands = p.operands[:base] }()
 	if !p.accept(')') {
 		for {
+			if opnd := p.recentOperand(); opnd != nil {
+				p.spelling.count(true)
+				p.operands = append(p.operands, opnd)
+				if !p.accept(',') {
+					break
+				}
+				continue
+			}
 			start := p.scanner
 			hasShape := p.looksLikeShape()
 			var sh Shape
@@ -901,6 +908,70 @@ func (p *chunkParser) compactShapeEnd() int {
 		return -1
 	}
 	return shapeTextEnd(p.src, p.off, p.end)
+}
+
+// recentShape reads an instruction's shape written as one of the last
+// few instructions was declared, then a blank: that instruction's shape,
+// the one the cache of shapes gives the text, without scanning it or
+// asking the cache. It returns the shape and its text, or "" without
+// moving.
+func (p *chunkParser) recentShape() (Shape, string) {
+	p.skipSpace()
+	rest := p.src[p.off:p.end]
+	for at := min(len(p.insts), len(p.shapeTexts)) - 1; at >= max(len(p.insts)-4, 0); at-- {
+		if text := p.declaredAt(at, rest); text != "" {
+			p.off += len(text)
+			return p.insts[at].Shape, text
+		}
+	}
+	return Shape{}, ""
+}
+
+// recentOperand reads an operand written as "shape name" where the shape
+// is written as one of the last few instructions was declared and the
+// name is that instruction's, followed by ',' or ')': the operand is that
+// instruction, as the steps of parseOperands find (declaredWith), without
+// scanning the shape and the name or looking the name up. Most operands
+// are one of the last few instructions (half of mobilenet_v2's the one
+// just before). Otherwise it returns nil and does not move.
+func (p *chunkParser) recentOperand() *Instruction {
+	p.skipSpace()
+	rest := p.src[p.off:p.end]
+	for at := min(len(p.insts), len(p.shapeTexts)) - 1; at >= max(len(p.insts)-4, 0); at-- {
+		text := p.declaredAt(at, rest)
+		if text == "" {
+			continue
+		}
+		i := len(text) + 1
+		if i < len(rest) && rest[i] == '%' {
+			i++
+		}
+		name := p.insts[at].Name
+		if !strings.HasPrefix(rest[i:], name) {
+			continue
+		}
+		i += len(name)
+		j := i
+		for j < len(rest) && rest[j] == ' ' {
+			j++
+		}
+		if j == len(rest) || rest[j] != ',' && rest[j] != ')' {
+			continue // a longer name, a tuple index, operands or a line end
+		}
+		p.off += i
+		return p.insts[at]
+	}
+	return nil
+}
+
+// declaredAt returns the compact shape text p.insts[at] was declared with
+// when rest starts with it and a blank; else "".
+func (p *chunkParser) declaredAt(at int, rest string) string {
+	text := p.shapeTexts[at]
+	if text == "" || len(rest) <= len(text) || rest[len(text)] != ' ' || rest[:len(text)] != text {
+		return ""
+	}
+	return text
 }
 
 // declaredWith returns the instruction of the computation named name, the

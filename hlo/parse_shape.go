@@ -196,45 +196,44 @@ func tupleTextEnd(src string, off, end int) int {
 // a cache key: no blanks, comments, strings or newlines inside. Otherwise
 // it returns -1 and the shape is parsed without the cache.
 func shapeTextEnd(src string, off, end int) int {
+	src = src[:end]
 	i := off
-	for i < end && isAlnum(src[i]) {
+	for i < len(src) && isAlnum(src[i]) {
 		i++
 	}
-	if i == off || i >= end || src[i] != '[' {
+	if i == off || i >= len(src) || src[i] != '[' {
 		return -1
 	}
-	for i++; ; i++ {
-		if i >= end {
-			return -1
-		}
-		c := src[i]
-		if c == ']' {
-			break
-		}
-		if !isDigit(c) && c != ',' && c != '<' && c != '=' && c != '?' && c != '-' {
-			return -1
-		}
+	for i++; i < len(src) && charClass[src[i]]&classDim != 0; i++ {
+	}
+	if i >= len(src) || src[i] != ']' {
+		return -1
 	}
 	i++
-	if i >= end || src[i] != '{' {
+	if i >= len(src) || src[i] != '{' {
 		return i
 	}
 	depth := 0
-	for ; i < end; i++ {
-		switch src[i] {
-		case '{':
+	for ; i < len(src); i++ {
+		switch c := src[i]; {
+		case !layoutSpecial[c]:
+		case c == '{':
 			depth++
-		case '}':
+		case c == '}':
 			depth--
 			if depth == 0 {
 				return i + 1
 			}
-		case ' ', '\t', '\n', '\r', '/', '"':
+		default:
 			return -1
 		}
 	}
 	return -1
 }
+
+// layoutSpecial marks the bytes shapeTextEnd looks at in a layout: its
+// braces, and what ends a compact text.
+var layoutSpecial = [256]bool{'{': true, '}': true, ' ': true, '\t': true, '\n': true, '\r': true, '/': true, '"': true}
 
 const maxShapeDepth = 64
 

@@ -665,3 +665,58 @@ func TestTypedAttrsInterned(t *testing.T) {
 	assert.Same(t, typed("f"), typed("g"), "dimensions={} as XLA reads a broadcast of a scalar")
 	assert.Equal(t, []int64{}, typed("g").Dimensions)
 }
+
+// An operand written with the shape text and the name of one of the last
+// instructions is read without scanning them (recentOperand): each
+// spelling reads as it does when the declaration's text differs and the
+// operand is scanned.
+func TestRecentOperandReadAsScanned(t *testing.T) {
+	for _, operands := range []string{
+		"f32[2]{0} %a, f32[2]{0} %a.1",
+		"f32[2]{0} a.1 , f32[2]{0} %a )",
+		"f32[2]{0} %a.1, f32[2]{0} %a.12",
+		"f32[2]{0} %a#0, f32[2]{0} %a",
+		"f32[2]{0} negate(f32[2]{0} %a), f32[2]{0} %a",
+		"f32[2]{0} %a\n, f32[2]{0} %a",
+		"f32[2]{0} %a /*x*/, f32[2]{0} %a",
+		"f32[2]{0}  %a, f32[2]{0} %negate",
+		"f32[2]{0} %a",
+	} {
+		parse := func(decl string) string {
+			m, err := ParseString("ENTRY e {\n  a = " + decl + " parameter(0)\n  a.1 = " + decl +
+				" parameter(1)\n  negate = " + decl + " parameter(2)\n  ROOT s = f32[2]{0} add(" + operands + ")\n}\n")
+			if err != nil {
+				return err.Error()
+			}
+			return m.String()
+		}
+		assert.Equal(t, parse("f32[2]"), parse("f32[2]{0}"), "%q", operands)
+	}
+}
+
+// An instruction's shape written as one of the last instructions was
+// declared is read without scanning it (recentShape): each spelling reads
+// as it does when the declaration's text is not compact and the shape is
+// scanned.
+func TestRecentShapeReadAsScanned(t *testing.T) {
+	for _, user := range []string{
+		"f32[2]{0} negate(a)",
+		"f32[2]{0}  negate(a)",
+		"f32[2] {0} negate(a)",
+		"f32[2]{0}{0} negate(a)",
+		"f32[2]{0}\n negate(a)",
+		"f32[2]{0} /*c*/ negate(a)",
+		"f32[2]{0} b(a)",
+		"f32[2]{0}",
+	} {
+		parse := func(decl string) string {
+			m, err := ParseString("ENTRY e {\n  a = " + decl + " parameter(0)\n  b = f32[2] {0} parameter(1)\n  ROOT s = " + user + "\n}\n")
+			if err != nil {
+				return err.Error()
+			}
+			return m.String()
+		}
+		assert.Equal(t, parse("f32[2]{ 0 }"), parse("f32[2]{0}"), "%q", user)
+		assert.Equal(t, parse("f32[ 2]"), parse("f32[2]"), "%q", user)
+	}
+}
