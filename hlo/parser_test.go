@@ -720,3 +720,23 @@ func TestRecentShapeReadAsScanned(t *testing.T) {
 		assert.Equal(t, parse("f32[ 2]"), parse("f32[2]"), "%q", user)
 	}
 }
+
+// The printer copies the text of an array shape printed lately with the
+// same storage (printedShape); shapes sharing part of it print their own.
+func TestPrintSharedShapeStorage(t *testing.T) {
+	m := mustParse(t, `ENTRY e {
+  a = f32[2,3]{1,0} parameter(0)
+  b = f32[2,3]{1,0} negate(a)
+  c = f32[2,3]{1,0} negate(b)
+  d = f32[2,3]{1,0} negate(c)
+  ROOT r = (f32[2,3]{1,0}, f32[2,3]{1,0}, f32[2,3]{1,0}) tuple(b, c, d)
+}`)
+	b, c, d := instr(t, m, "b"), instr(t, m, "c"), instr(t, m, "d")
+	require.Same(t, unsafe.SliceData(b.Shape.Dims), unsafe.SliceData(c.Shape.Dims))
+	c.Shape.Layout = &Layout{MinorToMajor: []int64{0, 1}}
+	d.Shape.Type = S32
+	text := m.String()
+	assert.Contains(t, text, "%b = f32[2,3]{1,0} negate(")
+	assert.Contains(t, text, "%c = f32[2,3]{0,1} negate(f32[2,3]{1,0} %b)")
+	assert.Contains(t, text, "%d = s32[2,3]{1,0} negate(f32[2,3]{0,1} %c)")
+}
