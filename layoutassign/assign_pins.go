@@ -374,7 +374,8 @@ func tiledElements(dims, m2m []int64, rows, cols int64) int64 {
 }
 
 // sortedClasses returns the dimension each sort sorts, by the class of
-// each of its operands.
+// each of its operands, where the sort keeps that dimension off the minor
+// position (sortOrder: a dimension under 128).
 func (a *assigner) sortedClasses() map[int][]int64 {
 	out := map[int][]int64{}
 	for _, c := range a.m.Computations {
@@ -385,9 +386,10 @@ func (a *assigner) sortedClasses() map[int][]int64 {
 			if in.Opcode != hlo.OpSort || len(in.Typed.Dimensions) != 1 {
 				continue
 			}
+			d := in.Typed.Dimensions[0]
 			for _, op := range in.Operands {
-				if id := a.leafID(op, nil); id >= 0 && op.Shape.IsArray() {
-					out[a.find(id)] = append(out[a.find(id)], in.Typed.Dimensions[0])
+				if id := a.leafID(op, nil); id >= 0 && op.Shape.IsArray() && d < int64(op.Shape.Rank()) && op.Shape.Dims[d] < 128 {
+					out[a.find(id)] = append(out[a.find(id)], d)
 				}
 			}
 		}
@@ -396,15 +398,19 @@ func (a *assigner) sortedClasses() map[int][]int64 {
 }
 
 // sortsAllow reports whether a concatenate pin to m2m may spread over a
-// class whose sorts sort the given dimensions: not when it makes one of
-// them most minor. XLA's TPU layout assignment lists such a sort as
+// class whose sorts sort the given dimensions (those under 128, which
+// sortOrder keeps off the minor position): not when it makes one of them
+// most minor. XLA's TPU layout assignment lists such a sort as
 // incompatible and runs again until the sort has its layout back (seed
 // 1092: an associative scan of f32[3,32,1000] along dim 2, sorted along
 // dim 1, stays {2,1,0} after four passes, its concatenates pinned to
 // {1,2,0} in the second; seed 8120: f32[96,256] scanned along dim 1 and
 // sorted along dim 0 stays {1,0}); a pin that leaves the sorted dimension
 // above the minor one spreads (seed 6091: f32[257,4,255] scanned along dim
-// 2 and sorted along dim 1 is {0,1,2}, the pin's).
+// 2 and sorted along dim 1 is {0,1,2}, the pin's), and so does one that
+// makes a sorted dimension of 128 or more minor (seed 9027: f32[17,33,129]
+// scanned along dim 1 and argsorted along dim 2 is {2,0,1}, the pin's;
+// reproducer layouts-tpu-v5e-b0cbcf71).
 func sortsAllow(sortDims []int64, m2m []int64) bool {
 	return len(m2m) == 0 || !slices.Contains(sortDims, m2m[0])
 }

@@ -155,6 +155,9 @@ func (a *assigner) unifyLeaves(p *hlo.Instruction, pPath []int64, c *hlo.Instruc
 
 func (a *assigner) unifyInstruction(in *hlo.Instruction) {
 	switch {
+	case in.Opcode == hlo.OpFft && a.opts.Target.Backend == BackendTPU && rewrittenFft(in, a.opts.Target):
+		// Convolutions by the time XLA lays it out: its operand is copied
+		// to their layout where its class has another (seed 7710a1e7).
 	case hlo.Info(in.Opcode).KeepsLayout:
 		a.unifyKeeping(in)
 	case in.Opcode == hlo.OpTuple:
@@ -181,6 +184,13 @@ func (a *assigner) unifyInstruction(in *hlo.Instruction) {
 	case in.Opcode == hlo.OpGather && a.opts.Target.Backend == BackendTPU && singleSliceGather(in):
 		a.unify(a.leafID(in.Operands[0], nil), a.leafID(in, nil), site{user: in, op: 0}, nil)
 	}
+}
+
+// rewrittenFft reports whether XLA's TPU compiler rewrites the FFT in into
+// convolutions whose layout tpuFftLayout models.
+func rewrittenFft(in *hlo.Instruction, t Target) bool {
+	_, ok := tpuFftLayout(in, t)
+	return ok
 }
 
 // singleSliceGather reports whether in gathers one slice whose shape is the

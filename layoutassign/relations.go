@@ -2,6 +2,8 @@ package layoutassign
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 )
@@ -424,4 +426,66 @@ func IsBitcastReshape(operand, result hlo.Shape) bool {
 	}
 	return slices.Equal(nonDegenerate(result.Dims, want), nonDegenerate(result.Dims, result.MinorToMajor())) &&
 		tiledTailMatches(operand, result)
+}
+
+// tpuFftLayout is the layout XLA's TPU compiler gives the result of a
+// one-dimensional FFT. It rewrites the transform, before laying the
+// module out, into convolutions with a DFT matrix (dim_labels b0f_io0->b0f,
+// 0bf, 01bf or bf in its dumps): the transformed dim is the feature, the
+// largest of the other dims the batch (the first of equals), the other
+// dims not of size 1 the spatial dims. The layout has the spatial dims
+// major, then batch and feature, the one that pads less minor (seed
+// bca506e2e58e757a: f32[9,200,127] has the feature minor); dims of size
+// 1, which the rewrite drops, are most major. A length over 256 that is a multiple of 64 (384,
+// 832 in the dumps) is split into two transforms of its factors, each a
+// convolution over a reshaped array: not modelled.
+func tpuFftLayout(in *hlo.Instruction, t Target) ([]int64, bool) {
+	s := in.Shape
+	n, ok := fftLength(in)
+	if !ok || !s.IsArray() || s.Rank() < 2 || n > 256 && n%64 == 0 {
+		return nil, false
+	}
+	feature := int64(s.Rank() - 1)
+	batch := int64(-1)
+	var unit, spatial []int64
+	for d := range feature {
+		switch {
+		case s.Dims[d] == 1:
+			unit = append(unit, d)
+		case batch < 0 || s.Dims[d] > s.Dims[batch]:
+			batch = d
+		}
+	}
+	if batch < 0 {
+		return nil, false
+	}
+	for d := range feature {
+		if s.Dims[d] != 1 && d != batch {
+			spatial = append(spatial, d)
+		}
+	}
+	// The kernels read [batch, n] parts of f32, laid out as pads less:
+	// the feature minor on a tie, but a dot's layout is then decided by
+	// its operands, which this does not model.
+	part := hlo.Shape{Type: hlo.F32, Dims: []int64{s.Dims[batch], n}}
+	bMinor, err1 := paddedBytes(layoutFor(part, []int64{0, 1}, t), t.SizeOptions())
+	fMinor, err2 := paddedBytes(layoutFor(part, []int64{1, 0}, t), t.SizeOptions())
+	pair := []int64{batch, feature} // feature minor
+	switch {
+	case err1 != nil || err2 != nil || bMinor == fMinor && len(spatial) == 0:
+		return nil, false
+	case bMinor < fMinor:
+		pair = []int64{feature, batch}
+	}
+	return majorToMinor(unit, spatial, pair), true
+}
+
+// fftLength is the length of a one-dimensional FFT (its fft_length).
+func fftLength(in *hlo.Instruction) (int64, bool) {
+	s, ok := in.Attr("fft_length")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(strings.Trim(s, "{} "), 10, 64)
+	return n, err == nil && n > 0
 }

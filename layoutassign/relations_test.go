@@ -160,3 +160,44 @@ ENTRY main {
 	_, ok = tpuDotLayout(byName["d3"], TPU())
 	assert.False(t, ok)
 }
+
+// TestTPUFftLayout checks FFTs of the differential tester's TPU dumps
+// against the layouts of the convolutions XLA rewrote them into: batch the
+// largest dim, the one of batch and feature that pads less minor; dims of
+// size 1 most major; a length of 384 (two stages) requires nothing.
+func TestTPUFftLayout(t *testing.T) {
+	m, err := hlo.ParseString(`HloModule m
+ENTRY main {
+  a = f32[12,4,513] parameter(0)
+  f1 = c64[12,4,257] fft(a), fft_type=RFFT, fft_length={513}
+  b = c64[26,5,85,3] parameter(1)
+  f2 = c64[26,5,85,3] fft(b), fft_type=FFT, fft_length={3}
+  c = c64[9,200,127] parameter(2)
+  f3 = c64[9,200,127] fft(c), fft_type=FFT, fft_length={127}
+  d = f32[513,127] parameter(3)
+  f4 = c64[513,64] fft(d), fft_type=RFFT, fft_length={127}
+  e = c64[10,1,8] parameter(4)
+  f5 = c64[10,1,8] fft(e), fft_type=FFT, fft_length={8}
+  g = f32[129,384] parameter(5)
+  ROOT f6 = c64[129,193] fft(g), fft_type=RFFT, fft_length={384}
+}
+`)
+	require.NoError(t, err)
+	byName := map[string]*hlo.Instruction{}
+	for _, in := range m.Entry.Instructions {
+		byName[in.Name] = in
+	}
+	for name, want := range map[string][]int64{
+		"f1": {2, 0, 1},    // b0f, f32[12,4,513]{2,0,1}
+		"f2": {2, 3, 1, 0}, // 01bf, f32[26,5,85,3]{2,3,1,0}
+		"f3": {2, 1, 0},    // 0bf, f32[9,200,127]{2,1,0}: 127 pads less than 200
+		"f4": {1, 0},       // bf, f32[513,127]{1,0}
+		"f5": {0, 2, 1},    // bf, f32[10,8]{0,1}
+	} {
+		got, ok := tpuFftLayout(byName[name], TPU())
+		require.True(t, ok, name)
+		assert.Equal(t, want, got, name)
+	}
+	_, ok := tpuFftLayout(byName["f6"], TPU())
+	assert.False(t, ok)
+}

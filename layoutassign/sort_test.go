@@ -11,21 +11,30 @@ import (
 	"github.com/hlo-opt/hlo-opt/hlo"
 )
 
-// TestLeastPaddedOrder: the sort layouts of XLA's TPU compiles in the
-// differential tester's seeds 1000-1039.
-func TestLeastPaddedOrder(t *testing.T) {
-	for shape, want := range map[string][]int64{
-		"f32[128,7]":     {0, 1},
-		"pred[130,33]":   {0, 1},
-		"f32[130,513,3]": {1, 0, 2},
-		"f32[33,1000,3]": {1, 0, 2},
-		"bf16[257,255]":  {1, 0},
-		"f32[31,48]":     {1, 0},
-		"s8[9,24,513]":   {2, 1, 0},
+// TestSortOrder: sorts libtpu 0.0.52 pins in its second pass on the
+// differential tester's seeds (its layout log): the sorted dim
+// second-minor (minor from 128 on), the rest as pads least.
+func TestSortOrder(t *testing.T) {
+	for _, tc := range []struct {
+		shape string
+		dim   int64
+		want  []int64
+	}{
+		{"f32[64,2]", 0, []int64{1, 0}},
+		{"f32[7,4]", 0, []int64{1, 0}},
+		{"s32[128,7]", 1, []int64{0, 1}},
+		{"f32[130,513,3]", 0, []int64{0, 1, 2}},
+		{"f32[3,32,1000]", 1, []int64{2, 1, 0}},
+		{"f32[31,17,12]", 2, []int64{0, 2, 1}},
+		{"f32[129,8,20]", 2, []int64{0, 2, 1}},
+		{"f32[257,2,24,2]", 2, []int64{0, 2, 3, 1}},
+		{"f32[24,2,130,4]", 1, []int64{2, 1, 3, 0}},
+		{"bf16[12,17,127,8]", 3, []int64{2, 3, 1, 0}},
+		{"bf16[64,100,7,3]", 1, []int64{0, 1, 3, 2}},
 	} {
-		s, err := hlo.ParseShape(shape)
+		s, err := hlo.ParseShape(tc.shape)
 		require.NoError(t, err)
-		assert.Equal(t, want, leastPaddedOrder(s, TPU()), shape)
+		assert.Equal(t, tc.want, sortOrder(s, tc.dim, TPU()), "%s along %d", tc.shape, tc.dim)
 	}
 }
 

@@ -183,7 +183,7 @@ var (
 	RuleTPURank1Packed = Rule{"tpu-rank1-packed",
 		"Rank 1, narrower than 32 bits with packing p=32/bits: T(rows*128)(128)(p,1), rows starting at p and doubling up to ceil(n/128), at most max(8,p) (corpus: bf16[128] T(256)(128)(2,1), bf16[512] T(512)(128)(2,1), bf16[1536] T(1024)(128)(2,1), s8[4194304] T(1024)(128)(4,1))."}
 	RuleTPU32Bit = Rule{"tpu-32bit-8x128",
-		"32-bit, second-minor dim >= 5: (8,128), the 32-bit vector register (tiled-layout.md, \"TPU tile format\"; corpus: 376+ f32 shapes)."}
+		"32-bit, second-minor dim >= 5: (8,128), the 32-bit vector register (tiled-layout.md, \"TPU tile format\"; corpus: 376+ f32 shapes). c64, which XLA's TPU compiler keeps as two f32 arrays (X64Combine), is tiled as 32-bit, the compact tiles too (the differential tester's TPU dumps: 3000+ c64 arrays, c64[...,1,...] T(1,128), [...,2,...] T(2,128), [...,3,...] T(4,128))."}
 	RuleTPU16Bit = Rule{"tpu-16bit-8x128-2x1",
 		"16-bit, second-minor dim >= 5: (8,128)(2,1), an even and an odd row packed in one 32-bit word (tiled-layout.md, \"TPU 16 bit tile format\"; corpus: bf16)."}
 	RuleTPU8Bit = Rule{"tpu-8bit-8x128-4x1",
@@ -199,7 +199,7 @@ var (
 	RuleTPUPred = Rule{"tpu-pred",
 		"PRED of rank >= 2: tiled as an integer of the target's PRED size: 1 byte gives the 8-bit tiles (4 or 8,128)(4,1) (corpus: pred[1,128,1] T(4,128)(4,1), pred[1,128,128256] T(8,128)(4,1)), 4 bytes the 32-bit tiles, packed PRED (32,128)(32,1) E(1) (tiled-layout.md, \"TPU 1 bit tile format\")."}
 	RuleTPUWide = Rule{"tpu-wide-8x128",
-		"Types wider than 32 bits (s64, f64, c64, c128): (8,128), assumed (no public source or corpus evidence for the TPU format)."}
+		"Types wider than 32 bits but c64 (s64, f64, c128): (8,128), assumed (no public source or corpus evidence for the TPU format: JAX's TPU programs do not use them)."}
 	RuleTPUVectorRegisters = Rule{"tpu-vector-registers",
 		"Kept in vector registers of 1024 elements (8 sublanes of 128 lanes), sized as whole registers: the values XLA's TPU compile leaves without a layout in a laid-out module (a sort's comparator, some reducers), and untiled arrays of memory spaces S(4) and S(6) (XLA's buffer assignments: f32[] 4096 bytes, pred[] and pred[]{:S(6)} 1024, s32[2]{0:S(4)} 4096)."}
 )
@@ -260,6 +260,9 @@ func ChooseTiling(shape hlo.Shape, target Target) (tiles []hlo.Tile, elementSize
 			return nil, elementSizeBits, RuleUntiledSubByte
 		}
 		return nil, 0, RuleUntiled
+	}
+	if shape.Type == hlo.C64 {
+		bits = 32 // two f32 arrays
 	}
 	p := packing(bits)
 	// pack returns the tiles (a) or (a,b), followed by (p,1) for packed

@@ -78,6 +78,11 @@ func TestChooseTilingRules(t *testing.T) {
 		{shapeOf(hlo.S4, []int64{2, 256}), TPU(), "(8,128)(8,1)", 4, RuleTPUSubByte},
 		{shapeOf(hlo.U2, []int64{2, 256}), TPU(), "(16,128)(16,1)", 2, RuleTPUSubByte},
 		{shapeOf(hlo.F64, []int64{2, 256}), TPU(), "(8,128)", 0, RuleTPUWide},
+		// c64 as two f32 arrays (XLA's TPU dumps: c64[2,33,5]{1,0,2:T(2,128)},
+		// c64[1,7,6,5]{1,0,3,2:T(1,128)}).
+		{shapeOf(hlo.C64, []int64{2, 33, 5}, 1, 0, 2), TPU(), "(2,128)", 0, RuleTPUCompact2x128},
+		{shapeOf(hlo.C64, []int64{1, 7, 6, 5}, 1, 0, 3, 2), TPU(), "(1,128)", 0, RuleTPUCompact1x128},
+		{shapeOf(hlo.C64, []int64{12, 4, 257}, 2, 0, 1), TPU(), "(8,128)", 0, RuleTPU32Bit},
 		// PRED by target.
 		{shapeOf(hlo.PRED, []int64{1, 128, 1}, 1, 2, 0), TPU(), "(4,128)(4,1)", 0, RuleTPUPred},
 		{shapeOf(hlo.PRED, []int64{1, 128, 128256}), TPU(), "(8,128)(4,1)", 0, RuleTPUPred},

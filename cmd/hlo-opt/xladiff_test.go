@@ -14,7 +14,7 @@ import (
 
 	"github.com/hlo-opt/hlo-opt/cmd/internal/xladiff"
 	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
-	"github.com/hlo-opt/hlo-opt/hlo/hlotest/groundtruth"
+	"github.com/hlo-opt/hlo-opt/hlo/xladump"
 )
 
 // inProcess runs the command as xladiff.Runner, in this process.
@@ -29,7 +29,7 @@ func inProcess(ctx context.Context, args []string) ([]byte, []byte, int) {
 // each with the reason (the README's table says the same).
 func knownDifferences(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	known, err := groundtruth.ReadJSON[map[string]string](filepath.Join(dir, "known.json"))
+	known, err := xladump.ReadJSON[map[string]string](filepath.Join(dir, "known.json"))
 	require.NoError(t, err)
 	if known == nil {
 		return nil
@@ -44,7 +44,7 @@ func knownDifferences(t *testing.T, dir string) map[string]string {
 // (xladiff.Criteria), except those a reproducer's known.json explains; the
 // others (temporaries, allocation classes) are logged.
 func TestXLADiffReproducers(t *testing.T) {
-	compiles, err := filepath.Glob(hlotest.TestdataPath(t, "xladiff", "*", "*", groundtruth.AfterOptimizations))
+	compiles, err := filepath.Glob(hlotest.TestdataPath(t, "xladiff", "*", "*", xladump.AfterOptimizations))
 	require.NoError(t, err)
 	require.NotEmpty(t, compiles, "no reproducers under testdata/xladiff")
 	for _, f := range compiles {

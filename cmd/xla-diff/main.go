@@ -28,14 +28,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	results := fs.String("results", "", "write every compile's outcomes as JSON to `file`")
 	jobs := fs.Int("jobs", 2, "compiles compared at once")
 	quiet := fs.Bool("q", false, "print no table")
+	layouts := fs.Bool("layouts", false, "compare only the TPU layouts (one hlo-opt run a compile; -results lists every array that differs)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *bin == "" || fs.NArg() == 0 || *jobs < 1 {
-		fmt.Fprintln(stderr, "usage: xla-diff -hlo-opt BIN [-results FILE] [-jobs N] [-q] DIR...")
+		fmt.Fprintln(stderr, "usage: xla-diff -hlo-opt BIN [-results FILE] [-jobs N] [-q] [-layouts] DIR...")
 		return 2
 	}
-	rs, err := compareAll(ctx, execRunner(*bin), fs.Args(), *jobs)
+	compare := xladiff.Compare
+	if *layouts {
+		compare = xladiff.CompareLayouts
+	}
+	rs, err := compareAll(ctx, compare, execRunner(*bin), fs.Args(), *jobs)
 	if err != nil {
 		fmt.Fprintf(stderr, "xla-diff: %v\n", err)
 		return 1
@@ -63,9 +68,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// compareFunc compares one compile (xladiff.Compare, CompareLayouts).
+type compareFunc func(ctx context.Context, dir string, b xladiff.Backend, run xladiff.Runner) (*xladiff.Result, error)
+
 // compareAll compares the compiles in dirs, at most jobs at once; the
 // results are in the order of dirs.
-func compareAll(ctx context.Context, run xladiff.Runner, dirs []string, jobs int) ([]*xladiff.Result, error) {
+func compareAll(ctx context.Context, compare compareFunc, run xladiff.Runner, dirs []string, jobs int) ([]*xladiff.Result, error) {
 	rs := make([]*xladiff.Result, len(dirs))
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(jobs)
@@ -75,7 +83,7 @@ func compareAll(ctx context.Context, run xladiff.Runner, dirs []string, jobs int
 			if err != nil {
 				return fmt.Errorf("%s: %w", dir, err)
 			}
-			r, err := xladiff.Compare(ctx, dir, b, run)
+			r, err := compare(ctx, dir, b, run)
 			if err != nil {
 				return fmt.Errorf("%s: %w", dir, err)
 			}

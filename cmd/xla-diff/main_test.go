@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -60,5 +61,33 @@ func TestCompareAllKeepsOrder(t *testing.T) {
 		p, ok := r.Outcome(xladiff.Parse)
 		assert.True(t, ok)
 		assert.False(t, p.Agree)
+	}
+}
+
+// TestLayoutsOnly: -layouts compares the TPU layouts alone (a missing
+// command disagrees on them), and nothing on the other backends.
+func TestLayoutsOnly(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join("..", "..", "testdata", "xladiff", "*", "*", "after_optimizations.txt"))
+	require.NoError(t, err)
+	require.NotEmpty(t, dirs)
+	for i := range dirs {
+		dirs[i] = filepath.Dir(dirs[i])
+	}
+	results := filepath.Join(t.TempDir(), "r.json")
+	var out, errOut bytes.Buffer
+	require.Equal(t, 0, run(context.Background(), append([]string{"-hlo-opt", "/nonexistent/hlo-opt", "-layouts", "-results", results}, dirs...), &out, &errOut), errOut.String())
+	var rs []*xladiff.Result
+	src, err := os.ReadFile(results)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(src, &rs))
+	require.Len(t, rs, len(dirs))
+	for _, r := range rs {
+		if !strings.HasPrefix(r.Backend, "tpu") {
+			assert.Empty(t, r.Outcomes, r.Dir)
+			continue
+		}
+		require.Len(t, r.Outcomes, 1, r.Dir)
+		assert.Equal(t, xladiff.Layouts, r.Outcomes[0].Figure)
+		assert.False(t, r.Outcomes[0].Agree)
 	}
 }

@@ -5,4 +5,11 @@
 // (ParseBufferAssignment, "-buffer-assignment.txt") and the memory-usage
 // report (ParseMemoryUsageReport, "-memory-usage-report.txt"), so that a
 // tool can set its own figures beside XLA's.
+//
+// It also reads the compile directories the repository's generators write
+// (testdata/groundtruth/gen, testdata/xladiff/gen: the file names
+// BeforeOptimizations, AfterOptimizations, ...): compiled.memory_analysis()
+// and compiled.cost_analysis() (ReadJSON of MemoryAnalysis, CostAnalysis),
+// and LayoutTally sets the layouts of a module hlo-opt laid out beside
+// XLA's after-optimizations module.
 package xladump

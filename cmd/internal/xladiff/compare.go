@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
-	"github.com/hlo-opt/hlo-opt/hlo/hlotest/groundtruth"
 	"github.com/hlo-opt/hlo-opt/hlo/xladump"
 	"github.com/hlo-opt/hlo-opt/layoutassign"
 )
@@ -87,6 +86,10 @@ type Outcome struct {
 	Equal int `json:"equal,omitempty"`
 	// Detail says what differs (the first differing items).
 	Detail string `json:"detail,omitempty"`
+	// List names every differing item where the figure counts items (TPU
+	// layouts: each array whose minor_to_major or tiles differ, with both
+	// shapes).
+	List []string `json:"list,omitempty"`
 }
 
 // Result is every figure of one compile.
@@ -124,31 +127,31 @@ type Runner func(ctx context.Context, args []string) (stdout, stderr []byte, cod
 // compile is what XLA wrote for one compile.
 type compile struct {
 	before, after []byte
-	ba            *groundtruth.BufferAssignment
-	ma            *groundtruth.MemoryAnalysis
-	ca            *groundtruth.CostAnalysis
+	ba            *xladump.BufferAssignment
+	ma            *xladump.MemoryAnalysis
+	ca            *xladump.CostAnalysis
 }
 
 func readCompile(dir string) (*compile, error) {
 	var c compile
 	var err error
-	if c.before, err = os.ReadFile(filepath.Join(dir, groundtruth.BeforeOptimizations)); err != nil {
+	if c.before, err = os.ReadFile(filepath.Join(dir, xladump.BeforeOptimizations)); err != nil {
 		return nil, err
 	}
-	if c.after, err = os.ReadFile(filepath.Join(dir, groundtruth.AfterOptimizations)); err != nil {
+	if c.after, err = os.ReadFile(filepath.Join(dir, xladump.AfterOptimizations)); err != nil {
 		return nil, err
 	}
-	if src, err := os.ReadFile(filepath.Join(dir, groundtruth.BufferAssignmentTxt)); err == nil {
+	if src, err := os.ReadFile(filepath.Join(dir, xladump.BufferAssignmentTxt)); err == nil {
 		if c.ba, err = xladump.ParseBufferAssignment(string(src)); err != nil {
-			return nil, fmt.Errorf("%s: %w", groundtruth.BufferAssignmentTxt, err)
+			return nil, fmt.Errorf("%s: %w", xladump.BufferAssignmentTxt, err)
 		}
 	} else if !os.IsNotExist(err) {
 		return nil, err
 	}
-	if c.ma, err = groundtruth.ReadJSON[groundtruth.MemoryAnalysis](filepath.Join(dir, groundtruth.MemoryAnalysisJSON)); err != nil {
+	if c.ma, err = xladump.ReadJSON[xladump.MemoryAnalysis](filepath.Join(dir, xladump.MemoryAnalysisJSON)); err != nil {
 		return nil, err
 	}
-	if c.ca, err = groundtruth.ReadJSON[groundtruth.CostAnalysis](filepath.Join(dir, groundtruth.CostAnalysisJSON)); err != nil {
+	if c.ca, err = xladump.ReadJSON[xladump.CostAnalysis](filepath.Join(dir, xladump.CostAnalysisJSON)); err != nil {
 		return nil, err
 	}
 	return &c, nil
@@ -158,19 +161,39 @@ func readCompile(dir string) (*compile, error) {
 // figure beside XLA's. An error means the compile could not be read;
 // what hlo-opt gets wrong (a refusal included) is an outcome.
 func Compare(ctx context.Context, dir string, b Backend, run Runner) (*Result, error) {
+	d, err := newDiffer(ctx, dir, b, run)
+	if err != nil {
+		return nil, err
+	}
+	d.text(dir)
+	d.memory(filepath.Join(dir, xladump.AfterOptimizations))
+	if b.TPU {
+		d.layouts(filepath.Join(dir, xladump.BeforeOptimizations))
+	}
+	d.flops(filepath.Join(dir, xladump.AfterOptimizations))
+	return d.r, nil
+}
+
+// CompareLayouts sets only the TPU layouts beside XLA's (none for other
+// backends): one hlo-opt run a compile, the quick loop of work on the
+// layout rules.
+func CompareLayouts(ctx context.Context, dir string, b Backend, run Runner) (*Result, error) {
+	d, err := newDiffer(ctx, dir, b, run)
+	if err != nil {
+		return nil, err
+	}
+	if b.TPU {
+		d.layouts(filepath.Join(dir, xladump.BeforeOptimizations))
+	}
+	return d.r, nil
+}
+
+func newDiffer(ctx context.Context, dir string, b Backend, run Runner) (*differ, error) {
 	c, err := readCompile(dir)
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{Dir: dir, Backend: b.Name}
-	d := differ{ctx: ctx, run: run, b: b, c: c, r: r}
-	d.text(dir)
-	d.memory(filepath.Join(dir, groundtruth.AfterOptimizations))
-	if b.TPU {
-		d.layouts(filepath.Join(dir, groundtruth.BeforeOptimizations))
-	}
-	d.flops(filepath.Join(dir, groundtruth.AfterOptimizations))
-	return r, nil
+	return &differ{ctx: ctx, run: run, b: b, c: c, r: &Result{Dir: dir, Backend: b.Name}}, nil
 }
 
 type differ struct {
@@ -206,7 +229,7 @@ func (d *differ) text(dir string) {
 	for _, f := range []struct {
 		name string
 		src  []byte
-	}{{groundtruth.AfterOptimizations, d.c.after}, {groundtruth.BeforeOptimizations, d.c.before}} {
+	}{{xladump.AfterOptimizations, d.c.after}, {xladump.BeforeOptimizations, d.c.before}} {
 		path := filepath.Join(dir, f.name)
 		out, errOut, code := d.run(d.ctx, []string{path})
 		switch {
@@ -369,7 +392,7 @@ func valueBytes(j *layoutassign.ArrayJSON, index []int64) (int64, bool) {
 
 // classes sets XLA's allocation classes beside the report's
 // buffer_assignment stats.
-func classes(xla groundtruth.AllocationStats, ours layoutassign.BufferStats) Outcome {
+func classes(xla xladump.AllocationStats, ours layoutassign.BufferStats) Outcome {
 	o := Outcome{Figure: Classes}
 	var misses []string
 	for _, f := range []struct {
@@ -404,13 +427,13 @@ func (d *differ) layouts(path string) {
 		ours, err = hlo.ParseFile("hlo-opt output", out)
 	}
 	if err == nil {
-		after, err = hlo.ParseFile(groundtruth.AfterOptimizations, d.c.after)
+		after, err = hlo.ParseFile(xladump.AfterOptimizations, d.c.after)
 	}
 	if err != nil {
 		d.add(Outcome{Figure: Layouts, Detail: err.Error()})
 		return
 	}
-	n := groundtruth.NewLayoutTally()
+	n := xladump.NewLayoutTally()
 	n.Compare("", ours, after)
 	o := Outcome{Figure: Layouts, Count: n.Arrays, Equal: n.LayoutsEqual()}
 	o.Agree = o.Equal == o.Count
@@ -421,6 +444,11 @@ func (d *differ) layouts(path string) {
 		}
 	}
 	o.Detail = listDetail(misses)
+	for _, m := range n.List {
+		if !strings.HasPrefix(m, "memory space") {
+			o.List = append(o.List, m)
+		}
+	}
 	d.add(o)
 }
 

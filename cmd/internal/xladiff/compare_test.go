@@ -2,8 +2,10 @@ package xladiff
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -118,4 +120,34 @@ func TestCompareRoundTrip(t *testing.T) {
 	assert.True(t, parse.Agree)
 	assert.False(t, trip.Agree)
 	assert.True(t, strings.HasPrefix(trip.Detail, "after_optimizations.txt: printed text differs at line 1"), trip.Detail)
+}
+
+// TestLayoutsListEveryMiss: a command that leaves the before-optimizations
+// module as it is differs from XLA's layouts, and the outcome lists each
+// array that differs, its kind first; CompareLayouts gives that figure
+// alone.
+func TestLayoutsListEveryMiss(t *testing.T) {
+	echo := func(_ context.Context, args []string) ([]byte, []byte, int) {
+		if !slices.Contains(args, "--relayout") {
+			return nil, []byte("no"), 1
+		}
+		src, err := os.ReadFile(args[len(args)-1])
+		if err != nil {
+			return nil, []byte(err.Error()), 1
+		}
+		return src, nil, 0
+	}
+	b, err := LookupBackend("tpu-v5e")
+	require.NoError(t, err)
+	r, err := CompareLayouts(context.Background(), reproducer(t), b, echo)
+	require.NoError(t, err)
+	require.Len(t, r.Outcomes, 1)
+	o := r.Outcomes[0]
+	require.Equal(t, Layouts, o.Figure)
+	require.False(t, o.Agree)
+	assert.Len(t, o.List, o.Count-o.Equal)
+	for _, m := range o.List {
+		assert.True(t, strings.HasPrefix(m, "minor_to_major: ") || strings.HasPrefix(m, "tiles: "), m)
+		assert.Contains(t, m, ": XLA ")
+	}
 }

@@ -21,6 +21,6 @@
 // xla-cost pass, its flops against compiled.cost_analysis(). Tally and
 // WriteTable sum the outcomes per backend and figure.
 //
-// XLA's files are read with hlo/hlotest/groundtruth, which the ground-truth
-// tests of layoutassign use too.
+// XLA's files are read with hlo/xladump, as the ground-truth tests of
+// layoutassign read them (through hlo/hlotest/groundtruth).
 package xladiff

@@ -10,3 +10,14 @@ type (
 	Value            = xladump.Value
 	AllocationStats  = xladump.AllocationStats
 )
+
+// What compiled.memory_analysis() and compiled.cost_analysis() give and
+// how a module's layouts compare with XLA's, as package xladump reads them.
+type (
+	MemoryAnalysis = xladump.MemoryAnalysis
+	CostAnalysis   = xladump.CostAnalysis
+	LayoutTally    = xladump.LayoutTally
+)
+
+// NewLayoutTally returns an empty tally.
+func NewLayoutTally() *LayoutTally { return xladump.NewLayoutTally() }

@@ -9,7 +9,8 @@
 // from the "-buffer-assignment.txt" dump), compiled.memory_analysis()
 // (MemoryAnalysis) and compiled.cost_analysis() (CostAnalysis);
 // BufferAssignment.Stats sums XLA's allocations by class, and LayoutTally
-// sets the layouts of a module hlo-opt laid out beside XLA's. Golden
+// sets the layouts of a module hlo-opt laid out beside XLA's (these types
+// are package xladump's, which the xla-diff command reads them with). Golden
 // writes or checks the tables the comparisons print. It is test support:
 // it fails the test on unreadable data rather than returning errors.
 package groundtruth

@@ -1,8 +1,6 @@
 package groundtruth
 
 import (
-	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,14 +14,14 @@ import (
 	"github.com/hlo-opt/hlo-opt/hlo/xladump"
 )
 
-// The file names of one compile's directory.
+// The file names of one compile's directory (package xladump's).
 const (
-	BeforeOptimizations = "before_optimizations.txt"
-	AfterOptimizations  = "after_optimizations.txt"
-	BufferAssignmentTxt = "buffer-assignment.txt"
-	MemoryAnalysisJSON  = "memory_analysis.json"
-	CostAnalysisJSON    = "cost_analysis.json"
-	CompileJSON         = "compile.json"
+	BeforeOptimizations = xladump.BeforeOptimizations
+	AfterOptimizations  = xladump.AfterOptimizations
+	BufferAssignmentTxt = xladump.BufferAssignmentTxt
+	MemoryAnalysisJSON  = xladump.MemoryAnalysisJSON
+	CostAnalysisJSON    = xladump.CostAnalysisJSON
+	CompileJSON         = xladump.CompileJSON
 )
 
 // Case is one compile: a program at one size for one backend, in Dir.
@@ -126,31 +124,10 @@ func (c Case) BufferAssignment(tb testing.TB) *BufferAssignment {
 	return ba
 }
 
-// MemoryAnalysis is compiled.memory_analysis(): the bytes of one device.
-type MemoryAnalysis struct {
-	Arguments     int64 `json:"argument_size_in_bytes"`
-	Outputs       int64 `json:"output_size_in_bytes"`
-	Aliased       int64 `json:"alias_size_in_bytes"`
-	Temporaries   int64 `json:"temp_size_in_bytes"`
-	GeneratedCode int64 `json:"generated_code_size_in_bytes"`
-	// Peak is peak_memory_in_bytes; 0 where the jax version reports none.
-	Peak int64 `json:"peak_memory_in_bytes"`
-}
-
 // MemoryAnalysis reads memory_analysis.json; nil when XLA gave none.
 func (c Case) MemoryAnalysis(tb testing.TB) *MemoryAnalysis {
 	tb.Helper()
 	return readJSON[MemoryAnalysis](tb, c.Path(MemoryAnalysisJSON))
-}
-
-// CostAnalysis is compiled.cost_analysis() of the whole module.
-type CostAnalysis struct {
-	Flops           float64 `json:"flops"`
-	Transcendentals float64 `json:"transcendentals"`
-	BytesAccessed   float64 `json:"bytes accessed"`
-	// OptimalSeconds is the TPU's roofline time of the module (its
-	// compiler's own estimate); negative where it could not cost an op.
-	OptimalSeconds float64 `json:"optimal_seconds"`
 }
 
 // CostAnalysis reads cost_analysis.json; nil when XLA gave none (the
@@ -163,27 +140,9 @@ func (c Case) CostAnalysis(tb testing.TB) *CostAnalysis {
 // readJSON decodes the JSON file path; nil when there is no such file.
 func readJSON[T any](tb testing.TB, path string) *T {
 	tb.Helper()
-	v, err := ReadJSON[T](path)
+	v, err := xladump.ReadJSON[T](path)
 	require.NoError(tb, err, path)
 	return v
-}
-
-// ReadJSON decodes one of a compile's JSON files (MemoryAnalysisJSON,
-// CostAnalysisJSON) outside a test; nil, and no error, when there is no
-// such file or it holds null (XLA gave none).
-func ReadJSON[T any](path string) (*T, error) {
-	src, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var v *T
-	if err := json.Unmarshal(src, &v); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return v, nil
 }
 
 // Instructions maps every instruction name of m to its instruction.

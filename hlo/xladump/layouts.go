@@ -1,9 +1,10 @@
-package groundtruth
+package xladump
 
 import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
 )
@@ -50,9 +51,11 @@ type LayoutTally struct {
 	Arrays, Agree, SpaceAgree, Unmatched, Ambiguous int
 	// Misses counts the compared arrays that differ by kind ("tiles",
 	// "minor_to_major", "memory space S(x), ours S(y)"); Examples holds the
-	// first of each kind.
+	// first of each kind, List every one ("kind: example"), in the order
+	// compared.
 	Misses   map[string]int
 	Examples map[string]string
+	List     []string
 }
 
 // NewLayoutTally returns an empty tally.
@@ -88,6 +91,7 @@ func (n *LayoutTally) Add(o *LayoutTally) {
 			n.Examples[k] = o.Examples[k]
 		}
 	}
+	n.List = append(n.List, o.List...)
 }
 
 func (n *LayoutTally) miss(kind, example string) {
@@ -95,6 +99,7 @@ func (n *LayoutTally) miss(kind, example string) {
 	if _, ok := n.Examples[kind]; !ok {
 		n.Examples[kind] = example
 	}
+	n.List = append(n.List, kind+": "+strings.TrimSpace(example))
 }
 
 // Compare counts the arrays of after (XLA's compile) against those of ours

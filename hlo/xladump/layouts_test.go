@@ -1,6 +1,8 @@
-package groundtruth
+package xladump
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -32,9 +34,14 @@ ENTRY e {
 	assert.Equal(t, 2, n.LayoutsEqual(), "t, and p in another memory space")
 	assert.Equal(t, 1, n.Unmatched, "the copy XLA made")
 	assert.Equal(t, map[string]int{"memory space S(1), ours S(0)": 1, "minor_to_major": 1}, n.Misses)
+	require.Len(t, n.List, 2)
+	for _, kind := range []string{"memory space S(1), ours S(0): case ", "minor_to_major: case "} {
+		assert.True(t, slices.ContainsFunc(n.List, func(s string) bool { return strings.HasPrefix(s, kind) }), kind)
+	}
 	all := NewLayoutTally()
 	all.Add(n)
 	all.Add(n)
 	assert.Equal(t, 6, all.Arrays)
 	assert.Equal(t, 4, all.LayoutsEqual())
+	assert.Len(t, all.List, 4)
 }
