@@ -353,23 +353,27 @@ func (s *scanner) xList(what string) []int64 {
 }
 
 // windowLists are the window fields that hold an x-separated list of
-// integers, with what errors call each.
-var windowLists = map[string]string{
-	"size":         "window size",
-	"stride":       "window stride",
-	"lhs_dilate":   "lhs dilation",
-	"rhs_dilate":   "rhs dilation",
-	"rhs_reversal": "rhs reversal",
+// integers, with what errors call each; window keeps them by position.
+var windowLists = [...]struct{ key, what string }{
+	{"size", "window size"},
+	{"stride", "window stride"},
+	{"lhs_dilate", "lhs dilation"},
+	{"rhs_dilate", "rhs dilation"},
+	{"rhs_reversal", "rhs reversal"},
 }
+
+// windowPad is the position of the pad field among a window's fields,
+// after windowLists'.
+const windowPad = len(windowLists)
 
 // window parses "{size=3x3 stride=2x2 pad=0_1x0_1 lhs_dilate=1x1 rhs_dilate=1x1 rhs_reversal=0x1}".
 func (s *scanner) window() []WindowDim {
 	if !s.expect('{') {
 		return nil
 	}
-	lists := map[string][]int64{} // by field, windowLists' fields only
+	var lists [len(windowLists)][]int64 // by field
 	var pads []PadDim
-	seen := map[string]bool{}
+	var seen [windowPad + 1]bool
 	n := -1
 	for !s.accept('}') {
 		s.skipSpace()
@@ -379,21 +383,30 @@ func (s *scanner) window() []WindowDim {
 			s.expected("window field (size, stride, pad, lhs_dilate, rhs_dilate, rhs_reversal)")
 			return nil
 		}
-		if seen[key] {
+		field := windowPad
+		for i, f := range windowLists {
+			if f.key == key {
+				field = i
+			}
+		}
+		known := field < windowPad || key == "pad"
+		if known && seen[field] {
 			s.errorAt(p, "expected unique window field, found duplicate "+strconv.Quote(key))
 			return nil
 		}
-		seen[key] = true
+		seen[field] = known
 		if !s.expect('=') {
 			return nil
 		}
 		var l int
-		what, isList := windowLists[key]
 		switch {
-		case isList:
-			lists[key] = s.xList(what)
-			l = len(lists[key])
-		case key == "pad":
+		case !known:
+			s.errorAt(p, "expected window field (size, stride, pad, lhs_dilate, rhs_dilate, rhs_reversal), found "+strconv.Quote(key))
+			return nil
+		case field < windowPad:
+			lists[field] = s.xList(windowLists[field].what)
+			l = len(lists[field])
+		default:
 			start := s.off
 			pads = s.padDims()
 			l = len(pads)
@@ -402,9 +415,6 @@ func (s *scanner) window() []WindowDim {
 					s.errorAt(p, "expects padding_low and padding_high separated by '_', found "+strconv.Quote(d)+" in window pad")
 				}
 			}
-		default:
-			s.errorAt(p, "expected window field (size, stride, pad, lhs_dilate, rhs_dilate, rhs_reversal), found "+strconv.Quote(key))
-			return nil
 		}
 		if s.err != nil {
 			return nil
@@ -415,7 +425,7 @@ func (s *scanner) window() []WindowDim {
 		}
 		n = l
 	}
-	size, stride, lhs, rhs, rev := lists["size"], lists["stride"], lists["lhs_dilate"], lists["rhs_dilate"], lists["rhs_reversal"]
+	size, stride, lhs, rhs, rev := lists[0], lists[1], lists[2], lists[3], lists[4]
 	out := make([]WindowDim, max(n, 0))
 	for i := range out {
 		d := WindowDim{Stride: 1, BaseDilation: 1, WindowDilation: 1}

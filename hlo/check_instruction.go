@@ -13,8 +13,8 @@ import (
 // checkInstruction runs the checks of in's opcode; false after an error,
 // recorded at in's position. The checks of an attribute run only where the
 // instruction has it.
-func (p *chunkParser) checkInstruction(in *Instruction) bool {
-	msg := checkRequiredAttrs(in)
+func (p *chunkParser) checkInstruction(in *Instruction, slot *opSlot) bool {
+	msg := checkRequiredAttrs(in, slot.requiredOf(in.Opcode))
 	if msg == "" {
 		msg = checkOpcodeRules(in)
 	}
@@ -40,9 +40,9 @@ func (p *chunkParser) checkInstruction(in *Instruction) bool {
 }
 
 // checkRequiredAttrs checks that in carries every attribute XLA's parser
-// requires of its opcode (opcodeRequiredAttrs).
-func checkRequiredAttrs(in *Instruction) string {
-	for _, name := range opcodeRequiredAttrs[in.Opcode] {
+// requires of its opcode (required, its opcodeRequiredAttrs).
+func checkRequiredAttrs(in *Instruction, required []string) string {
+	for _, name := range required {
 		if _, ok := in.Attr(name); !ok {
 			return "attribute " + name + " is expected but not seen"
 		}

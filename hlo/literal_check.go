@@ -26,7 +26,7 @@ type floatFormat struct {
 	payload int64
 }
 
-var floatFormats = map[PrimitiveType]floatFormat{
+var floatFormats = [numPrimitiveTypes]floatFormat{
 	F16:           {10, 65504, true, false, 0x3ff},
 	BF16:          {7, 0x1.fep127, true, false, 0x7f},
 	F32:           {23, math.MaxFloat32, true, false, 0x7fffff},
@@ -345,7 +345,7 @@ func (c *literalChecker) value(sh Shape, index, total int64) bool {
 		if n.isBool {
 			return c.failAt(at, "expect floating point value for primitive type: "+upperName(t)+", found "+n.text)
 		}
-		if !c.checkFloat(at, t, n, "value "+n.text, sh, index) {
+		if !c.checkFloat(at, t, n, "value", sh, index) {
 			return false
 		}
 	default:
@@ -377,7 +377,7 @@ func (c *literalChecker) complex(sh Shape, index, total int64) bool {
 		if sh.Type == C128 {
 			comp = F64
 		}
-		return c.checkFloat(p, comp, n, name+" part "+n.text, sh, index)
+		return c.checkFloat(p, comp, n, name+" part", sh, index)
 	}
 	if !part("real") || !s.expect(',') || !part("imaginary") || !s.expect(')') {
 		return false
@@ -389,7 +389,8 @@ func (c *literalChecker) complex(sh Shape, index, total int64) bool {
 }
 
 // checkFloat checks a value of floating-point type t: in range after
-// rounding, and a NaN payload t can hold.
+// rounding, and a NaN payload t can hold. what names the value in a
+// message ("value", "real part"), which its text follows.
 func (c *literalChecker) checkFloat(at scanner, t PrimitiveType, n number, what string, sh Shape, index int64) bool {
 	f := floatFormats[t]
 	if math.IsNaN(n.f) {
@@ -415,7 +416,7 @@ func (c *literalChecker) checkFloat(at scanner, t PrimitiveType, n number, what 
 	if t == F8E8M0FNU {
 		lo = 0x1p-127
 	}
-	return c.failAt(at, fmt.Sprintf("%s is out of range for literal's primitive type %s namely [%s, %s]", what, upperName(sh.Type), gfmt(lo), gfmt(f.max)))
+	return c.failAt(at, fmt.Sprintf("%s %s is out of range for literal's primitive type %s namely [%s, %s]", what, n.text, upperName(sh.Type), gfmt(lo), gfmt(f.max)))
 }
 
 // gfmt formats a bound as XLA's messages do (6 significant digits).

@@ -1,6 +1,7 @@
 package hlo
 
 import (
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,15 +56,28 @@ type chunkParser struct {
 	ops [64]opSlot
 	// attrNames are attribute names found lately (see attrEntry).
 	attrNames [32]attrEntry
+	// decoded says that the attribute parseAttr read last is decoded
+	// into the instruction's Typed; typedAttrs has a bit for each such
+	// attribute of the instruction typedOf (by position).
+	decoded    bool
+	typedOf    *Instruction
+	typedAttrs uint64
+	// typedSlots are instructions with typed attributes parsed lately
+	// (see internTyped).
+	typedSlots [256]struct {
+		rep  *Instruction
+		mask uint64
+	}
 }
 
-// opSlot is an opcode found lately: its spelling, what Info says of it
-// and the attributes its instructions may carry.
+// opSlot is an opcode found lately: its spelling, what Info says of it,
+// the attributes its instructions may carry and those they must.
 type opSlot struct {
-	text    string
-	op      Opcode
-	info    OpInfo
-	allowed attrSet
+	text     string
+	op       Opcode
+	info     OpInfo
+	allowed  attrSet
+	required []string
 }
 
 // opcode is LookupOpcode, remembering the opcodes found lately: a module
@@ -82,7 +96,7 @@ func (p *chunkParser) opcode(text string) (Opcode, *opSlot, bool) {
 	if !ok || unsafe.StringData(string(op)) == unsafe.StringData(text) { // async sugar is the text itself
 		return op, nil, ok
 	}
-	*slot = opSlot{text: text, op: op, info: Info(op), allowed: opAllowedAttrs(op, false)}
+	*slot = opSlot{text: text, op: op, info: Info(op), allowed: opAllowedAttrs(op, false), required: opcodeRequiredAttrs[op]}
 	return op, slot, true
 }
 
@@ -94,6 +108,15 @@ func (s *opSlot) infoOf(op Opcode) OpInfo {
 	return Info(op)
 }
 
+// requiredOf is opcodeRequiredAttrs[op], remembered in s when s is op's
+// slot.
+func (s *opSlot) requiredOf(op Opcode) []string {
+	if s != nil {
+		return s.required
+	}
+	return opcodeRequiredAttrs[op]
+}
+
 // allowedOf is allowedAttrs(in), remembered in s when s is the slot of
 // in's opcode and the opcode's attributes do not depend on its operands.
 func (s *opSlot) allowedOf(in *Instruction) attrSet {
@@ -103,18 +126,26 @@ func (s *opSlot) allowedOf(in *Instruction) attrSet {
 	return allowedAttrs(in)
 }
 
-// attrEntry is attrTable's entry of the attribute name text, remembering
-// the names found lately.
-func (p *chunkParser) attrEntry(text string) (attrEntry, bool) {
-	slot := &p.attrNames[(len(text)+int(text[0])+int(text[len(text)-1]))%len(p.attrNames)]
-	if slot.name == text {
-		return *slot, true
+// attrEntry returns attrTable's entry of the attribute name at the
+// current offset and where the name ends. It remembers the names found
+// lately in slots indexed by their first and fourth bytes, and takes a
+// slot's name where the text spells it (and no name byte follows) before
+// scanning the name and asking the map.
+func (p *chunkParser) attrEntry() (attrEntry, int, bool) {
+	rest := p.src[p.off:p.end]
+	var slot *attrEntry
+	if len(rest) >= 4 {
+		slot = &p.attrNames[(int(rest[0])*7+int(rest[3]))%len(p.attrNames)]
+		if n := len(slot.name); n > 0 && strings.HasPrefix(rest, slot.name) && (n == len(rest) || !isIdentChar(rest[n])) {
+			return *slot, p.off + n, true
+		}
 	}
-	e, ok := attrTable[text]
-	if ok {
-		*slot = e
+	e := p.identEnd(p.off)
+	entry, ok := attrTable[p.src[p.off:e]]
+	if ok && slot != nil {
+		*slot = entry
 	}
-	return e, ok
+	return entry, e, ok
 }
 
 // compScope is the state of the computation being parsed; a computation
@@ -159,11 +190,15 @@ type recentValues struct {
 	next int
 }
 
+// longValue is the length from which a value is kept once (keepValue)
+// and looked for in the text (scanRecentValue): shorter values cost less
+// to scan than the search.
+const longValue = 32
+
 // keepValue returns v as keepStr does, or an equal long value kept
-// recently.
+// recently (of one line: others are kept each time).
 func (p *chunkParser) keepValue(v string) string {
-	const long = 32 // shorter values cost less than the search
-	if len(v) < long {
+	if len(v) < longValue {
 		return p.keepStr(v)
 	}
 	r := &p.values
@@ -173,9 +208,56 @@ func (p *chunkParser) keepValue(v string) string {
 		}
 	}
 	k := p.keepStr(v)
+	if strings.IndexByte(k, '\n') >= 0 {
+		return k
+	}
 	r.vals[r.next] = k
 	r.next = (r.next + 1) % len(r.vals)
 	return k
+}
+
+// scanRecentValue is scanValue for a value the text repeats: when the
+// text at the current offset is a long value kept recently and the value
+// ends there (the next byte is one scanValue stops at outside brackets),
+// it moves past it and returns the kept value, which scanValue would
+// have returned, without looking at each byte. Else it returns false and
+// does not move.
+//
+// scanValue decides from the bytes alone, so on the same bytes it takes
+// the same path: the kept value ended with its brackets closed, and only
+// its last byte's decision could look past it (a '/' that starts a
+// comment), so a value ending in '/' is not taken.
+func (p *chunkParser) scanRecentValue() (string, bool) {
+	rest := p.src[p.off:p.end]
+	if len(rest) < longValue {
+		return "", false
+	}
+	for _, o := range p.values.vals {
+		// The last bytes of values differ most (source_line=N}): they
+		// are compared first, then the end, then the whole.
+		n := len(o)
+		if n == 0 || n > len(rest) || rest[n-2] != o[n-2] || !endsValue(rest[n:]) || o[n-1] == '/' || rest[:n] != o {
+			continue
+		}
+		p.off += n // kept values have no line end (keepValue)
+		return o, true
+	}
+	return "", false
+}
+
+// endsValue reports whether scanValue, outside brackets, ends a value
+// where rest starts.
+func endsValue(rest string) bool {
+	if rest == "" {
+		return true
+	}
+	switch rest[0] {
+	case ',', ' ', '\t', '\r', '\n', '}', ')', ']':
+		return true
+	case '/':
+		return len(rest) > 1 && (rest[1] == '/' || rest[1] == '*')
+	}
+	return false
 }
 
 // newChunkParser returns a parser for the computations of text; share is
@@ -427,10 +509,9 @@ func (p *chunkParser) parseStatement() bool {
 // top) of the instruction name at pos, infers its shape when the text
 // gives none, and checks it.
 func (p *chunkParser) parseRHS(name string, pos Pos, top bool) *Instruction {
-	var sh Shape
-	infer := !p.looksLikeShape()
-	shapeText := ""
-	if !infer {
+	sh, shapeText := p.recentShape()
+	infer := shapeText == "" && !p.looksLikeShape()
+	if shapeText == "" && !infer {
 		start := p.off
 		var ok bool
 		if sh, ok = p.parseShape(); !ok {
@@ -459,7 +540,7 @@ func (p *chunkParser) parseRHS(name string, pos Pos, top bool) *Instruction {
 		p.expected("shape")
 		return nil
 	}
-	in := p.parseRest(name, pos, sh, opName, opPos, top)
+	in, slot := p.parseRest(name, pos, sh, opName, opPos, top)
 	if in == nil {
 		return nil
 	}
@@ -490,12 +571,56 @@ func (p *chunkParser) parseRHS(name string, pos Pos, top bool) *Instruction {
 			// dimensions={}, and prints it so.
 			in.Attrs = append(slices.Clip(in.Attrs), Attribute{Name: attrNames["dimensions"], Value: "{}"})
 			p.ownTyped(in).Dimensions = []int64{}
+			if p.typedOf != in {
+				p.typedOf, p.typedAttrs = in, 0
+			}
+			p.typedAttrs |= 1 << min(len(in.Attrs)-1, 63)
 		}
 	}
-	if !p.checkInstruction(in) {
+	if !p.checkInstruction(in, slot) {
 		return nil
 	}
+	p.internTyped(in)
 	return in
+}
+
+// internTyped makes in share the TypedAttrs of an instruction parsed
+// lately with the same opcode and the same values of the attributes
+// decoded into it, at the same positions (Typed is read-only), and gives
+// its own back to the arena: an instruction's typed attributes are
+// mostly those of many others (dimensions={0}, index=1), and the module
+// keeps them once. The instructions are found in slots indexed by a hash
+// of those values; a slot keeps the last one.
+func (p *chunkParser) internTyped(in *Instruction) {
+	mask := p.typedAttrs
+	if in.Typed == sharedNoTyped || p.typedOf != in || len(in.Attrs) > 63 {
+		return
+	}
+	h := uint64(len(in.Opcode)) ^ mask
+	for m := mask; m != 0; m &= m - 1 {
+		h = (h ^ uint64(nameHash(in.Attrs[bits.TrailingZeros64(m)].Value))) * 0x9e3779b97f4a7c15
+	}
+	slot := &p.typedSlots[(h>>32)%uint64(len(p.typedSlots))]
+	if rep := slot.rep; rep != nil && slot.mask == mask && rep.Opcode == in.Opcode && sameTyped(rep, in, mask) {
+		if ar := p.ar.typedAr; len(ar) > 0 && &ar[len(ar)-1] == in.Typed {
+			p.ar.typedAr = ar[:len(ar)-1]
+		}
+		in.Typed = rep.Typed
+		return
+	}
+	slot.rep, slot.mask = in, mask
+}
+
+// sameTyped reports whether a and b have the same attributes at the
+// positions in mask (both have them).
+func sameTyped(a, b *Instruction, mask uint64) bool {
+	for m := mask; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros64(m)
+		if a.Attrs[i] != b.Attrs[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // anonName names an instruction written inline as an operand as XLA's
@@ -509,7 +634,7 @@ func (p *chunkParser) anonName(op string) string {
 	return name
 }
 
-func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, opPos Pos, top bool) *Instruction {
+func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, opPos Pos, top bool) (*Instruction, *opSlot) {
 	op, slot, ok := p.opcode(opName)
 	if !ok {
 		switch w := asyncSugarOf(opName); {
@@ -520,10 +645,10 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 		default:
 			p.errorAt(opPos, "expected opcode, found unknown "+strconv.Quote(opName)+newerXLA)
 		}
-		return nil
+		return nil, nil
 	}
 	if !p.expect('(') {
-		return nil
+		return nil, nil
 	}
 	if len(op) == len(opName) && len(op) > 0 && unsafe.StringData(string(op)) == unsafe.StringData(opName) {
 		op = Opcode(p.keepStr(opName)) // async sugar, spelled as written
@@ -540,69 +665,74 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 	case OpParameter:
 		n, ok := p.scanInt("parameter number")
 		if !ok {
-			return nil
+			return nil, nil
 		}
 		if n < 0 {
 			p.errorAt(opPos, "parameter number must be >= 0, found "+strconv.FormatInt(n, 10))
-			return nil
+			return nil, nil
 		}
 		if n > 1<<30 {
 			p.expected("parameter number in [0, 2^30]")
-			return nil
+			return nil, nil
 		}
 		if prev := p.params[n]; prev != nil {
 			p.errorAt(pos, "expected unique parameter number, found duplicate parameter("+strconv.FormatInt(n, 10)+") (Duplicate parameter number "+strconv.FormatInt(n, 10)+"; first "+strconv.Quote(prev.Name)+")")
-			return nil
+			return nil, nil
 		}
 		p.params[n] = in
 		in.ParameterNumber = int(n)
 		if !p.expect(')') {
-			return nil
+			return nil, nil
 		}
 	case OpConstant:
 		p.skipSpace()
 		sub := p.scanner
 		lit, ok := p.scanLiteral()
 		if !ok {
-			return nil
+			return nil, nil
 		}
 		sub.end = p.off - 1 // before ')'
 		if err := checkLiteral(sub, sh); err != nil {
 			p.err = err
-			return nil
+			return nil, nil
 		}
 		in.Literal = p.keepStr(lit)
 	default:
 		opsPos := p.pos()
 		if !p.parseOperands(in) {
-			return nil
+			return nil, nil
 		}
 		if n := slot.infoOf(op).Arity; n >= 0 && len(in.Operands) != n {
 			p.errorAt(opsPos, "expected "+strconv.Itoa(n)+" operands for "+string(op)+", found "+strconv.Itoa(len(in.Operands)))
-			return nil
+			return nil, nil
 		}
 	}
 	if top {
 		base := len(p.attrs)
 		var allowed attrSet // what in may carry, once it has an attribute
+		var typed uint64    // which attributes in.Typed holds (see internTyped)
 		for first := true; p.accept(','); first = false {
 			if first {
 				allowed = slot.allowedOf(in)
 			}
 			if !p.parseAttr(in, base, &allowed) {
-				return nil
+				return nil, nil
+			}
+			if p.decoded { // the attribute just appended
+				typed |= 1 << min(len(p.attrs)-1-base, 63) // the 64th on are not told apart
 			}
 		}
+		p.typedOf, p.typedAttrs = in, typed
 		in.Attrs = p.ar.attrList(p.attrs[base:])
 		p.attrs = p.attrs[:base]
 	}
 	if prev := p.names.get(name, p.insts); prev != nil {
 		p.errorAt(pos, "expected unique instruction name, found duplicate "+strconv.Quote(name)+" (first at "+strconv.Itoa(prev.Pos.Line)+":"+strconv.Itoa(prev.Pos.Col)+")")
-		return nil
+		return nil, nil
 	}
 	p.insts = append(p.insts, in)
 	p.names.put(name, len(p.insts)-1, p.insts)
-	return in
+	return in, slot
 }
 
 // scanLiteral returns the text inside constant(...), verbatim, and moves
@@ -663,6 +793,14 @@ func (p *chunkParser) parseOperands(in *Instruction) bool {
 	defer func() { p.operands = p.operands[:base] }()
 	if !p.accept(')') {
 		for {
+			if opnd := p.recentOperand(); opnd != nil {
+				p.spelling.count(true)
+				p.operands = append(p.operands, opnd)
+				if !p.accept(',') {
+					break
+				}
+				continue
+			}
 			start := p.scanner
 			hasShape := p.looksLikeShape()
 			var sh Shape
@@ -772,6 +910,70 @@ func (p *chunkParser) compactShapeEnd() int {
 	return shapeTextEnd(p.src, p.off, p.end)
 }
 
+// recentShape reads an instruction's shape written as one of the last
+// few instructions was declared, then a blank: that instruction's shape,
+// the one the cache of shapes gives the text, without scanning it or
+// asking the cache. It returns the shape and its text, or "" without
+// moving.
+func (p *chunkParser) recentShape() (Shape, string) {
+	p.skipSpace()
+	rest := p.src[p.off:p.end]
+	for at := min(len(p.insts), len(p.shapeTexts)) - 1; at >= max(len(p.insts)-4, 0); at-- {
+		if text := p.declaredAt(at, rest); text != "" {
+			p.off += len(text)
+			return p.insts[at].Shape, text
+		}
+	}
+	return Shape{}, ""
+}
+
+// recentOperand reads an operand written as "shape name" where the shape
+// is written as one of the last few instructions was declared and the
+// name is that instruction's, followed by ',' or ')': the operand is that
+// instruction, as the steps of parseOperands find (declaredWith), without
+// scanning the shape and the name or looking the name up. Most operands
+// are one of the last few instructions (half of mobilenet_v2's the one
+// just before). Otherwise it returns nil and does not move.
+func (p *chunkParser) recentOperand() *Instruction {
+	p.skipSpace()
+	rest := p.src[p.off:p.end]
+	for at := min(len(p.insts), len(p.shapeTexts)) - 1; at >= max(len(p.insts)-4, 0); at-- {
+		text := p.declaredAt(at, rest)
+		if text == "" {
+			continue
+		}
+		i := len(text) + 1
+		if i < len(rest) && rest[i] == '%' {
+			i++
+		}
+		name := p.insts[at].Name
+		if !strings.HasPrefix(rest[i:], name) {
+			continue
+		}
+		i += len(name)
+		j := i
+		for j < len(rest) && rest[j] == ' ' {
+			j++
+		}
+		if j == len(rest) || rest[j] != ',' && rest[j] != ')' {
+			continue // a longer name, a tuple index, operands or a line end
+		}
+		p.off += i
+		return p.insts[at]
+	}
+	return nil
+}
+
+// declaredAt returns the compact shape text p.insts[at] was declared with
+// when rest starts with it and a blank; else "".
+func (p *chunkParser) declaredAt(at int, rest string) string {
+	text := p.shapeTexts[at]
+	if text == "" || len(rest) <= len(text) || rest[len(text)] != ' ' || rest[:len(text)] != text {
+		return ""
+	}
+	return text
+}
+
 // declaredWith returns the instruction of the computation named name, the
 // operand just read, when it was declared with the shape text text and is
 // not followed by a tuple index or its own operands; else nil.
@@ -803,6 +1005,7 @@ func (p *chunkParser) parseAttr(in *Instruction, base int, allowed *attrSet) boo
 		return false
 	}
 	name, kind := e.name, e.kind
+	p.decoded = false
 	if !allowed.hasBit(e.bit) {
 		p.errorAt(pos, "unexpected attribute "+strconv.Quote(name)+" for "+string(in.Opcode)+": expected one of "+attrNamesOf(*allowed))
 		return false
@@ -833,12 +1036,11 @@ func (p *chunkParser) parseAttr(in *Instruction, base int, allowed *attrSet) boo
 // base on, and returns its entry.
 func (p *chunkParser) attrName(base int) (attrEntry, bool) {
 	pos := p.pos()
-	e := p.identEnd(p.off)
-	if e == p.off || !isLetter(p.src[p.off]) {
+	if p.off == p.end || !isLetter(p.src[p.off]) {
 		p.expected("attribute name")
 		return attrEntry{}, false
 	}
-	entry, known := p.attrEntry(p.src[p.off:e])
+	entry, e, known := p.attrEntry()
 	if !known {
 		p.errorAt(pos, "expected attribute name, found unknown "+strconv.Quote(p.src[p.off:e])+newerXLA)
 		return attrEntry{}, false
@@ -858,7 +1060,11 @@ func (p *chunkParser) attrName(base int) (attrEntry, bool) {
 func (p *chunkParser) parseAttrValue(in *Instruction, name string, kind attrKind) bool {
 	p.skipSpace()
 	sub := p.scanner
-	v, ok := p.scanValue("attribute value")
+	v, recent := p.scanRecentValue()
+	ok := recent
+	if !recent {
+		v, ok = p.scanValue("attribute value")
+	}
 	if !ok {
 		return false
 	}
@@ -866,13 +1072,17 @@ func (p *chunkParser) parseAttrValue(in *Instruction, name string, kind attrKind
 	switch {
 	case mesh: // mesh['x'=2,'y'=4] {'y'}: the group axes follow a blank
 		v, ok = p.valueAfterBlank(sub.off, v, "mesh axes", func(c byte) bool { return c == '{' })
+		v = p.keepStr(v) // not a value scanValue returns: not one to look for
 	case name == "literal": // s32[] 1: a shape, a blank, then the literal
 		v, ok = p.valueAfterBlank(sub.off, v, "literal", func(c byte) bool { return c != ',' && c != '\n' && c != '/' && c != '}' })
+		v = p.keepStr(v)
+	case !recent:
+		v = p.keepValue(v)
 	}
 	if !ok {
 		return false
 	}
-	p.attrs = append(p.attrs, Attribute{Name: name, Value: p.keepValue(v)})
+	p.attrs = append(p.attrs, Attribute{Name: name, Value: v})
 	switch {
 	case mesh:
 		groups := meshReplicaGroups(v)
@@ -881,7 +1091,9 @@ func (p *chunkParser) parseAttrValue(in *Instruction, name string, kind attrKind
 			return false
 		}
 		p.ownTyped(in).ReplicaGroups = groups
+		p.decoded = true
 	case kind == attrTyped:
+		p.decoded = true
 		sub.end = p.off
 		p.ownTyped(in)
 		decodeTyped(&sub, in, name)

@@ -83,9 +83,12 @@ func (a *arena) reset() {
 	a.layouts = a.layouts[:0]
 }
 
+// inst returns a zero Instruction. Blocks hold 256: a block is a large
+// object, a whole number of 8 KiB pages, and 256 instructions of 288
+// bytes fill 9 pages (128 took 4.6 and were given 5).
 func (a *arena) inst() *Instruction {
 	if len(a.insts) == cap(a.insts) {
-		a.insts = make([]Instruction, 0, a.block(128, 1))
+		a.insts = make([]Instruction, 0, a.block(256, 1))
 	}
 	a.insts = a.insts[:len(a.insts)+1]
 	return &a.insts[len(a.insts)-1]
@@ -123,6 +126,7 @@ type shapeParser struct {
 	ar      *arena
 	scratch []int64
 	tileBuf []Tile
+	tuples  []Shape // the elements of the tuples being parsed
 	depth   int
 	// cache maps the text of array shapes already parsed to their shape,
 	// whose Dims, Dynamic and Layout are then shared by every instruction
@@ -192,45 +196,44 @@ func tupleTextEnd(src string, off, end int) int {
 // a cache key: no blanks, comments, strings or newlines inside. Otherwise
 // it returns -1 and the shape is parsed without the cache.
 func shapeTextEnd(src string, off, end int) int {
+	src = src[:end]
 	i := off
-	for i < end && isAlnum(src[i]) {
+	for i < len(src) && isAlnum(src[i]) {
 		i++
 	}
-	if i == off || i >= end || src[i] != '[' {
+	if i == off || i >= len(src) || src[i] != '[' {
 		return -1
 	}
-	for i++; ; i++ {
-		if i >= end {
-			return -1
-		}
-		c := src[i]
-		if c == ']' {
-			break
-		}
-		if !isDigit(c) && c != ',' && c != '<' && c != '=' && c != '?' && c != '-' {
-			return -1
-		}
+	for i++; i < len(src) && charClass[src[i]]&classDim != 0; i++ {
+	}
+	if i >= len(src) || src[i] != ']' {
+		return -1
 	}
 	i++
-	if i >= end || src[i] != '{' {
+	if i >= len(src) || src[i] != '{' {
 		return i
 	}
 	depth := 0
-	for ; i < end; i++ {
-		switch src[i] {
-		case '{':
+	for ; i < len(src); i++ {
+		switch c := src[i]; {
+		case !layoutSpecial[c]:
+		case c == '{':
 			depth++
-		case '}':
+		case c == '}':
 			depth--
 			if depth == 0 {
 				return i + 1
 			}
-		case ' ', '\t', '\n', '\r', '/', '"':
+		default:
 			return -1
 		}
 	}
 	return -1
 }
+
+// layoutSpecial marks the bytes shapeTextEnd looks at in a layout: its
+// braces, and what ends a compact text.
+var layoutSpecial = [256]bool{'{': true, '}': true, ' ': true, '\t': true, '\n': true, '\r': true, '/': true, '"': true}
 
 const maxShapeDepth = 64
 
@@ -454,16 +457,22 @@ func (p *shapeParser) parseTupleShape() (Shape, bool) {
 		return Shape{}, false
 	}
 	p.depth++
-	defer func() { p.depth-- }()
+	// The elements are gathered on top of p.tuples (a nested tuple
+	// gathers above them) and copied into a slice of their number.
+	base := len(p.tuples)
+	defer func() {
+		p.depth--
+		clear(p.tuples[base:])
+		p.tuples = p.tuples[:base]
+	}()
 	p.off++ // '('
-	var elems []Shape
 	if !p.accept(')') {
 		for {
 			e, ok := p.parseShape()
 			if !ok {
 				return Shape{}, false
 			}
-			elems = append(elems, e)
+			p.tuples = append(p.tuples, e)
 			if !p.accept(',') {
 				break
 			}
@@ -472,9 +481,8 @@ func (p *shapeParser) parseTupleShape() (Shape, bool) {
 			return Shape{}, false
 		}
 	}
-	if elems == nil {
-		elems = []Shape{}
-	}
+	elems := make([]Shape, len(p.tuples)-base) // not nil when empty
+	copy(elems, p.tuples[base:])
 	return Shape{Type: TUPLE, Tuple: elems}, true
 }
 

@@ -614,3 +614,129 @@ ENTRY e {
 	assert.Same(t, unsafe.StringData(a), unsafe.StringData(c), "kept once")
 	assert.NotEqual(t, a, b)
 }
+
+// A value the text repeats is found without scanning it again
+// (scanRecentValue): whatever follows the repeat, the parse reads what it
+// reads when the first value differs and nothing repeats.
+func TestRepeatedValueReadAsScanned(t *testing.T) {
+	value := `{op_name="jit(f)/add" source_file="model.py" source_line=7}`
+	other := `{op_name="jit(f)/add" source_file="model.py" source_line=8}`
+	ends := []string{"", " ", ",", "\n", "x", `"s"`, "{}", "(", "/", "/ ", "//c", "/*c*/", "]", "}"}
+	for _, tail := range []string{value, value + "/"} {
+		for _, end := range ends {
+			parse := func(first string) (string, string) {
+				m, err := ParseString("HloModule m\nENTRY e {\n  p = f32[4] parameter(0), metadata=" + first +
+					"\n  ROOT a = f32[4] add(p, p), metadata=" + tail + end + "\n}\n")
+				if err != nil {
+					return "", err.Error()
+				}
+				v, _ := m.Entry.Root.Attr("metadata")
+				return v, m.String()
+			}
+			wantV, want := parse(other + tail[len(value):])
+			gotV, got := parse(tail)
+			assert.Equal(t, wantV, gotV, "%q", tail+end)
+			assert.Equal(t, want, strings.Replace(got, value, other, 1), "%q", tail+end)
+		}
+	}
+}
+
+// Instructions of one opcode whose typed attributes are written alike
+// share one TypedAttrs (internTyped); others do not.
+func TestTypedAttrsInterned(t *testing.T) {
+	m := mustParse(t, `ENTRY e {
+  a = f32[2,3] parameter(0)
+  s = f32[] parameter(1)
+  b = f32[3,2] transpose(a), control-predecessors={s}, dimensions={1,0}
+  c = f32[3,2] transpose(a), dimensions={1,0}, metadata={op_name="c"}
+  d = f32[2,3] transpose(a), dimensions={0,1}
+  e = f32[3,2] reverse(b), dimensions={1,0}
+  f = f32[2] broadcast(s), dimensions={}
+  g = f32[2] broadcast(s)
+  ROOT h = (f32[3,2], f32[3,2], f32[2,3], f32[3,2], f32[2], f32[2]) tuple(b, c, d, e, f, g)
+}`)
+	typed := func(name string) *TypedAttrs { return instr(t, m, name).Typed }
+	assert.Same(t, typed("b"), typed("c"))
+	assert.Equal(t, []int64{1, 0}, typed("b").Dimensions)
+	assert.NotSame(t, typed("b"), typed("d"))
+	assert.Equal(t, []int64{0, 1}, typed("d").Dimensions)
+	assert.NotSame(t, typed("b"), typed("e"), "another opcode")
+	assert.Equal(t, []int64{1, 0}, typed("e").Dimensions)
+	assert.Same(t, typed("f"), typed("g"), "dimensions={} as XLA reads a broadcast of a scalar")
+	assert.Equal(t, []int64{}, typed("g").Dimensions)
+}
+
+// An operand written with the shape text and the name of one of the last
+// instructions is read without scanning them (recentOperand): each
+// spelling reads as it does when the declaration's text differs and the
+// operand is scanned.
+func TestRecentOperandReadAsScanned(t *testing.T) {
+	for _, operands := range []string{
+		"f32[2]{0} %a, f32[2]{0} %a.1",
+		"f32[2]{0} a.1 , f32[2]{0} %a )",
+		"f32[2]{0} %a.1, f32[2]{0} %a.12",
+		"f32[2]{0} %a#0, f32[2]{0} %a",
+		"f32[2]{0} negate(f32[2]{0} %a), f32[2]{0} %a",
+		"f32[2]{0} %a\n, f32[2]{0} %a",
+		"f32[2]{0} %a /*x*/, f32[2]{0} %a",
+		"f32[2]{0}  %a, f32[2]{0} %negate",
+		"f32[2]{0} %a",
+	} {
+		parse := func(decl string) string {
+			m, err := ParseString("ENTRY e {\n  a = " + decl + " parameter(0)\n  a.1 = " + decl +
+				" parameter(1)\n  negate = " + decl + " parameter(2)\n  ROOT s = f32[2]{0} add(" + operands + ")\n}\n")
+			if err != nil {
+				return err.Error()
+			}
+			return m.String()
+		}
+		assert.Equal(t, parse("f32[2]"), parse("f32[2]{0}"), "%q", operands)
+	}
+}
+
+// An instruction's shape written as one of the last instructions was
+// declared is read without scanning it (recentShape): each spelling reads
+// as it does when the declaration's text is not compact and the shape is
+// scanned.
+func TestRecentShapeReadAsScanned(t *testing.T) {
+	for _, user := range []string{
+		"f32[2]{0} negate(a)",
+		"f32[2]{0}  negate(a)",
+		"f32[2] {0} negate(a)",
+		"f32[2]{0}{0} negate(a)",
+		"f32[2]{0}\n negate(a)",
+		"f32[2]{0} /*c*/ negate(a)",
+		"f32[2]{0} b(a)",
+		"f32[2]{0}",
+	} {
+		parse := func(decl string) string {
+			m, err := ParseString("ENTRY e {\n  a = " + decl + " parameter(0)\n  b = f32[2] {0} parameter(1)\n  ROOT s = " + user + "\n}\n")
+			if err != nil {
+				return err.Error()
+			}
+			return m.String()
+		}
+		assert.Equal(t, parse("f32[2]{ 0 }"), parse("f32[2]{0}"), "%q", user)
+		assert.Equal(t, parse("f32[ 2]"), parse("f32[2]"), "%q", user)
+	}
+}
+
+// The printer copies the text of an array shape printed lately with the
+// same storage (printedShape); shapes sharing part of it print their own.
+func TestPrintSharedShapeStorage(t *testing.T) {
+	m := mustParse(t, `ENTRY e {
+  a = f32[2,3]{1,0} parameter(0)
+  b = f32[2,3]{1,0} negate(a)
+  c = f32[2,3]{1,0} negate(b)
+  d = f32[2,3]{1,0} negate(c)
+  ROOT r = (f32[2,3]{1,0}, f32[2,3]{1,0}, f32[2,3]{1,0}) tuple(b, c, d)
+}`)
+	b, c, d := instr(t, m, "b"), instr(t, m, "c"), instr(t, m, "d")
+	require.Same(t, unsafe.SliceData(b.Shape.Dims), unsafe.SliceData(c.Shape.Dims))
+	c.Shape.Layout = &Layout{MinorToMajor: []int64{0, 1}}
+	d.Shape.Type = S32
+	text := m.String()
+	assert.Contains(t, text, "%b = f32[2,3]{1,0} negate(")
+	assert.Contains(t, text, "%c = f32[2,3]{0,1} negate(f32[2,3]{1,0} %b)")
+	assert.Contains(t, text, "%d = s32[2,3]{1,0} negate(f32[2,3]{0,1} %c)")
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -213,6 +214,22 @@ type printer struct {
 	// the same text.
 	cur       *Computation
 	shapeText [][2]int
+	// shapes are array shapes printed lately and where their text starts
+	// and ends in buf, by their parts (see shape).
+	shapes [64]printedShape
+}
+
+// printedShape is an array shape printed at buf[at[0]:at[1]], by what its
+// text is made of: a shape with the same element type and the same
+// dimension, dynamic and layout storage prints the same text. (The
+// parser gives every shape written alike the same storage.)
+type printedShape struct {
+	dims   *int64
+	rank   int
+	dyn    *bool
+	layout *Layout
+	typ    PrimitiveType
+	at     [2]int
 }
 
 // newPrinter returns a printer of m's text (its spelling and opts) that
@@ -635,6 +652,24 @@ func (p *printer) shape(s *Shape, withLayout bool) {
 		p.byte(')')
 		return
 	}
+	if withLayout {
+		dims, dyn := unsafe.SliceData(s.Dims), unsafe.SliceData(s.Dynamic)
+		h := uintptr(unsafe.Pointer(dims))>>3 ^ uintptr(unsafe.Pointer(s.Layout))>>4 ^ uintptr(s.Type)
+		slot := &p.shapes[h%uintptr(len(p.shapes))]
+		if slot.at[1] > 0 && slot.dims == dims && slot.rank == len(s.Dims) && slot.dyn == dyn && slot.layout == s.Layout && slot.typ == s.Type {
+			p.buf = append(p.buf, p.buf[slot.at[0]:slot.at[1]]...)
+			return
+		}
+		start := len(p.buf)
+		p.arrayShape(s, true)
+		*slot = printedShape{dims: dims, rank: len(s.Dims), dyn: dyn, layout: s.Layout, typ: s.Type, at: [2]int{start, len(p.buf)}}
+		return
+	}
+	p.arrayShape(s, false)
+}
+
+// arrayShape prints an array (token, opaque) shape s.
+func (p *printer) arrayShape(s *Shape, withLayout bool) {
 	p.str(s.Type.String())
 	p.byte('[')
 	for i, d := range s.Dims {

@@ -169,8 +169,8 @@ func isIdentChar(c byte) bool { return charClass[c]&classIdent != 0 }
 // type's name.
 func isAlnum(c byte) bool { return charClass[c]&classAlnum != 0 }
 
-// charClass classifies the bytes names and type names are made of, so
-// that a scan over them tests one table entry per byte.
+// charClass classifies the bytes names, type names and dimension lists
+// are made of, so that a scan over them tests one table entry per byte.
 var charClass = func() (t [256]uint8) {
 	for c := range 256 {
 		b := byte(c)
@@ -180,6 +180,9 @@ var charClass = func() (t [256]uint8) {
 		if b == '.' || b == '-' {
 			t[c] |= classIdent
 		}
+		if isDigit(b) || strings.IndexByte(",<=?-", b) >= 0 {
+			t[c] |= classDim
+		}
 	}
 	return t
 }()
@@ -187,11 +190,13 @@ var charClass = func() (t [256]uint8) {
 const (
 	classIdent = 1 << iota
 	classAlnum
+	classDim // the bytes of an array shape's dimension list: digits and ,<=?-
 )
 
 // identEnd returns the end of the identifier run starting at i.
 func (s *scanner) identEnd(i int) int {
-	for i < s.end && isIdentChar(s.src[i]) {
+	src := s.src[:s.end] // one bound, in a register
+	for i < len(src) && isIdentChar(src[i]) {
 		i++
 	}
 	return i

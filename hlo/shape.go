@@ -13,6 +13,11 @@ const UnboundedDim int64 = math.MinInt64
 // tuple of shapes. Token and opaque shapes have no dimensions.
 type Shape struct {
 	Type PrimitiveType
+	// Buffer marks XLA's buffer shape of an array, printed "b(f32[8]{0})"
+	// (the result of custom calls that pin a buffer); the other fields
+	// describe the array. Analyses treat it as the array. (It sits next to
+	// Type, which keeps a Shape at 88 bytes.)
+	Buffer bool
 	// Dims are the dimension sizes, dimension 0 first. For a bounded dynamic
 	// dimension ("<=N") the size is the bound N; an unbounded one is
 	// UnboundedDim.
@@ -24,10 +29,6 @@ type Shape struct {
 	Layout *Layout
 	// Tuple holds the element shapes when Type is TUPLE.
 	Tuple []Shape
-	// Buffer marks XLA's buffer shape of an array, printed "b(f32[8]{0})"
-	// (the result of custom calls that pin a buffer); the other fields
-	// describe the array. Analyses treat it as the array.
-	Buffer bool
 }
 
 // MakeShape returns an array shape with the default (absent) layout.
