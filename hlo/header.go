@@ -54,21 +54,8 @@ func parseHeaderAttr[T any](m *Module, name string, parse func(*scanner) (T, *Er
 }
 
 // parseProgramShape parses "{(f32[2]{0}, s32[])->f32[2]{0}}".
-func parseProgramShape(s *scanner) (*ProgramShape, *Error) { return readProgramShape(s, nil) }
-
-// checkProgramShape reports what is wrong with the program shape at s, as
-// parseProgramShape does, reading each shape text once (through the cache
-// of shapes): an entry's parameters mostly repeat a few.
-func checkProgramShape(s *scanner) *Error {
-	_, err := readProgramShape(s, map[string]Shape{})
-	return err
-}
-
-// readProgramShape is parseProgramShape with cache as its shapes' cache
-// (nil: none).
-func readProgramShape(s *scanner, cache map[string]Shape) (*ProgramShape, *Error) {
-	ar := &arena{limit: s.end - s.off}
-	p := &shapeParser{scanner: *s, ar: ar, keep: ar, cache: cache}
+func parseProgramShape(s *scanner) (*ProgramShape, *Error) {
+	p := &shapeParser{scanner: *s, ar: &arena{limit: s.end - s.off}}
 	ps := &ProgramShape{}
 	if p.expect('{') && p.expect('(') {
 		if !p.accept(')') {

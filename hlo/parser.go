@@ -510,7 +510,7 @@ func resolveModule(m *Module, calls []callRef, hp headerPositions, errs *ErrorLi
 	}
 	checkAsyncChains(m, errs)
 	if sub, ok := hp["entry_computation_layout"]; ok {
-		if err := checkProgramShape(&sub); err != nil {
+		if _, err := parseProgramShape(&sub); err != nil {
 			errs.Add(err.Filename, err.Pos, err.Msg)
 		}
 	}
