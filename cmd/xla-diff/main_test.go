@@ -37,9 +37,11 @@ func TestUnknownBackendOrCompile(t *testing.T) {
 	}
 }
 
-// TestCompareAllKeepsOrder: the results follow the directories' order
-// whatever the jobs, and a missing command is every figure's disagreement.
-func TestCompareAllKeepsOrder(t *testing.T) {
+// runOnReproducers runs the command with args (a missing hlo-opt among
+// them) on every compile of testdata/xladiff, which it returns with the
+// results it wrote.
+func runOnReproducers(t *testing.T, args ...string) (dirs []string, rs []*xladiff.Result, stdout string) {
+	t.Helper()
 	dirs, err := filepath.Glob(filepath.Join("..", "..", "testdata", "xladiff", "*", "*", "after_optimizations.txt"))
 	require.NoError(t, err)
 	require.NotEmpty(t, dirs)
@@ -48,13 +50,20 @@ func TestCompareAllKeepsOrder(t *testing.T) {
 	}
 	results := filepath.Join(t.TempDir(), "r.json")
 	var out, errOut bytes.Buffer
-	require.Equal(t, 0, run(context.Background(), append([]string{"-hlo-opt", "/nonexistent/hlo-opt", "-jobs", "3", "-results", results}, dirs...), &out, &errOut), errOut.String())
-	assert.Contains(t, out.String(), "| parse |")
-	var rs []*xladiff.Result
+	args = append(append([]string{"-hlo-opt", "/nonexistent/hlo-opt", "-results", results}, args...), dirs...)
+	require.Equal(t, 0, run(context.Background(), args, &out, &errOut), errOut.String())
 	src, err := os.ReadFile(results)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(src, &rs))
 	require.Len(t, rs, len(dirs))
+	return dirs, rs, out.String()
+}
+
+// TestCompareAllKeepsOrder: the results follow the directories' order
+// whatever the jobs, and a missing command is every figure's disagreement.
+func TestCompareAllKeepsOrder(t *testing.T) {
+	dirs, rs, out := runOnReproducers(t, "-jobs", "3")
+	assert.Contains(t, out, "| parse |")
 	for i, r := range rs {
 		assert.Equal(t, dirs[i], r.Dir)
 		assert.Equal(t, filepath.Base(dirs[i]), r.Backend)
@@ -67,20 +76,7 @@ func TestCompareAllKeepsOrder(t *testing.T) {
 // TestLayoutsOnly: -layouts compares the TPU layouts alone (a missing
 // command disagrees on them), and nothing on the other backends.
 func TestLayoutsOnly(t *testing.T) {
-	dirs, err := filepath.Glob(filepath.Join("..", "..", "testdata", "xladiff", "*", "*", "after_optimizations.txt"))
-	require.NoError(t, err)
-	require.NotEmpty(t, dirs)
-	for i := range dirs {
-		dirs[i] = filepath.Dir(dirs[i])
-	}
-	results := filepath.Join(t.TempDir(), "r.json")
-	var out, errOut bytes.Buffer
-	require.Equal(t, 0, run(context.Background(), append([]string{"-hlo-opt", "/nonexistent/hlo-opt", "-layouts", "-results", results}, dirs...), &out, &errOut), errOut.String())
-	var rs []*xladiff.Result
-	src, err := os.ReadFile(results)
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(src, &rs))
-	require.Len(t, rs, len(dirs))
+	_, rs, _ := runOnReproducers(t, "-layouts")
 	for _, r := range rs {
 		if !strings.HasPrefix(r.Backend, "tpu") {
 			assert.Empty(t, r.Outcomes, r.Dir)
