@@ -136,11 +136,13 @@ type operandUse struct {
 // the operand's): XLA's TPU layout assignment lists them as incompatible
 // and runs again with the operand kept in its layout and the result in the
 // aligned one, or, when no layout of the result is aligned with the
-// operand's, both in the default layout (the operand copied to
-// major-to-minor, the result major-to-minor with its size-1 dims most
-// major: f32[7,256]{1,0} reshaped to f32[2,28,2,16] is {3,2,1,0}, then
-// copied to the result's {1,3,2,0}). Evidence: libtpu's log ("Listing
-// instructions with incompatible layouts") and its dumps.
+// operand's, the result in the default layout (major-to-minor with its
+// size-1 dims most major: f32[7,256]{1,0} reshaped to f32[2,28,2,16] is
+// {3,2,1,0}, then copied to the result's {1,3,2,0}), the operand still in
+// its class's layout (c64[3,9,128,7] in its parameters' {2,3,1,0} reshaped
+// to c64[112,9,24], program 01851153c88cd379: requiring it major-to-minor
+// laid its 50 arrays out so and copied the parameters). Evidence: libtpu's
+// log ("Listing instructions with incompatible layouts") and its dumps.
 func (a *assigner) reshapePins(pins *secondPass) {
 	for _, c := range a.m.Computations {
 		if a.fused[c] {
@@ -171,13 +173,11 @@ func (a *assigner) reshapePins(pins *secondPass) {
 				}
 				continue
 			}
-			def := hlo.DefaultMinorToMajor(op.Shape.Rank())
-			out, ok := reshapeLayout(op.Shape.Dims, def, in.Shape.Dims)
+			out, ok := reshapeLayout(op.Shape.Dims, hlo.DefaultMinorToMajor(op.Shape.Rank()), in.Shape.Dims)
 			if !ok {
 				out = unitDimsMajor(in.Shape.Dims)
 			}
 			pins.concats[in] = out
-			pins.uses = append(pins.uses, operandUse{user: in, op: 0, m2m: def})
 		}
 	}
 }
