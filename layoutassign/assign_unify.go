@@ -157,7 +157,8 @@ func (a *assigner) unifyInstruction(in *hlo.Instruction) {
 	switch {
 	case in.Opcode == hlo.OpFft && a.opts.Target.Backend == BackendTPU && rewrittenFft(in, a.opts.Target):
 		// Convolutions by the time XLA lays it out: its operand is copied
-		// to their layout where its class has another (seed 7710a1e7).
+		// to their layout where its class has another (reproducer
+		// layouts-tpu-v5e-7710a1e7).
 	case hlo.Info(in.Opcode).KeepsLayout:
 		a.unifyKeeping(in)
 	case in.Opcode == hlo.OpTuple:

@@ -436,9 +436,9 @@ func IsBitcastReshape(operand, result hlo.Shape) bool {
 // dims not of size 1 the spatial dims. The layout has the spatial dims
 // major, then batch and feature, the one that pads less minor (seed
 // bca506e2e58e757a: f32[9,200,127] has the feature minor); dims of size
-// 1, which the rewrite drops, are most major. A length over 256 that is a multiple of 64 (384,
-// 832 in the dumps) is split into two transforms of its factors, each a
-// convolution over a reshaped array: not modelled.
+// 1, which the rewrite drops, are most major. A length over 256 that is a
+// multiple of 64 (384, 832 in the dumps) is split into two transforms of
+// its factors, each a convolution over a reshaped array: not modelled.
 func tpuFftLayout(in *hlo.Instruction, t Target) ([]int64, bool) {
 	s := in.Shape
 	n, ok := fftLength(in)
