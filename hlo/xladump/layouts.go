@@ -69,14 +69,17 @@ func NewLayoutTally() *LayoutTally {
 func (n *LayoutTally) LayoutsEqual() int {
 	eq := n.Agree
 	for k, v := range n.Misses {
-		if isSpaceMiss(k) {
+		if IsSpaceMiss(k) {
 			eq += v
 		}
 	}
 	return eq
 }
 
-func isSpaceMiss(kind string) bool { return len(kind) > 12 && kind[:12] == "memory space" }
+// IsSpaceMiss reports whether a miss kind (or a List entry) is a memory
+// space alone: XLA's memory-space assignment, after layout assignment,
+// places arrays in VMEM or SMEM, which LayoutsEqual does not count.
+func IsSpaceMiss(kind string) bool { return strings.HasPrefix(kind, "memory space") }
 
 // Add adds o's counts to n (the first example of each kind stays).
 func (n *LayoutTally) Add(o *LayoutTally) {

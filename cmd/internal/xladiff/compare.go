@@ -439,13 +439,13 @@ func (d *differ) layouts(path string) {
 	o.Agree = o.Equal == o.Count
 	var misses []string
 	for _, k := range sortedKeys(n.Misses) {
-		if !strings.HasPrefix(k, "memory space") {
+		if !xladump.IsSpaceMiss(k) {
 			misses = append(misses, fmt.Sprintf("%d %s, e.g.%s", n.Misses[k], k, n.Examples[k]))
 		}
 	}
 	o.Detail = listDetail(misses)
 	for _, m := range n.List {
-		if !strings.HasPrefix(m, "memory space") {
+		if !xladump.IsSpaceMiss(m) {
 			o.List = append(o.List, m)
 		}
 	}
