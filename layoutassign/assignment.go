@@ -421,12 +421,15 @@ type alloc struct {
 // accepts reports whether a buffer described by in may go into a on
 // backend b, its values aside: the same memory space, a writable
 // allocation at least as large (exactly as large for an output). On the
-// TPU an output's allocation (not a donated parameter's) takes no other
-// buffer than outputs: XLA's MaybeAssignBuffer refuses what the TPU's
-// must_not_live_out names, and in the TPU compiles of the xla-diff seeds
-// (1000-1139, 5000-5299, v5e) 2361 of 2375 output allocations hold one
-// value, the other 14 the values of one buffer (a loop's, an in-place
-// update's), while 187 of 196 donated parameters' hold temporaries too.
+// TPU an output's allocation, a donated parameter's included, takes no
+// other buffer than outputs: XLA's MaybeAssignBuffer refuses what the
+// TPU's must_not_live_out names, and in the TPU compiles of the xla-diff
+// seeds (1000-1139, 5000-5299, v5e) 2361 of 2375 output allocations hold
+// one value, the other 14 the values of one buffer (a loop's, an in-place
+// update's); of the 505 donated parameters' allocations of the 2540 v5e
+// development compiles, 494 hold the parameter and its output alone (seed
+// 7127: f32[1] donated, a bf16[1] temporary live in between kept out of
+// it, the peak 512 B higher; reproducer peak-tpu-v5e-b11827e6).
 func (a *alloc) accepts(in bufferInfo, b Backend) bool {
 	if a.outputsOnly(b) && !in.output {
 		return false
@@ -436,7 +439,7 @@ func (a *alloc) accepts(in bufferInfo, b Backend) bool {
 
 // outputsOnly reports whether only outputs may go into a on backend b
 // (see accepts).
-func (a *alloc) outputsOnly(b Backend) bool { return b == BackendTPU && a.output && !a.param }
+func (a *alloc) outputsOnly(b Backend) bool { return b == BackendTPU && a.output }
 
 func (a *alloc) kind() string {
 	return bufferInfo{param: a.param, aliased: a.aliased, constant: a.constant, output: a.output}.kind()
