@@ -504,8 +504,10 @@ type heapIndex struct {
 	// a free block's first span holds the next one's in lo).
 	free [bigRoomLog + 1]int32
 	big  []spanSet
-	// found are the spans collect gathered since the last bestGap.
-	found []span
+	// found are the spans collect gathered since the last bestGap: their
+	// union (sorted, disjoint and not touching) unless unsorted.
+	found    []span
+	unsorted bool
 }
 
 // spanList is one node's union of spans: arena[off:off+n] in a block of
@@ -520,6 +522,9 @@ const (
 	// 1<<bigRoomLog spans moves to a spanSet.
 	bigRoomLog = 8
 	bigRoom    = bigRoomLog + 1
+	// foundMerged bounds the union a query gathers: past it, the rest of
+	// its spans are appended as they come and sorted once.
+	foundMerged = 32
 )
 
 // reset empties the index for intervals at times 0 to times-1.
@@ -538,7 +543,7 @@ func (x *heapIndex) reset(times int) {
 	x.free = [bigRoomLog + 1]int32{}
 	clear(x.big)
 	x.big = x.big[:0]
-	x.found = x.found[:0]
+	x.found, x.unsorted = x.found[:0], false
 }
 
 // add records that an interval living at times [s, e] uses sp.
@@ -570,28 +575,9 @@ func (x *heapIndex) unite(u *spanList, sp span) {
 		return
 	}
 	s := x.arena[u.off : u.off+u.n]
-	// The first span sp overlaps or touches, and how many it does.
-	p, hi := 0, len(s)
-	for p < hi {
-		m := int(uint(p+hi) >> 1)
-		if s[m].hi >= sp.lo {
-			hi = m
-		} else {
-			p = m + 1
-		}
-	}
-	n := 0
-	for _, y := range s[p:] {
-		if y.lo > sp.hi {
-			break
-		}
-		sp.lo, sp.hi = min(sp.lo, y.lo), max(sp.hi, y.hi)
-		n++
-	}
+	p, n := touching(s, sp)
 	if n > 0 {
-		s[p] = sp
-		copy(s[p+1:], s[p+n:])
-		u.n -= int32(n - 1)
+		u.n = int32(len(absorb(s, p, n, sp)))
 		return
 	}
 	if int(u.n) == 1<<u.room {
@@ -614,6 +600,34 @@ func (x *heapIndex) unite(u *spanList, sp span) {
 	copy(s[p+1:], s[p:])
 	s[p] = sp
 	u.n++
+}
+
+// touching returns the first span of the union s that sp overlaps or
+// touches, and how many it does.
+func touching(s []span, sp span) (p, n int) {
+	p, hi := 0, len(s)
+	for p < hi {
+		m := int(uint(p+hi) >> 1)
+		if s[m].hi >= sp.lo {
+			hi = m
+		} else {
+			p = m + 1
+		}
+	}
+	for _, y := range s[p:] {
+		if y.lo > sp.hi {
+			break
+		}
+		n++
+	}
+	return p, n
+}
+
+// absorb replaces the n spans of the union s from p, which sp overlaps or
+// touches, by one span covering them and sp, and returns the union.
+func absorb(s []span, p, n int, sp span) []span {
+	s[p] = span{min(sp.lo, s[p].lo), max(sp.hi, s[p+n-1].hi)}
+	return append(s[:p+1], s[p+n:]...)
 }
 
 // block returns the offset of a free block of room 1<<k.
@@ -641,19 +655,45 @@ func (x *heapIndex) appendTo(out []span, u *spanList) []span {
 	return append(out, x.arena[u.off:u.off+u.n]...)
 }
 
+// gather adds the spans of u to found: each merged into its union while
+// found is one (a query's union of the tightly packed spans of a best-fit
+// heap has a few spans, found no more than foundMerged), else appended.
+func (x *heapIndex) gather(u *spanList) {
+	if u.room == bigRoom {
+		x.found, x.unsorted = x.appendTo(x.found, u), true
+		return
+	}
+	for _, sp := range x.arena[u.off : u.off+u.n] {
+		if x.unsorted {
+			x.found = append(x.found, sp)
+			continue
+		}
+		f := x.found
+		p, n := touching(f, sp)
+		switch {
+		case n > 0:
+			x.found = absorb(f, p, n, sp)
+		case len(f) < foundMerged:
+			x.found = slices.Insert(f, p, sp)
+		default:
+			x.found, x.unsorted = append(f, sp), true
+		}
+	}
+}
+
 // collect gathers the spans used by the intervals that overlap [s, e].
 func (x *heapIndex) collect(s, e int) {
 	for v := s + x.size; v >= 1; v /= 2 {
-		x.found = x.appendTo(x.found, &x.cover[v])
+		x.gather(&x.cover[v])
 	}
 	for l, r := s+1+x.size, e+x.size+1; l < r; l, r = l/2, r/2 {
 		if l&1 == 1 {
-			x.found = x.appendTo(x.found, &x.starts[l])
+			x.gather(&x.starts[l])
 			l++
 		}
 		if r&1 == 1 {
 			r--
-			x.found = x.appendTo(x.found, &x.starts[r])
+			x.gather(&x.starts[r])
 		}
 	}
 }
@@ -662,7 +702,9 @@ func (x *heapIndex) collect(s, e int) {
 // union of the spans collected that holds size bytes, else the end of the
 // union, and forgets the spans.
 func (x *heapIndex) bestGap(size int64) int64 {
-	slices.SortFunc(x.found, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
+	if x.unsorted {
+		slices.SortFunc(x.found, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
+	}
 	best, bestLen := int64(-1), int64(math.MaxInt64)
 	free := int64(0) // start of the current hole
 	for _, sp := range x.found {
@@ -673,7 +715,7 @@ func (x *heapIndex) bestGap(size int64) int64 {
 		}
 		free = max(free, sp.hi)
 	}
-	x.found = x.found[:0]
+	x.found, x.unsorted = x.found[:0], false
 	if best < 0 {
 		return free
 	}

@@ -1049,6 +1049,56 @@ func TestXLACases(t *testing.T) {
 	assert.GreaterOrEqual(t, float64(agree), 0.9*float64(total), "at least 90%% of XLA's cases agree")
 }
 
+// TestHeapIndexGaps gathers random unions of one heap index (some past
+// bigRoomLog, so spanSets; enough at once that the gathered union passes
+// foundMerged) and checks bestGap against the plain definition: the bytes
+// the gathered spans use marked one by one, the smallest run of free
+// bytes below the highest used one that holds size (then the lowest), else
+// the end of the highest.
+func TestHeapIndexGaps(t *testing.T) {
+	r := rand.New(rand.NewPCG(26, 1))
+	var x heapIndex
+	for round := range 400 {
+		x.reset(32)
+		limit := int64(64 << (round % 8))
+		unions := 1 + r.IntN(len(x.cover))
+		long := []int64{8, limit / 16}[r.IntN(2)]
+		for range r.IntN(2000) {
+			lo := r.Int64N(limit)
+			x.unite(&x.cover[r.IntN(unions)], span{lo, lo + 1 + r.Int64N(long)})
+		}
+		used := make([]bool, 2*limit+1)
+		top := int64(0)
+		for range 1 + r.IntN(8) {
+			u := &x.cover[r.IntN(unions)]
+			for _, sp := range x.appendTo(nil, u) {
+				for b := sp.lo; b < sp.hi; b++ {
+					used[b] = true
+				}
+				top = max(top, sp.hi)
+			}
+			x.gather(u)
+		}
+		size := 1 + r.Int64N(limit/8+1)
+		want, wantLen := top, int64(math.MaxInt64)
+		for b := int64(0); b < top; {
+			if used[b] {
+				b++
+				continue
+			}
+			hole := b
+			for b < top && !used[b] {
+				b++
+			}
+			if n := b - hole; n >= size && n < wantLen {
+				want, wantLen = hole, n
+			}
+		}
+		require.Equal(t, want, x.bestGap(size), "round %d, size %d", round, size)
+		assert.Empty(t, x.found, "round %d: spans left after bestGap", round)
+	}
+}
+
 // TestHeapIndexUnions unites random spans into a few unions of one heap
 // index at once (so that blocks move, are freed and reused) and checks
 // each against a spanSet given the same spans, through the union's growth
