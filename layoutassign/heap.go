@@ -559,26 +559,32 @@ func (x *heapIndex) add(s, e int, sp span) {
 		}
 	}
 	for v := s + x.size; v >= 1; v /= 2 {
-		x.unite(&x.starts[v], sp)
+		if !x.unite(&x.starts[v], sp) {
+			break // a node's start union holds its children's: its ancestors hold sp too
+		}
 	}
 }
 
-// unite adds sp to the union u.
-func (x *heapIndex) unite(u *spanList, sp span) {
+// unite adds sp to the union u and says whether u grew (false when it
+// held sp already; true for a spanSet).
+func (x *heapIndex) unite(u *spanList, sp span) bool {
 	if u.room == bigRoom {
 		x.big[u.off].add(sp)
-		return
+		return true
 	}
 	if u.n == 0 {
 		u.off, u.n, u.room = x.block(0), 1, 0
 		x.arena[u.off] = sp
-		return
+		return true
 	}
 	s := x.arena[u.off : u.off+u.n]
 	p, n := touching(s, sp)
+	if n == 1 && s[p].lo <= sp.lo && sp.hi <= s[p].hi {
+		return false
+	}
 	if n > 0 {
 		u.n = int32(len(absorb(s, p, n, sp)))
-		return
+		return true
 	}
 	if int(u.n) == 1<<u.room {
 		if u.room == bigRoomLog {
@@ -588,7 +594,7 @@ func (x *heapIndex) unite(u *spanList, sp span) {
 			x.release(u)
 			x.big = append(x.big, set)
 			u.off, u.n, u.room = int32(len(x.big)-1), 0, bigRoom
-			return
+			return true
 		}
 		off := x.block(u.room + 1)
 		copy(x.arena[off:], x.arena[u.off:u.off+u.n])
@@ -600,6 +606,7 @@ func (x *heapIndex) unite(u *spanList, sp span) {
 	copy(s[p+1:], s[p:])
 	s[p] = sp
 	u.n++
+	return true
 }
 
 // touching returns the first span of the union s that sp overlaps or
