@@ -634,6 +634,9 @@ func touching(s []span, sp span) (p, n int) {
 // touches, by one span covering them and sp, and returns the union.
 func absorb(s []span, p, n int, sp span) []span {
 	s[p] = span{min(sp.lo, s[p].lo), max(sp.hi, s[p+n-1].hi)}
+	if n == 1 {
+		return s
+	}
 	return append(s[:p+1], s[p+n:]...)
 }
 
@@ -670,37 +673,54 @@ func (x *heapIndex) gather(u *spanList) {
 		x.found, x.unsorted = x.appendTo(x.found, u), true
 		return
 	}
-	for _, sp := range x.arena[u.off : u.off+u.n] {
-		if x.unsorted {
-			x.found = append(x.found, sp)
-			continue
+	list, f := x.arena[u.off:u.off+u.n], x.found
+	if x.unsorted {
+		x.found = append(f, list...)
+		return
+	}
+	for i, sp := range list {
+		p := 0 // the first span of f that sp overlaps or touches, or follows
+		for p < len(f) && f[p].hi < sp.lo {
+			p++
 		}
-		f := x.found
-		p, n := touching(f, sp)
+		n := 0
+		for p+n < len(f) && f[p+n].lo <= sp.hi {
+			n++
+		}
 		switch {
 		case n > 0:
-			x.found = absorb(f, p, n, sp)
+			f = absorb(f, p, n, sp)
 		case len(f) < foundMerged:
-			x.found = slices.Insert(f, p, sp)
+			f = append(f, span{})
+			copy(f[p+1:], f[p:])
+			f[p] = sp
 		default:
-			x.found, x.unsorted = append(f, sp), true
+			x.found, x.unsorted = append(f, list[i:]...), true
+			return
 		}
 	}
+	x.found = f
 }
 
 // collect gathers the spans used by the intervals that overlap [s, e].
 func (x *heapIndex) collect(s, e int) {
 	for v := s + x.size; v >= 1; v /= 2 {
-		x.gather(&x.cover[v])
+		if u := &x.cover[v]; u.n > 0 || u.room == bigRoom {
+			x.gather(u)
+		}
 	}
 	for l, r := s+1+x.size, e+x.size+1; l < r; l, r = l/2, r/2 {
 		if l&1 == 1 {
-			x.gather(&x.starts[l])
+			if u := &x.starts[l]; u.n > 0 || u.room == bigRoom {
+				x.gather(u)
+			}
 			l++
 		}
 		if r&1 == 1 {
 			r--
-			x.gather(&x.starts[r])
+			if u := &x.starts[r]; u.n > 0 || u.room == bigRoom {
+				x.gather(u)
+			}
 		}
 	}
 }
