@@ -448,6 +448,7 @@ func (r *heapRun) fit(ivs []interval, order intervalOrder, align int64, idx *hea
 	idx.reset(len(ivs))
 	var heap int64
 	var group []int
+	var times []timeRange
 	for _, k := range sorted {
 		iv := &ivs[k]
 		if !iv.need {
@@ -458,18 +459,42 @@ func (r *heapRun) fit(ivs []interval, order intervalOrder, align int64, idx *hea
 		for _, g := range group {
 			size = max(size, ivs[g].size)
 		}
-		for _, g := range group {
-			idx.collect(g, ivs[g].last)
+		times = groupTimes(times[:0], group, ivs)
+		for _, t := range times {
+			idx.collect(t.first, t.last)
 		}
 		off := idx.bestGap(size)
 		used := span{off, alignUp(off+size, align)}
+		for _, t := range times {
+			idx.add(t.first, t.last, used)
+		}
 		for _, g := range group {
-			idx.add(g, ivs[g].last, used)
 			offsets[ivs[g].id] = off
 		}
 		heap = max(heap, off+size)
 	}
 	return heap, offsets
+}
+
+// timeRange is the times [first, last] of the heap index.
+type timeRange struct{ first, last int }
+
+// groupTimes appends to out the times of the intervals of group (sorted
+// in place) joined where they overlap or touch: a value and the one
+// sharing its buffer as it dies live at times next to each other. An
+// interval overlaps two ranges that touch exactly when it overlaps their
+// join (it ends no earlier than it starts), so the heap index is asked
+// and told once for each.
+func groupTimes(out []timeRange, group []int, ivs []interval) []timeRange {
+	slices.Sort(group)
+	for _, g := range group {
+		if n := len(out); n > 0 && g <= out[n-1].last+1 {
+			out[n-1].last = max(out[n-1].last, ivs[g].last)
+			continue
+		}
+		out = append(out, timeRange{g, ivs[g].last})
+	}
+	return out
 }
 
 // span is the bytes [lo, hi) of the heap.
