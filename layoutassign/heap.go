@@ -74,11 +74,15 @@ type heapRun struct {
 // (canShareOperand); then the values ending there are freed.
 func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []int64, bufLen []int) *heapRun {
 	r := &heapRun{space: space, size: make([]int64, len(lv.values)), unpadded: make([]int64, len(lv.values))}
-	slices.SortFunc(ids, func(a, b int32) int {
-		va, vb := lv.values[a], lv.values[b]
-		return cmp.Or(cmp.Compare(va.start, vb.start), cmp.Compare(va.end, vb.end), cmp.Compare(a, b))
-	})
 	n := len(lv.seq) + 1
+	// ids by start, then end, then id: sorted by id, then stably by end,
+	// then by start.
+	if !slices.IsSorted(ids) {
+		slices.Sort(ids)
+	}
+	spare := make([]int32, len(ids))
+	countingSort(spare, ids, n, func(id int32) int { return lv.values[id].end })
+	countingSort(ids, spare, n, func(id int32) int { return lv.values[id].start })
 	// The values freed at each step, in the order of ids, are
 	// freed[freedAt[t]:freedAt[t+1]] (a counting sort by end).
 	freedAt := make([]int32, n+1)
@@ -99,7 +103,7 @@ func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []
 	for t := range n {
 		freedAt[t+1] += freedAt[t]
 	}
-	freed, next := make([]int32, len(ids)), slices.Clone(freedAt[:n])
+	freed, next := spare, slices.Clone(freedAt[:n])
 	for _, id := range ids {
 		e := lv.values[id].end
 		freed[next[e]] = id
@@ -137,6 +141,22 @@ func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []
 	return r
 }
 
+// countingSort writes src to dst ordered by key (from 0 to n-1), stably.
+func countingSort(dst, src []int32, n int, key func(id int32) int) {
+	at := make([]int32, n+1)
+	for _, id := range src {
+		at[key(id)+1]++
+	}
+	for k := range n {
+		at[k+1] += at[k]
+	}
+	for _, id := range src {
+		k := key(id)
+		dst[at[k]] = id
+		at[k]++
+	}
+}
+
 // place packs the run's temporaries into their heap (heapSize), as
 // buffer assignment does, by the best of XLA's two best-fit orders
 // (ChooseBestHeapAlgorithm keeps the smaller heap; only its size is
@@ -144,8 +164,8 @@ func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []
 // in one heap index) finds a free job. A run replayed for its peak alone
 // needs no placement.
 func (r *heapRun) place(align int64, parallel fanOut) {
-	ivs, _ := r.intervals()
-	orders := []intervalOrder{spatialOrder, temporalOrder}
+	ivs, horizon := r.intervals()
+	orders := []heapOrder{spatial, temporal}
 	sizes := make([]int64, len(orders))
 	idle := make(chan *heapIndex, len(orders)) // indexes not in use
 	fit := func(i int) error {
@@ -155,7 +175,7 @@ func (r *heapRun) place(align int64, parallel fanOut) {
 		default:
 			idx = &heapIndex{}
 		}
-		sizes[i], _ = r.fit(ivs, orders[i], align, idx)
+		sizes[i], _ = r.fit(ivs, horizon, orders[i], align, idx)
 		idle <- idx
 		return nil
 	}
@@ -348,6 +368,52 @@ type interval struct {
 
 type intervalOrder func(a, b *interval) int
 
+// heapOrder is one of the best-fit orders: cmp, and the same order as the
+// keys of a radix sort. keys gives an interval's major and minor keys
+// (each from 0 to max(horizon, the intervals), ascending; then by id)
+// from its size's rank among the intervals' sizes (0 the largest) and
+// horizon, the time after the last event.
+type heapOrder struct {
+	cmp  intervalOrder
+	keys func(iv *interval, sizeRank, horizon int) (major, minor int)
+}
+
+var (
+	spatial = heapOrder{spatialOrder, func(iv *interval, rank, horizon int) (int, int) {
+		return rank, horizon - (iv.end - iv.start)
+	}}
+	temporal = heapOrder{temporalOrder, func(iv *interval, rank, horizon int) (int, int) {
+		return horizon - (iv.colocatedEnd - iv.start), rank
+	}}
+)
+
+// sort returns the indices of ivs in the order, as a radix sort: by id,
+// then stably by the minor key, then by the major.
+func (o heapOrder) sort(ivs []interval, horizon int) []int32 {
+	sizes := make([]int64, len(ivs))
+	idAndIndex := make([]int64, len(ivs))
+	for k := range ivs {
+		sizes[k], idAndIndex[k] = ivs[k].size, int64(ivs[k].id)<<32|int64(k)
+	}
+	slices.Sort(sizes)
+	sizes = slices.Compact(sizes)
+	slices.Reverse(sizes)
+	slices.Sort(idAndIndex)
+	byID, ids := make([]int32, len(ivs)), make([]int32, len(ivs))
+	for i, x := range idAndIndex {
+		byID[i] = int32(x)
+	}
+	major, minor := make([]int, len(ivs)), make([]int, len(ivs))
+	for k := range ivs {
+		rank, _ := slices.BinarySearchFunc(sizes, ivs[k].size, func(a, b int64) int { return cmp.Compare(b, a) })
+		major[k], minor[k] = o.keys(&ivs[k], rank, horizon)
+	}
+	n := max(horizon, len(ivs)) + 1
+	countingSort(ids, byID, n, func(k int32) int { return minor[k] })
+	countingSort(byID, ids, n, func(k int32) int { return major[k] })
+	return byID
+}
+
 // spatialOrder puts larger values first, then longer lived, then by id.
 func spatialOrder(a, b *interval) int {
 	return cmp.Or(cmp.Compare(b.size, a.size), cmp.Compare(a.start-a.end, b.start-b.end), cmp.Compare(a.id, b.id))
@@ -422,12 +488,13 @@ func (r *heapRun) intervals() ([]interval, int) {
 
 // bestFit places the intervals in the given order (see fit) and returns
 // the heap size and each value's offset by id, -1 where none.
-func (r *heapRun) bestFit(order intervalOrder, align int64) (int64, []int64) {
-	ivs, _ := r.intervals()
-	return r.fit(ivs, order, align, &heapIndex{})
+func (r *heapRun) bestFit(order heapOrder, align int64) (int64, []int64) {
+	ivs, horizon := r.intervals()
+	return r.fit(ivs, horizon, order, align, &heapIndex{})
 }
 
-// fit places the intervals ivs in the given order, each in the smallest
+// fit places the intervals ivs (horizon the time after the last event)
+// in the given order, each in the smallest
 // gap (then the lowest) that no placed interval overlapping it or its
 // colocations in time uses, else above them all, and returns the heap
 // size and each value's offset by id, -1 where none (XLA's
@@ -435,21 +502,17 @@ func (r *heapRun) bestFit(order intervalOrder, align int64) (int64, []int64) {
 // aligned end of a placed interval: it is a hole in the union of the
 // placed intervals' [offset, aligned end), which the heap index idx
 // (emptied first) gives for any time range.
-func (r *heapRun) fit(ivs []interval, order intervalOrder, align int64, idx *heapIndex) (int64, []int64) {
+func (r *heapRun) fit(ivs []interval, horizon int, order heapOrder, align int64, idx *heapIndex) (int64, []int64) {
 	offsets := make([]int64, len(r.size)) // by value id, -1 for a value not placed
 	for i := range offsets {
 		offsets[i] = -1
 	}
-	sorted := make([]int, len(ivs))
-	for i := range sorted {
-		sorted[i] = i
-	}
-	slices.SortStableFunc(sorted, func(a, b int) int { return order(&ivs[a], &ivs[b]) })
 	idx.reset(len(ivs))
 	var heap int64
 	var group []int
 	var times []timeRange
-	for _, k := range sorted {
+	for _, k32 := range order.sort(ivs, horizon) {
+		k := int(k32)
 		iv := &ivs[k]
 		if !iv.need {
 			continue
