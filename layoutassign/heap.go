@@ -494,9 +494,9 @@ func (r *heapRun) bestFit(order heapOrder, align int64) (int64, []int64) {
 }
 
 // fit places the intervals ivs (horizon the time after the last event)
-// in the given order, each in the smallest
-// gap (then the lowest) that no placed interval overlapping it or its
-// colocations in time uses, else above them all, and returns the heap
+// in the given order, each in the smallest gap (then the lowest) that no
+// placed interval overlapping it or its colocations in time uses, else
+// above them all, and returns the heap
 // size and each value's offset by id, -1 where none (XLA's
 // GlobalDecreasingSizeBestFitHeap without slicing). A gap starts at the
 // aligned end of a placed interval: it is a hole in the union of the
