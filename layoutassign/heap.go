@@ -74,11 +74,15 @@ type heapRun struct {
 // (canShareOperand); then the values ending there are freed.
 func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []int64, bufLen []int) *heapRun {
 	r := &heapRun{space: space, size: make([]int64, len(lv.values)), unpadded: make([]int64, len(lv.values))}
-	slices.SortFunc(ids, func(a, b int32) int {
-		va, vb := lv.values[a], lv.values[b]
-		return cmp.Or(cmp.Compare(va.start, vb.start), cmp.Compare(va.end, vb.end), cmp.Compare(a, b))
-	})
 	n := len(lv.seq) + 1
+	// ids by start, then end, then id: sorted by id, then stably by end,
+	// then by start.
+	if !slices.IsSorted(ids) {
+		slices.Sort(ids)
+	}
+	spare := make([]int32, len(ids))
+	countingSort(spare, ids, n, func(id int32) int { return lv.values[id].end })
+	countingSort(ids, spare, n, func(id int32) int { return lv.values[id].start })
 	// The values freed at each step, in the order of ids, are
 	// freed[freedAt[t]:freedAt[t+1]] (a counting sort by end).
 	freedAt := make([]int32, n+1)
@@ -99,7 +103,7 @@ func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []
 	for t := range n {
 		freedAt[t+1] += freedAt[t]
 	}
-	freed, next := make([]int32, len(ids)), slices.Clone(freedAt[:n])
+	freed, next := spare, slices.Clone(freedAt[:n])
 	for _, id := range ids {
 		e := lv.values[id].end
 		freed[next[e]] = id
@@ -137,6 +141,22 @@ func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []
 	return r
 }
 
+// countingSort writes src to dst ordered by key (from 0 to n-1), stably.
+func countingSort(dst, src []int32, n int, key func(id int32) int) {
+	at := make([]int32, n+1)
+	for _, id := range src {
+		at[key(id)+1]++
+	}
+	for k := range n {
+		at[k+1] += at[k]
+	}
+	for _, id := range src {
+		k := key(id)
+		dst[at[k]] = id
+		at[k]++
+	}
+}
+
 // place packs the run's temporaries into their heap (heapSize), as
 // buffer assignment does, by the best of XLA's two best-fit orders
 // (ChooseBestHeapAlgorithm keeps the smaller heap; only its size is
@@ -144,8 +164,8 @@ func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []
 // in one heap index) finds a free job. A run replayed for its peak alone
 // needs no placement.
 func (r *heapRun) place(align int64, parallel fanOut) {
-	ivs, _ := r.intervals()
-	orders := []intervalOrder{spatialOrder, temporalOrder}
+	ivs, horizon := r.intervals()
+	orders := []heapOrder{spatial, temporal}
 	sizes := make([]int64, len(orders))
 	idle := make(chan *heapIndex, len(orders)) // indexes not in use
 	fit := func(i int) error {
@@ -155,7 +175,7 @@ func (r *heapRun) place(align int64, parallel fanOut) {
 		default:
 			idx = &heapIndex{}
 		}
-		sizes[i], _ = r.fit(ivs, orders[i], align, idx)
+		sizes[i], _ = r.fit(ivs, horizon, orders[i], align, idx)
 		idle <- idx
 		return nil
 	}
@@ -348,6 +368,52 @@ type interval struct {
 
 type intervalOrder func(a, b *interval) int
 
+// heapOrder is one of the best-fit orders: cmp, and the same order as the
+// keys of a radix sort. keys gives an interval's major and minor keys
+// (each from 0 to max(horizon, the intervals), ascending; then by id)
+// from its size's rank among the intervals' sizes (0 the largest) and
+// horizon, the time after the last event.
+type heapOrder struct {
+	cmp  intervalOrder
+	keys func(iv *interval, sizeRank, horizon int) (major, minor int)
+}
+
+var (
+	spatial = heapOrder{spatialOrder, func(iv *interval, rank, horizon int) (int, int) {
+		return rank, horizon - (iv.end - iv.start)
+	}}
+	temporal = heapOrder{temporalOrder, func(iv *interval, rank, horizon int) (int, int) {
+		return horizon - (iv.colocatedEnd - iv.start), rank
+	}}
+)
+
+// sort returns the indices of ivs in the order, as a radix sort: by id,
+// then stably by the minor key, then by the major.
+func (o heapOrder) sort(ivs []interval, horizon int) []int32 {
+	sizes := make([]int64, len(ivs))
+	idAndIndex := make([]int64, len(ivs))
+	for k := range ivs {
+		sizes[k], idAndIndex[k] = ivs[k].size, int64(ivs[k].id)<<32|int64(k)
+	}
+	slices.Sort(sizes)
+	sizes = slices.Compact(sizes)
+	slices.Reverse(sizes)
+	slices.Sort(idAndIndex)
+	byID, ids := make([]int32, len(ivs)), make([]int32, len(ivs))
+	for i, x := range idAndIndex {
+		byID[i] = int32(x)
+	}
+	major, minor := make([]int, len(ivs)), make([]int, len(ivs))
+	for k := range ivs {
+		rank, _ := slices.BinarySearchFunc(sizes, ivs[k].size, func(a, b int64) int { return cmp.Compare(b, a) })
+		major[k], minor[k] = o.keys(&ivs[k], rank, horizon)
+	}
+	n := max(horizon, len(ivs)) + 1
+	countingSort(ids, byID, n, func(k int32) int { return minor[k] })
+	countingSort(byID, ids, n, func(k int32) int { return major[k] })
+	return byID
+}
+
 // spatialOrder puts larger values first, then longer lived, then by id.
 func spatialOrder(a, b *interval) int {
 	return cmp.Or(cmp.Compare(b.size, a.size), cmp.Compare(a.start-a.end, b.start-b.end), cmp.Compare(a.id, b.id))
@@ -422,33 +488,31 @@ func (r *heapRun) intervals() ([]interval, int) {
 
 // bestFit places the intervals in the given order (see fit) and returns
 // the heap size and each value's offset by id, -1 where none.
-func (r *heapRun) bestFit(order intervalOrder, align int64) (int64, []int64) {
-	ivs, _ := r.intervals()
-	return r.fit(ivs, order, align, &heapIndex{})
+func (r *heapRun) bestFit(order heapOrder, align int64) (int64, []int64) {
+	ivs, horizon := r.intervals()
+	return r.fit(ivs, horizon, order, align, &heapIndex{})
 }
 
-// fit places the intervals ivs in the given order, each in the smallest
-// gap (then the lowest) that no placed interval overlapping it or its
-// colocations in time uses, else above them all, and returns the heap
+// fit places the intervals ivs (horizon the time after the last event)
+// in the given order, each in the smallest gap (then the lowest) that no
+// placed interval overlapping it or its colocations in time uses, else
+// above them all, and returns the heap
 // size and each value's offset by id, -1 where none (XLA's
 // GlobalDecreasingSizeBestFitHeap without slicing). A gap starts at the
 // aligned end of a placed interval: it is a hole in the union of the
 // placed intervals' [offset, aligned end), which the heap index idx
 // (emptied first) gives for any time range.
-func (r *heapRun) fit(ivs []interval, order intervalOrder, align int64, idx *heapIndex) (int64, []int64) {
+func (r *heapRun) fit(ivs []interval, horizon int, order heapOrder, align int64, idx *heapIndex) (int64, []int64) {
 	offsets := make([]int64, len(r.size)) // by value id, -1 for a value not placed
 	for i := range offsets {
 		offsets[i] = -1
 	}
-	sorted := make([]int, len(ivs))
-	for i := range sorted {
-		sorted[i] = i
-	}
-	slices.SortStableFunc(sorted, func(a, b int) int { return order(&ivs[a], &ivs[b]) })
 	idx.reset(len(ivs))
 	var heap int64
 	var group []int
-	for _, k := range sorted {
+	var times []timeRange
+	for _, k32 := range order.sort(ivs, horizon) {
+		k := int(k32)
 		iv := &ivs[k]
 		if !iv.need {
 			continue
@@ -458,18 +522,42 @@ func (r *heapRun) fit(ivs []interval, order intervalOrder, align int64, idx *hea
 		for _, g := range group {
 			size = max(size, ivs[g].size)
 		}
-		for _, g := range group {
-			idx.collect(g, ivs[g].last)
+		times = groupTimes(times[:0], group, ivs)
+		for _, t := range times {
+			idx.collect(t.first, t.last)
 		}
 		off := idx.bestGap(size)
 		used := span{off, alignUp(off+size, align)}
+		for _, t := range times {
+			idx.add(t.first, t.last, used)
+		}
 		for _, g := range group {
-			idx.add(g, ivs[g].last, used)
 			offsets[ivs[g].id] = off
 		}
 		heap = max(heap, off+size)
 	}
 	return heap, offsets
+}
+
+// timeRange is the times [first, last] of the heap index.
+type timeRange struct{ first, last int }
+
+// groupTimes appends to out the times of the intervals of group (sorted
+// in place) joined where they overlap or touch: a value and the one
+// sharing its buffer as it dies live at times next to each other. An
+// interval overlaps two ranges that touch exactly when it overlaps their
+// join (it ends no earlier than it starts), so the heap index is asked
+// and told once for each.
+func groupTimes(out []timeRange, group []int, ivs []interval) []timeRange {
+	slices.Sort(group)
+	for _, g := range group {
+		if n := len(out); n > 0 && g <= out[n-1].last+1 {
+			out[n-1].last = max(out[n-1].last, ivs[g].last)
+			continue
+		}
+		out = append(out, timeRange{g, ivs[g].last})
+	}
+	return out
 }
 
 // span is the bytes [lo, hi) of the heap.
@@ -504,8 +592,10 @@ type heapIndex struct {
 	// a free block's first span holds the next one's in lo).
 	free [bigRoomLog + 1]int32
 	big  []spanSet
-	// found are the spans collect gathered since the last bestGap.
-	found []span
+	// found are the spans collect gathered since the last bestGap: their
+	// union (sorted, disjoint and not touching) unless unsorted.
+	found    []span
+	unsorted bool
 }
 
 // spanList is one node's union of spans: arena[off:off+n] in a block of
@@ -520,6 +610,9 @@ const (
 	// 1<<bigRoomLog spans moves to a spanSet.
 	bigRoomLog = 8
 	bigRoom    = bigRoomLog + 1
+	// foundMerged bounds the union a query gathers: past it, the rest of
+	// its spans are appended as they come and sorted once.
+	foundMerged = 32
 )
 
 // reset empties the index for intervals at times 0 to times-1.
@@ -538,7 +631,7 @@ func (x *heapIndex) reset(times int) {
 	x.free = [bigRoomLog + 1]int32{}
 	clear(x.big)
 	x.big = x.big[:0]
-	x.found = x.found[:0]
+	x.found, x.unsorted = x.found[:0], false
 }
 
 // add records that an interval living at times [s, e] uses sp.
@@ -554,45 +647,32 @@ func (x *heapIndex) add(s, e int, sp span) {
 		}
 	}
 	for v := s + x.size; v >= 1; v /= 2 {
-		x.unite(&x.starts[v], sp)
+		if !x.unite(&x.starts[v], sp) {
+			break // a node's start union holds its children's: its ancestors hold sp too
+		}
 	}
 }
 
-// unite adds sp to the union u.
-func (x *heapIndex) unite(u *spanList, sp span) {
+// unite adds sp to the union u and says whether u grew (false when it
+// held sp already; true for a spanSet).
+func (x *heapIndex) unite(u *spanList, sp span) bool {
 	if u.room == bigRoom {
 		x.big[u.off].add(sp)
-		return
+		return true
 	}
 	if u.n == 0 {
 		u.off, u.n, u.room = x.block(0), 1, 0
 		x.arena[u.off] = sp
-		return
+		return true
 	}
 	s := x.arena[u.off : u.off+u.n]
-	// The first span sp overlaps or touches, and how many it does.
-	p, hi := 0, len(s)
-	for p < hi {
-		m := int(uint(p+hi) >> 1)
-		if s[m].hi >= sp.lo {
-			hi = m
-		} else {
-			p = m + 1
-		}
-	}
-	n := 0
-	for _, y := range s[p:] {
-		if y.lo > sp.hi {
-			break
-		}
-		sp.lo, sp.hi = min(sp.lo, y.lo), max(sp.hi, y.hi)
-		n++
+	p, n := touching(s, sp)
+	if n == 1 && s[p].lo <= sp.lo && sp.hi <= s[p].hi {
+		return false
 	}
 	if n > 0 {
-		s[p] = sp
-		copy(s[p+1:], s[p+n:])
-		u.n -= int32(n - 1)
-		return
+		u.n = int32(len(absorb(s, p, n, sp)))
+		return true
 	}
 	if int(u.n) == 1<<u.room {
 		if u.room == bigRoomLog {
@@ -602,7 +682,7 @@ func (x *heapIndex) unite(u *spanList, sp span) {
 			x.release(u)
 			x.big = append(x.big, set)
 			u.off, u.n, u.room = int32(len(x.big)-1), 0, bigRoom
-			return
+			return true
 		}
 		off := x.block(u.room + 1)
 		copy(x.arena[off:], x.arena[u.off:u.off+u.n])
@@ -614,6 +694,38 @@ func (x *heapIndex) unite(u *spanList, sp span) {
 	copy(s[p+1:], s[p:])
 	s[p] = sp
 	u.n++
+	return true
+}
+
+// touching returns the first span of the union s that sp overlaps or
+// touches, and how many it does.
+func touching(s []span, sp span) (p, n int) {
+	p, hi := 0, len(s)
+	for p < hi {
+		m := int(uint(p+hi) >> 1)
+		if s[m].hi >= sp.lo {
+			hi = m
+		} else {
+			p = m + 1
+		}
+	}
+	for _, y := range s[p:] {
+		if y.lo > sp.hi {
+			break
+		}
+		n++
+	}
+	return p, n
+}
+
+// absorb replaces the n spans of the union s from p, which sp overlaps or
+// touches, by one span covering them and sp, and returns the union.
+func absorb(s []span, p, n int, sp span) []span {
+	s[p] = span{min(sp.lo, s[p].lo), max(sp.hi, s[p+n-1].hi)}
+	if n == 1 {
+		return s
+	}
+	return append(s[:p+1], s[p+n:]...)
 }
 
 // block returns the offset of a free block of room 1<<k.
@@ -641,19 +753,62 @@ func (x *heapIndex) appendTo(out []span, u *spanList) []span {
 	return append(out, x.arena[u.off:u.off+u.n]...)
 }
 
+// gather adds the spans of u to found: each merged into its union while
+// found is one (a query's union of the tightly packed spans of a best-fit
+// heap has a few spans, found no more than foundMerged), else appended.
+func (x *heapIndex) gather(u *spanList) {
+	if u.room == bigRoom {
+		x.found, x.unsorted = x.appendTo(x.found, u), true
+		return
+	}
+	list, f := x.arena[u.off:u.off+u.n], x.found
+	if x.unsorted {
+		x.found = append(f, list...)
+		return
+	}
+	for i, sp := range list {
+		p := 0 // the first span of f that sp overlaps or touches, or follows
+		for p < len(f) && f[p].hi < sp.lo {
+			p++
+		}
+		n := 0
+		for p+n < len(f) && f[p+n].lo <= sp.hi {
+			n++
+		}
+		switch {
+		case n > 0:
+			f = absorb(f, p, n, sp)
+		case len(f) < foundMerged:
+			f = append(f, span{})
+			copy(f[p+1:], f[p:])
+			f[p] = sp
+		default:
+			x.found, x.unsorted = append(f, list[i:]...), true
+			return
+		}
+	}
+	x.found = f
+}
+
 // collect gathers the spans used by the intervals that overlap [s, e].
 func (x *heapIndex) collect(s, e int) {
 	for v := s + x.size; v >= 1; v /= 2 {
-		x.found = x.appendTo(x.found, &x.cover[v])
+		if u := &x.cover[v]; u.n > 0 || u.room == bigRoom {
+			x.gather(u)
+		}
 	}
 	for l, r := s+1+x.size, e+x.size+1; l < r; l, r = l/2, r/2 {
 		if l&1 == 1 {
-			x.found = x.appendTo(x.found, &x.starts[l])
+			if u := &x.starts[l]; u.n > 0 || u.room == bigRoom {
+				x.gather(u)
+			}
 			l++
 		}
 		if r&1 == 1 {
 			r--
-			x.found = x.appendTo(x.found, &x.starts[r])
+			if u := &x.starts[r]; u.n > 0 || u.room == bigRoom {
+				x.gather(u)
+			}
 		}
 	}
 }
@@ -662,7 +817,9 @@ func (x *heapIndex) collect(s, e int) {
 // union of the spans collected that holds size bytes, else the end of the
 // union, and forgets the spans.
 func (x *heapIndex) bestGap(size int64) int64 {
-	slices.SortFunc(x.found, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
+	if x.unsorted {
+		slices.SortFunc(x.found, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
+	}
 	best, bestLen := int64(-1), int64(math.MaxInt64)
 	free := int64(0) // start of the current hole
 	for _, sp := range x.found {
@@ -673,7 +830,7 @@ func (x *heapIndex) bestGap(size int64) int64 {
 		}
 		free = max(free, sp.hi)
 	}
-	x.found = x.found[:0]
+	x.found, x.unsorted = x.found[:0], false
 	if best < 0 {
 		return free
 	}

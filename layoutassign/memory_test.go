@@ -449,7 +449,7 @@ func checkAllocations(t *testing.T, name string, m *hlo.Module, tgt Target, r *M
 	for sp, ids := range temps {
 		run := lv.simulate(sp, ids, lv.bufOf, sizes, lens)
 		smallest := int64(math.MaxInt64)
-		for _, order := range []intervalOrder{spatialOrder, temporalOrder} {
+		for _, order := range []heapOrder{spatial, temporal} {
 			heap, offsets := run.bestFit(order, tgt.heapAlignment(sp))
 			smallest = min(smallest, heap)
 			if heap < run.peak {
@@ -459,7 +459,7 @@ func checkAllocations(t *testing.T, name string, m *hlo.Module, tgt Target, r *M
 			ivs, _ := run.intervals()
 			placed := offsetMap(offsets)
 			ok = checkDisjoint(t, fmt.Sprintf("%s: S(%d)", name, sp), ivs, placed) && ok
-			refHeap, refOffsets := bestFitScan(ivs, order, tgt.heapAlignment(sp))
+			refHeap, refOffsets := bestFitScan(ivs, order.cmp, tgt.heapAlignment(sp))
 			if heap != refHeap || !maps.Equal(placed, refOffsets) {
 				ok = false
 				t.Errorf("%s: S(%d) best-fit heap %d, by scanning every placed interval %d (or offsets differ)", name, sp, heap, refHeap)
@@ -1047,6 +1047,87 @@ func TestXLACases(t *testing.T) {
 	total := len(xlaCases) + len(heapAlgorithmCases)
 	t.Logf("%d of %d XLA cases agree (%.0f%%)", agree, total, 100*float64(agree)/float64(total))
 	assert.GreaterOrEqual(t, float64(agree), 0.9*float64(total), "at least 90%% of XLA's cases agree")
+}
+
+// TestHeapOrders checks the radix sort of each best-fit order against a
+// sort by its comparator on random intervals: sizes from a few (many
+// ties) or many, lives short or long, ids shuffled.
+func TestHeapOrders(t *testing.T) {
+	r := rand.New(rand.NewPCG(26, 2))
+	for round := range 200 {
+		n := 1 + r.IntN(300)
+		ivs := make([]interval, n)
+		ids := r.Perm(3 * n)
+		now := 0
+		for k := range ivs {
+			now += 1 + r.IntN(3)
+			life := r.IntN(1 + []int{4, 200}[round%2])
+			ivs[k] = interval{id: int32(ids[k]), size: 16 * (1 + r.Int64N([]int64{3, 1 << 20}[round%3/2])), start: now, end: now + life}
+			ivs[k].colocatedEnd = ivs[k].end + r.IntN(1+life)
+		}
+		horizon := now
+		for _, iv := range ivs {
+			horizon = max(horizon, iv.colocatedEnd+1)
+		}
+		for _, order := range []heapOrder{spatial, temporal} {
+			want := make([]int32, n)
+			for k := range want {
+				want[k] = int32(k)
+			}
+			slices.SortStableFunc(want, func(a, b int32) int { return order.cmp(&ivs[a], &ivs[b]) })
+			require.Equal(t, want, order.sort(ivs, horizon), "round %d", round)
+		}
+	}
+}
+
+// TestHeapIndexGaps gathers random unions of one heap index (some past
+// bigRoomLog, so spanSets; enough at once that the gathered union passes
+// foundMerged) and checks bestGap against the plain definition: the bytes
+// the gathered spans use marked one by one, the smallest run of free
+// bytes below the highest used one that holds size (then the lowest), else
+// the end of the highest.
+func TestHeapIndexGaps(t *testing.T) {
+	r := rand.New(rand.NewPCG(26, 1))
+	var x heapIndex
+	for round := range 400 {
+		x.reset(32)
+		limit := int64(64 << (round % 8))
+		unions := 1 + r.IntN(len(x.cover))
+		long := []int64{8, limit / 16}[r.IntN(2)]
+		for range r.IntN(2000) {
+			lo := r.Int64N(limit)
+			x.unite(&x.cover[r.IntN(unions)], span{lo, lo + 1 + r.Int64N(long)})
+		}
+		used := make([]bool, 2*limit+1)
+		top := int64(0)
+		for range 1 + r.IntN(8) {
+			u := &x.cover[r.IntN(unions)]
+			for _, sp := range x.appendTo(nil, u) {
+				for b := sp.lo; b < sp.hi; b++ {
+					used[b] = true
+				}
+				top = max(top, sp.hi)
+			}
+			x.gather(u)
+		}
+		size := 1 + r.Int64N(limit/8+1)
+		want, wantLen := top, int64(math.MaxInt64)
+		for b := int64(0); b < top; {
+			if used[b] {
+				b++
+				continue
+			}
+			hole := b
+			for b < top && !used[b] {
+				b++
+			}
+			if n := b - hole; n >= size && n < wantLen {
+				want, wantLen = hole, n
+			}
+		}
+		require.Equal(t, want, x.bestGap(size), "round %d, size %d", round, size)
+		assert.Empty(t, x.found, "round %d: spans left after bestGap", round)
+	}
 }
 
 // TestHeapIndexUnions unites random spans into a few unions of one heap

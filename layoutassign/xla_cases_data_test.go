@@ -631,7 +631,7 @@ var heapAlgorithmCases = []heapAlgorithmCase{
 	}},
 	{"GlobalDecreasingSizeBestFitHeapTest.DecreasingSize", func() bool {
 		r := heapOf("a+10", "b+30", "c+20", "d+40", "a-", "b-", "c-", "d-")
-		size, off := r.bestFit(spatialOrder, 1)
+		size, off := r.bestFit(spatial, 1)
 		return size == 100 && off[0] == 90 && off[1] == 40 && off[2] == 70 && off[3] == 0
 	}},
 }
