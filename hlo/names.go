@@ -106,6 +106,16 @@ func (t *nameTable) put(name string, at int, insts []*Instruction) {
 	}
 }
 
+// sizeFor makes the table empty, with room for n names without growing.
+func (t *nameTable) sizeFor(n int) {
+	size := 64
+	for size < 2*(n+1) {
+		size *= 2
+	}
+	t.slots = make([]nameSlot, size)
+	t.n, t.gen = 0, 1 // a slot of generation 0 is empty
+}
+
 // grow doubles the table (or makes its first slots), keeping the entries
 // of the current generation.
 func (t *nameTable) grow() {

@@ -261,12 +261,20 @@ func endsValue(rest string) bool {
 }
 
 // newChunkParser returns a parser for the computations of text; share is
-// about how much of the text it will parse, which sizes its string arena.
-func newChunkParser(file, text string, share int) *chunkParser {
+// about how much of the text it will parse, which sizes its string arena,
+// and lines about how many of its lines, which sizes the lists a
+// computation's parse fills and empties (its instructions, their shape
+// texts, the table of their names): a bound on the instructions of any
+// computation of a dump in that share. Grown by append instead, they cost
+// four times their size in allocations and copies.
+func newChunkParser(file, text string, share, lines int) *chunkParser {
 	cp := &chunkParser{compScope: newCompScope()}
 	ar := &arena{}
 	cp.shapeParser = shapeParser{scanner: newScanner(file, text, 0, 0, 1, 0), ar: ar, keep: ar, cache: make(map[string]Shape, 64)}
 	cp.strs = newStrArena(share)
+	cp.insts = make([]*Instruction, 0, lines)
+	cp.shapeTexts = make([]string, 0, lines)
+	cp.names.sizeFor(lines)
 	return cp
 }
 

@@ -740,3 +740,66 @@ func TestPrintSharedShapeStorage(t *testing.T) {
 	assert.Contains(t, text, "%c = f32[2,3]{0,1} negate(f32[2,3]{1,0} %b)")
 	assert.Contains(t, text, "%d = s32[2,3]{1,0} negate(f32[2,3]{0,1} %c)")
 }
+
+// An entry_computation_layout that is the entry's shapes as printed is
+// taken without parsing it (printsEntryLayout): on every text we hold, and
+// on each of them with its layout broken or changed, the parse reports
+// the error parseProgramShape finds in the layout, or none, as when every
+// layout was parsed.
+func TestEntryLayoutCheckedAsParsed(t *testing.T) {
+	printed := 0
+	for name, src := range heldTexts(t) {
+		m, err := Parse(src)
+		if err != nil {
+			continue
+		}
+		v, ok := m.Attr("entry_computation_layout")
+		if !ok {
+			continue
+		}
+		if printsEntryLayout(v, m.Entry) {
+			printed++
+		}
+		text := string(src)
+		i := strings.Index(text, "entry_computation_layout="+v)
+		if i < 0 {
+			continue // spelled otherwise (blanks, comments)
+		}
+		i += len("entry_computation_layout=")
+		for _, w := range []string{
+			v,
+			v[:len(v)-1] + " }",
+			v[:len(v)-1] + "x}",
+			strings.Replace(v, "[", "[-", 1),
+			strings.Replace(v, "]", "]{7}", 1),
+			strings.Replace(v, "->", "->(", 1),
+			strings.Replace(v, "(", "(f32[3]{0}, ", 1),
+			strings.Replace(v, ")->", ", f32[]{})->", 1),
+			strings.Replace(v, ",", ",/*c*/", 1),
+		} {
+			s := newScanner("", w, 0, len(w), 1, 0)
+			_, want := parseProgramShape(&s)
+			_, err := ParseString(text[:i] + w + text[i+len(v):])
+			if want == nil {
+				assert.NoError(t, err, "%s: %s", name, w)
+				continue
+			}
+			if assert.Error(t, err, "%s: %s", name, w) {
+				assert.Contains(t, err.Error(), want.Msg, "%s: %s", name, w)
+			}
+		}
+	}
+	assert.Greater(t, printed, 20, "layouts taken as printed")
+}
+
+// A root whose shape is its callee's, not yet given when the header is
+// checked, prints as no layout does: the layout is parsed.
+func TestEntryLayoutOfInferredRoot(t *testing.T) {
+	const body = "\nf {\n  x = f32[] parameter(0)\n  ROOT n = f32[] negate(x)\n}\nENTRY e {\n  p = f32[] parameter(0)\n  ROOT c = call(p), to_apply=f\n}\n"
+	_, err := ParseString("HloModule m, entry_computation_layout={(f32[])->f32[]}" + body)
+	assert.NoError(t, err)
+	_, err = ParseString("HloModule m, entry_computation_layout={(f32[])->invalid[]}" + body)
+	if assert.Error(t, err) {
+		assert.Contains(t, err.Error(), `expected shape, found "invalid"`)
+	}
+}
