@@ -792,6 +792,26 @@ func TestEntryLayoutCheckedAsParsed(t *testing.T) {
 	assert.Greater(t, printed, 20, "layouts taken as printed")
 }
 
+// Attributes are printed in XLA's order whatever order the text gives
+// them in, whether printed as they are (inPrintOrder) or sorted.
+func TestAttributesPrintedInXLAOrder(t *testing.T) {
+	attrs := []string{`metadata={op_name="m"}`, `backend_config="x"`, `sharding={replicated}`, `frontend_attributes={k="v"}`, `dimensions={0}`}
+	want := `ROOT %r = f32[4]{0} reverse(f32[4]{0} %a), dimensions={0}, sharding={replicated}, frontend_attributes={k="v"}, metadata={op_name="m"}, backend_config="x"`
+	var permute func(done []string, rest []string)
+	permute = func(done []string, rest []string) {
+		if len(rest) == 0 {
+			m := mustParse(t, "ENTRY e {\n  a = f32[4] parameter(0)\n  ROOT r = f32[4] reverse(a), "+strings.Join(done, ", ")+"\n}\n")
+			assert.Contains(t, m.String(), want, "%v", done)
+			return
+		}
+		for i := range rest {
+			others := append(append([]string{}, rest[:i]...), rest[i+1:]...)
+			permute(append(done[:len(done):len(done)], rest[i]), others)
+		}
+	}
+	permute(nil, attrs)
+}
+
 // A root whose shape is its callee's, not yet given when the header is
 // checked, prints as no layout does: the layout is parsed.
 func TestEntryLayoutOfInferredRoot(t *testing.T) {

@@ -506,6 +506,27 @@ func attrRank(name string) (rank, sub int) {
 	return rankOpcode, 0
 }
 
+// inPrintOrder reports whether in's attributes are printed as they are,
+// in their order: none calls a computation or is dropped, and XLA's order
+// keeps them where they are (so the text XLA printed is read back).
+func (p *printer) inPrintOrder(in *Instruction) bool {
+	if len(in.ControlPredecessors) > 0 {
+		return false
+	}
+	last := rankOpcode
+	for _, a := range in.Attrs {
+		rank := rankMetadata // most instructions have metadata alone
+		if a.Name != "metadata" {
+			rank, _ = attrRank(a.Name)
+		}
+		if rank < last || rank == rankCalls || p.opts.Short && rank == rankMetadata {
+			return false
+		}
+		last = rank
+	}
+	return true
+}
+
 // countNames counts the computation names in a verbatim call attribute value.
 func countNames(v string) int {
 	if v == "" || v[0] != '{' {
@@ -524,6 +545,15 @@ func countNames(v string) int {
 }
 
 func (p *printer) attributes(in *Instruction) {
+	if p.inPrintOrder(in) {
+		for _, a := range in.Attrs {
+			p.str(", ")
+			p.str(a.Name)
+			p.byte('=')
+			p.str(a.Value)
+		}
+		return
+	}
 	type item struct {
 		rank, sub, idx int
 		calledLo       int // first index into in.Called, or -1
