@@ -734,12 +734,13 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 		in.Attrs = p.ar.attrList(p.attrs[base:])
 		p.attrs = p.attrs[:base]
 	}
-	if prev := p.names.get(name, p.insts); prev != nil {
+	p.insts = append(p.insts, in)
+	if at := int(p.names.add(name, len(p.insts)-1, p.insts).at); at != len(p.insts)-1 {
+		prev := p.insts[at]
+		p.insts = p.insts[:len(p.insts)-1]
 		p.errorAt(pos, "expected unique instruction name, found duplicate "+strconv.Quote(name)+" (first at "+strconv.Itoa(prev.Pos.Line)+":"+strconv.Itoa(prev.Pos.Col)+")")
 		return nil, nil
 	}
-	p.insts = append(p.insts, in)
-	p.names.put(name, len(p.insts)-1, p.insts)
 	return in, slot
 }
 
@@ -1068,7 +1069,13 @@ func (p *chunkParser) attrName(base int) (attrEntry, bool) {
 func (p *chunkParser) parseAttrValue(in *Instruction, name string, kind attrKind) bool {
 	p.skipSpace()
 	sub := p.scanner
-	v, recent := p.scanRecentValue()
+	// Values kept verbatim only (metadata, backend configs) repeat from
+	// one instruction to the next; decoded ones are short and vary.
+	var v string
+	recent := false
+	if kind == attrRaw {
+		v, recent = p.scanRecentValue()
+	}
 	ok := recent
 	if !recent {
 		v, ok = p.scanValue("attribute value")

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"math/big"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -821,5 +823,41 @@ func TestEntryLayoutOfInferredRoot(t *testing.T) {
 	_, err = ParseString("HloModule m, entry_computation_layout={(f32[])->invalid[]}" + body)
 	if assert.Error(t, err) {
 		assert.Contains(t, err.Error(), `expected shape, found "invalid"`)
+	}
+}
+
+// Integer literals of any number of digits (those of up to 18 are read
+// while scanned, longer ones by strconv) are checked against their type's
+// range at the value they spell; beyond 64 bits they are no number. (A
+// value past int64's range is read as the int64 of its bits, and a negative
+// u64 as its two's complement, as XLA's lexer reads them: not checked here.)
+func TestIntegerLiteralValues(t *testing.T) {
+	minI, maxI, maxU := big.NewInt(math.MinInt64), big.NewInt(math.MaxInt64), new(big.Int).SetUint64(math.MaxUint64)
+	ranges := map[string][2]*big.Int{
+		"s8": {big.NewInt(-128), big.NewInt(127)}, "u8": {big.NewInt(0), big.NewInt(255)},
+		"s64": {minI, maxI}, "u64": {big.NewInt(0), maxU},
+	}
+	for k := 1; k <= 21; k++ {
+		for _, digits := range []string{strings.Repeat("9", k), "1" + strings.Repeat("0", k-1), "0" + strings.Repeat("7", k-1)} {
+			for _, text := range []string{digits, "-" + digits} {
+				v, _ := new(big.Int).SetString(text, 10)
+				for typ, r := range ranges {
+					_, err := ParseString("ENTRY e {\n  ROOT c = " + typ + "[] constant(" + text + ")\n}\n")
+					switch {
+					case v.Cmp(minI) < 0 || v.Cmp(maxU) > 0:
+						if assert.Error(t, err, "%s %s", typ, text) {
+							assert.Contains(t, err.Error(), "unexpected token type in a literal", "%s %s", typ, text)
+						}
+					case typ == "u64" && v.Sign() < 0, typ != "u64" && v.Cmp(maxI) > 0:
+					case v.Cmp(r[0]) < 0 || v.Cmp(r[1]) > 0:
+						if assert.Error(t, err, "%s %s", typ, text) {
+							assert.Contains(t, err.Error(), "value "+text+" is out of range", "%s %s", typ, text)
+						}
+					default:
+						assert.NoError(t, err, "%s %s", typ, text)
+					}
+				}
+			}
+		}
 	}
 }
