@@ -120,7 +120,8 @@
 //     expects the table for its result instead.
 //   - TPU sizes are the tiled, padded sizes of the layouts; an untiled
 //     scalar (a DMA semaphore u32[]{:S(2)}) counts 4096 bytes, as measured.
-//   - TPU custom calls: TopK costs its input's elements times k flops,
+//   - TPU custom calls: TopK (and TopKBatchMajorSmallK, a small k along
+//     the minor dim) costs its input's elements times k flops,
 //     AssumeGatherIndicesInBound its default bytes and no flops,
 //     AllocateBuffer nothing; every other custom call is -1, XLA's unknown,
 //     on every backend, summed like any figure as XLA sums it.

@@ -56,7 +56,7 @@ func TestXLACostProperties(t *testing.T) {
 				if in.Opcode == hlo.OpCustomCall {
 					unknown++
 					switch in.CustomCallTarget() {
-					case "TopK", "AssumeGatherIndicesInBound", "AllocateBuffer":
+					case "TopK", "TopKBatchMajorSmallK", "AssumeGatherIndicesInBound", "AllocateBuffer":
 						tpuKnown = true
 					}
 				}

@@ -78,7 +78,10 @@ func (a *assigner) fixStated() error {
 				case hlo.OpSort:
 					a.requireLeastPadding(in)
 				case hlo.OpDot:
-					if out, ok := tpuDotLayout(in, a.opts.Target); ok && !a.fused[c] && a.assignable(a.leafID(in, nil)) {
+					// A dot XLA makes a multiply and a reduce before laying
+					// the module out has no dot layout (reproducer
+					// layouts-tpu-v5e-63d18396).
+					if out, ok := tpuDotLayout(in, a.opts.Target); ok && !a.fused[c] && a.assignable(a.leafID(in, nil)) && !strengthReducedDot(in) {
 						a.require(a.leafID(in, nil), out, site{}, nil)
 					}
 				case hlo.OpConvolution:

@@ -191,13 +191,20 @@ func (a *assigner) reshapePins(pins *secondPass) {
 // scatter into rows of f32[16,7] {0,1} runs in {1,0}, the parameter copied
 // in and the result out; f32[3,9,4,4] in {1,3,2,0}, f32[8,8,16,2] in
 // {2,1,3,0}, u32[64,5,8] in {2,1,0} (its log names the layout wanted).
+// A scatter at one index is not a scatter by then: XLA's TPU compiler has
+// made it a dynamic-update-slice, which keeps its operand's layout (seed
+// 10603: bf16[384,2,2,24] written at one row stays in {0,3,2,1}, its log
+// lists no scatter; reproducer layouts-tpu-v5e-35da6a6e).
 func (a *assigner) scatterPins(pins *secondPass) {
 	for _, c := range a.m.Computations {
 		if a.fused[c] {
 			continue
 		}
 		for _, in := range c.Instructions {
-			if in.Opcode != hlo.OpScatter || in.Typed.Scatter == nil || !in.Shape.IsArray() || in.Shape.Rank() < 2 {
+			if in.Opcode != hlo.OpScatter || in.Typed.Scatter == nil || !in.Shape.IsArray() || in.Shape.Rank() < 2 ||
+				scatterIndexCount(in) == 1 {
+				// One index: XLA makes it a dynamic-update-slice before
+				// laying it out, in its operand's layout.
 				continue
 			}
 			id := a.leafID(in, nil)
@@ -210,6 +217,22 @@ func (a *assigner) scatterPins(pins *secondPass) {
 			}
 		}
 	}
+}
+
+// scatterIndexCount is the number of indices a scatter in scatters at (its
+// indices' elements, the index vector dim aside).
+func scatterIndexCount(in *hlo.Instruction) int64 {
+	if len(in.Operands) < 3 {
+		return 0
+	}
+	idx := in.Operands[(len(in.Operands)-1)/2].Shape
+	n := int64(1)
+	for d, k := range idx.Dims {
+		if int64(d) != in.Typed.Scatter.IndexVectorDim {
+			n *= k
+		}
+	}
+	return n
 }
 
 // reducePins adds the reduces whose first-pass result layout is not their

@@ -146,7 +146,7 @@ func (a *assigner) layoutOf(id int) []int64 { return a.m2m[a.find(id)] }
 func (a *assigner) prefer(in *hlo.Instruction) {
 	switch in.Opcode {
 	case hlo.OpDot:
-		if len(in.Operands) < 2 {
+		if len(in.Operands) < 2 || a.opts.Target.Backend == BackendTPU && strengthReducedDot(in) {
 			return
 		}
 		l, r := in.Operands[0], in.Operands[1]

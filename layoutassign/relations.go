@@ -285,6 +285,36 @@ func tpuConvLayouts(in *hlo.Instruction) (lhs, kernel, out []int64, ok bool) {
 	return lhs, kernel, out, true
 }
 
+// strengthReducedDot reports whether XLA's algebraic simplifier rewrites
+// dot in, before layout assignment, into a multiply and a reduce: one
+// operand has no free dims but of size 1 (a matrix-vector product), or
+// the contracting dims hold one element (an outer product). Of the dots of
+// rank 2 and more in the differential tester's v5e compiles, 76 of 86
+// such dots are gone from XLA's dump after optimizations, 1 of 802 others.
+func strengthReducedDot(in *hlo.Instruction) bool {
+	d := in.Typed.Dot
+	if d == nil || len(in.Operands) < 2 {
+		return false
+	}
+	free := func(s hlo.Shape, batch, contracting []int64) int64 {
+		n := int64(1)
+		for k, x := range s.Dims {
+			if !slices.Contains(batch, int64(k)) && !slices.Contains(contracting, int64(k)) {
+				n *= x
+			}
+		}
+		return n
+	}
+	l, r := in.Operands[0].Shape, in.Operands[1].Shape
+	k := int64(1)
+	for _, c := range d.LhsContracting {
+		if int(c) < l.Rank() {
+			k *= l.Dims[c]
+		}
+	}
+	return k == 1 || free(l, d.LhsBatch, d.LhsContracting) == 1 || free(r, d.RhsBatch, d.RhsContracting) == 1
+}
+
 // tpuDotLayout is the result layout XLA's TPU layout assignment gives a
 // dot (its log on the differential tester's programs: 79 of 106 dots): the
 // batch dims most major, then the lhs's free dims but the largest (the

@@ -161,6 +161,35 @@ ENTRY main {
 	assert.False(t, ok)
 }
 
+// TestStrengthReducedDot: the dots XLA's simplifier makes a multiply and
+// a reduce (a free side of one element, or one contracting element), as
+// the differential tester's dumps show, and the matmuls it keeps.
+func TestStrengthReducedDot(t *testing.T) {
+	m, err := hlo.ParseString(`HloModule m
+ENTRY main {
+  a = f16[257,1,16] parameter(0)
+  b = f16[257,16,1000] parameter(1)
+  batchedVector = f16[257,1,1000] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  c = f32[7,1,64,48] parameter(2)
+  d = f32[7,1,48,1] parameter(3)
+  matrixVector = f32[7,1,64,1] dot(c, d), lhs_batch_dims={0,1}, lhs_contracting_dims={3}, rhs_batch_dims={0,1}, rhs_contracting_dims={2}
+  e = bf16[1,24] parameter(4)
+  f = bf16[1,384] parameter(5)
+  outer = bf16[24,384] dot(e, f), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  g = f32[255,7] parameter(6)
+  h = f32[7,256] parameter(7)
+  ROOT matmul = f32[255,256] dot(g, h), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+`)
+	require.NoError(t, err)
+	want := map[string]bool{"batchedVector": true, "matrixVector": true, "outer": true, "matmul": false}
+	for _, in := range m.Entry.Instructions {
+		if w, ok := want[in.Name]; ok {
+			assert.Equal(t, w, strengthReducedDot(in), in.Name)
+		}
+	}
+}
+
 // TestTPUFftLayout checks FFTs of the differential tester's TPU dumps
 // against the layouts of the convolutions XLA rewrote them into: batch the
 // largest dim, the one of batch and feature that pads less minor; dims of

@@ -56,10 +56,14 @@ type PassEvent struct {
 	Requested bool
 	// Changed says whether the pass changed the IR.
 	Changed bool
-	// Elapsed is the pass's wall time (verification excluded); for
-	// analyses chained through one fan-out (see Pipeline.Run), the first
-	// is charged with the shared fan-out and the others with their Run.
+	// Elapsed is the pass's wall time (verification excluded); analyses
+	// chained through one fan-out (see Pipeline.Run) share its wall time
+	// in proportion to the time each spent on the computations, and add
+	// their Run.
 	Elapsed time.Duration
+	// Verified is the wall time of the verification that ran after the
+	// pass because it changed the IR (zero when none ran).
+	Verified time.Duration
 	// Module is the module after the pass, read-only.
 	Module *hlo.Module
 }
@@ -299,9 +303,11 @@ func (r *run) chain(ps []*Pass) []*Pass {
 }
 
 // runChain runs the passes of a chain (see chain) with one fan-out, then
-// records each in order as ensure would. The first pass of the chain is
-// charged with the fan-out's wall time (the passes after it with their Run
-// alone): what the chain shares is not split by estimate.
+// records each in order as ensure would. The fan-out's wall time is split
+// between the passes in proportion to the time each spent on the
+// computations (fanned.busy), measured around its calls, so that a cheap
+// pass chained before a costly one is not charged with it; all of it goes
+// to the first pass when none was measured.
 func (r *run) runChain(ctx context.Context, ps []*Pass) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -316,9 +322,16 @@ func (r *run) runChain(ctx context.Context, ps []*Pass) error {
 		}
 		return &PassError{Pass: ps[0].Name, Err: err}
 	}
+	var busy time.Duration
+	for k := range fs {
+		busy += fs[k].busy
+	}
 	for k, p := range ps {
 		var fanTime time.Duration
-		if k == 0 {
+		switch {
+		case busy > 0:
+			fanTime = time.Duration(float64(wall) * float64(fs[k].busy) / float64(busy))
+		case k == 0:
 			fanTime = wall
 		}
 		changed, err := r.record(ctx, p, true, &fs[k], fanTime)
@@ -384,8 +397,11 @@ func (r *run) record(ctx context.Context, p *Pass, requested bool, pre *fanned, 
 	r.res.values[p] = v
 	r.seq++
 	r.pl.opts.Logger.Debug("pass done", zap.String("pass", p.Name), zap.Bool("changed", changed), zap.Duration("elapsed", elapsed))
+	var verified time.Duration
 	if changed && !r.pl.opts.NoVerify && p != Verify {
+		vstart := time.Now()
 		vv, _, err := r.runPass(ctx, Verify, nil)
+		verified = time.Since(vstart)
 		if err != nil {
 			if ctx.Err() != nil {
 				return false, ctx.Err()
@@ -395,7 +411,7 @@ func (r *run) record(ctx context.Context, p *Pass, requested bool, pre *fanned, 
 		r.verified = vv
 	}
 	if r.pl.opts.AfterPass != nil {
-		ev := PassEvent{Seq: r.seq, Pass: p, Requested: requested, Changed: changed, Elapsed: elapsed, Module: r.mod}
+		ev := PassEvent{Seq: r.seq, Pass: p, Requested: requested, Changed: changed, Elapsed: elapsed, Verified: verified, Module: r.mod}
 		if err := r.pl.opts.AfterPass(ev); err != nil {
 			return false, err
 		}
@@ -502,6 +518,8 @@ type fanned struct {
 	parts ComputationResults
 	errs  ErrorList
 	flag  atomic.Bool // set by Unit.SetChanged
+	// busy is the time the workers spent in the pass's RunComputation.
+	busy time.Duration
 }
 
 // runPass runs one pass: the per-computation fan-out (or its results pre,
@@ -612,6 +630,9 @@ func (r *run) fanOut(ctx context.Context, ps []*Pass) ([]fanned, error) {
 	var diags []slotDiags
 	for w := range workers {
 		diags = append(diags, workers[w].diags...)
+		for k, b := range workers[w].busy {
+			f.fs[k].busy += b
+		}
 	}
 	slices.SortFunc(diags, func(a, b slotDiags) int { return a.slot - b.slot })
 	for _, d := range diags {
@@ -715,6 +736,7 @@ func (f *fan) one(c *hlo.Computation, w *fanWorker) error {
 	}
 	if w.locals == nil {
 		w.locals = make([]any, len(f.ps))
+		w.busy = make([]time.Duration, len(f.ps))
 	}
 	for k, p := range f.ps {
 		if int64(k) > f.stop.Load() || p.CalleesFirst && f.calleeFailed(c, i, k) {
@@ -760,7 +782,9 @@ func (f *fan) calleeFailed(c *hlo.Computation, i, k int) bool {
 func (f *fan) run(k int, p *Pass, c *hlo.Computation, i int, w *fanWorker) bool {
 	u := &w.unit
 	f.r.initUnit(u, f.ctx, p, c, f.reqs[k], f.fs[k].parts, &f.fs[k].flag, &w.locals[k])
+	start := time.Now()
 	v, err := f.r.call(p, u)
+	w.busy[k] += time.Since(start)
 	f.fs[k].parts[i] = v
 	d := append(u.diags, asErrors(f.r.mod, c, err)...)
 	if f.finished != nil {
@@ -786,7 +810,8 @@ func (f *fan) run(k int, p *Pass, c *hlo.Computation, i int, w *fanWorker) bool 
 type fanWorker struct {
 	unit   Unit
 	diags  []slotDiags
-	locals []any // Unit.Local of each pass of the chain
+	locals []any           // Unit.Local of each pass of the chain
+	busy   []time.Duration // time in each pass's RunComputation
 }
 
 // slotDiags are the diagnostics of pass k on computation i: slot k*n+i.

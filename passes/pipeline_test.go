@@ -436,6 +436,27 @@ func TestPipelineChainsAnalysesInOneFanOut(t *testing.T) {
 	}
 }
 
+// TestPipelineChainSplitsItsTime: analyses chained through one fan-out
+// share its wall time as they spent it on the computations, so a cheap
+// analysis chained before a slow one is not charged with the slow one's
+// work (and the shares add up to the fan-out).
+func TestPipelineChainSplitsItsTime(t *testing.T) {
+	cheap := &Pass{Name: "cheap", Doc: "returns at once", RunComputation: func(u *Unit) (any, error) { return nil, nil }}
+	slow := &Pass{Name: "slow", Doc: "sleeps on every computation", RunComputation: func(u *Unit) (any, error) {
+		time.Sleep(5 * time.Millisecond)
+		return nil, nil
+	}}
+	m, _ := hlotest.LoopsModule()
+	pl, err := NewPipeline([]*Pass{cheap, slow}, Options{Jobs: 1})
+	require.NoError(t, err)
+	res, err := pl.Run(context.Background(), m)
+	require.NoError(t, err)
+	require.Len(t, res.Timings, 2)
+	assert.Equal(t, "cheap", res.Timings[0].Pass)
+	assert.Greater(t, res.Timings[1].Elapsed, 10*res.Timings[0].Elapsed, "the slow analysis carries the fan-out")
+	assert.GreaterOrEqual(t, res.Timings[1].Elapsed, 5*time.Millisecond)
+}
+
 func TestPipelineChainBarriers(t *testing.T) {
 	var mu sync.Mutex
 	var log []string

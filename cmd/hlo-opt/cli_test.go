@@ -205,6 +205,12 @@ func TestEmitTimingDumpAndDOT(t *testing.T) {
 	assert.Contains(t, errOut, "hlo-opt: timing: parse ")
 	assert.Contains(t, errOut, "hlo-opt: timing: output ")
 	assert.Contains(t, errOut, "hlo-opt: timing: total ")
+	// A pass that changes the module is verified after, on a line of its
+	// own.
+	_, errOut, code = hloOpt(t, "", "--passes=layout-assign", "--relayout", "--timing", example(t))
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, errOut, "hlo-opt: timing: pass layout-assign ")
+	assert.Contains(t, errOut, "hlo-opt: timing: verify after layout-assign ")
 
 	dir := t.TempDir()
 	_, errOut, code = hloOpt(t, "", "--passes=verify,stats", "--dump-dir", dir, example(t))

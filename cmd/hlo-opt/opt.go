@@ -497,6 +497,9 @@ func (d *driver) analyse(ctx context.Context, idx int, ch chunk, start time.Time
 			AfterPass: func(e passes.PassEvent) error {
 				if o.timing {
 					fmt.Fprintf(d.env.Stderr, "hlo-opt: timing: pass %s %s\n", e.Pass.Name, e.Elapsed.Round(time.Microsecond))
+					if e.Verified > 0 {
+						fmt.Fprintf(d.env.Stderr, "hlo-opt: timing: verify after %s %s\n", e.Pass.Name, e.Verified.Round(time.Microsecond))
+					}
 				}
 				if dumpDir != "" {
 					return d.dump(filepath.Join(dumpDir, fmt.Sprintf("%02d-%s.hlo", e.Seq, e.Pass.Name)), e.Module)

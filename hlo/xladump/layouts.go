@@ -18,6 +18,10 @@ import (
 // XLA copied an operand's metadata onto them) have no match and are not
 // compared,
 // nor are those whose matches got different layouts from us (ambiguous).
+// Arrays XLA printed without a layout are in computations it does not lay
+// out (the scalar reducer it makes for a dynamic-slice, "(lhs, rhs)"); a
+// parameter's key has no op_name, so they would match any of our scalar
+// parameters, and they are not compared either.
 
 var opNameAttr = regexp.MustCompile(`op_name="([^"]*)"`)
 
@@ -136,7 +140,7 @@ func (n *LayoutTally) Compare(name string, ours, after *hlo.Module) {
 	}
 	for _, comp := range after.Computations {
 		for _, in := range comp.Instructions {
-			if !in.Shape.IsArray() {
+			if !in.Shape.IsArray() || in.Shape.Layout == nil {
 				continue
 			}
 			cands := byKey[layoutKey(in)]

@@ -45,3 +45,31 @@ ENTRY e {
 	assert.Equal(t, 4, all.LayoutsEqual())
 	assert.Len(t, all.List, 4)
 }
+
+// An array XLA printed without a layout sits in a computation XLA does not
+// lay out: its scalar reducer's parameters are not set against our scalar
+// parameters, which their keys (no op_name) would match.
+func TestLayoutTallySkipsUnlaidArrays(t *testing.T) {
+	ours, err := hlo.ParseString(`HloModule m
+ENTRY e {
+  p = f32[]{:T(128)} parameter(0)
+  ROOT n = f32[]{:T(128)} negate(p), metadata={op_name="n"}
+}`)
+	require.NoError(t, err)
+	after, err := hlo.ParseString(`HloModule m
+%reduce_sub_computation (lhs: f32[], rhs: f32[]) -> f32[] {
+  %lhs = f32[] parameter(0)
+  %rhs = f32[] parameter(1)
+  ROOT %add = f32[] add(%lhs, %rhs)
+}
+ENTRY e {
+  p = f32[]{:T(128)} parameter(0)
+  ROOT n = f32[]{:T(128)} negate(p), metadata={op_name="n"}
+}`)
+	require.NoError(t, err)
+	n := NewLayoutTally()
+	n.Compare("case", ours, after)
+	assert.Equal(t, 2, n.Arrays, "p and n, not lhs, rhs or the add")
+	assert.Equal(t, 2, n.Agree)
+	assert.Empty(t, n.List)
+}
