@@ -87,7 +87,7 @@ const parallelThreshold = 256 << 10
 func parseText(file, text string, firstLine int, opts ParseOptions) (*Module, error) {
 	s := newScanner(file, text, 0, len(text), firstLine, 0)
 	s.strs = newStrArena(0) // the header's strings
-	m := &Module{Source: file}
+	m := &Module{Source: file, textLen: len(text)}
 	var errs ErrorList
 	if isSingleInstruction(s) {
 		return parseSingleInstruction(file, text, m, s)

@@ -42,7 +42,7 @@ func (m *Module) String() string {
 // goroutine whatever opts.Jobs, and returns the extended buffer: for a
 // caller that keeps the text, it saves Print's copy into a writer.
 func (m *Module) AppendText(dst []byte, opts PrintOptions) []byte {
-	p := newPrinter(m, opts, slices.Grow(dst, textSize(m.Computations)))
+	p := newPrinter(m, opts, slices.Grow(dst, m.textSize()))
 	p.module(m)
 	return p.buf
 }
@@ -168,6 +168,17 @@ func textSize(cs []*Computation) int {
 		n += 256 * len(c.Instructions)
 	}
 	return n
+}
+
+// textSize is about the size of the module's text: that of the text it
+// was parsed from, with room to spare, or else textSize's guess (256 bytes
+// an instruction: mobilenet_v2's text, held as printed, took a quarter
+// more room than it needs, and the unrolled training step's grew).
+func (m *Module) textSize() int {
+	if m.textLen > 0 {
+		return m.textLen + m.textLen/32 + 4096
+	}
+	return textSize(m.Computations)
 }
 
 // computations prints cs, each preceded by a blank line when sep or when it
