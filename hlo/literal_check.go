@@ -249,6 +249,12 @@ func (c *literalChecker) scanNumber() (number, bool) {
 		i++
 	}
 	j := i
+	var u uint64 // the value of the digits at i, when no more than 18
+	for j < s.end && isDigit(s.src[j]) {
+		u = u*10 + uint64(s.src[j]-'0')
+		j++
+	}
+	digits := j - i
 	for j < s.end && (isLetter(s.src[j]) || isDigit(s.src[j]) || s.src[j] == '.' ||
 		(s.src[j] == '+' || s.src[j] == '-') && j > i && (s.src[j-1] == 'e' || s.src[j-1] == 'E')) {
 		j++
@@ -257,6 +263,11 @@ func (c *literalChecker) scanNumber() (number, bool) {
 	n := number{payload: -1}
 	neg := i > start
 	switch {
+	case digits == len(word) && digits > 0 && digits <= 18: // a decimal integer, read as scanned
+		n.isInt, n.u, n.i, n.f = true, u, int64(u), float64(u)
+		if neg {
+			n.i, n.u = -int64(u), -u
+		}
 	case word == "true" || word == "false":
 		if neg {
 			return n, c.fail("unexpected token type in a literal")

@@ -49,6 +49,9 @@ type Module struct {
 	// BlankEnd reports that the text ended with a blank line, as
 	// XLA's HloModule::ToString does; the printer ends the same way.
 	BlankEnd bool
+	// textLen is the length of the text the module was parsed from (0
+	// for one built otherwise), about the length of its printed text.
+	textLen int
 }
 
 // Truncation is what a truncated text lost: the computation it ends in.

@@ -72,38 +72,55 @@ func (t *nameTable) find(name string, insts []*Instruction) int {
 	if t.n == 0 {
 		return -1
 	}
-	h := nameHash(name)
-	mask := uint32(len(t.slots) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		sl := &t.slots[i]
-		if sl.gen != t.gen {
-			return -1
-		}
-		if sl.hash == h && insts[sl.at].Name == name {
-			return int(sl.at)
-		}
+	if sl, found := t.slot(name, nameHash(name), insts); found {
+		return int(sl.at)
 	}
+	return -1
 }
 
 // put maps name to insts[at] (replacing what it mapped to).
 func (t *nameTable) put(name string, at int, insts []*Instruction) {
+	t.add(name, at, insts).at = int32(at)
+}
+
+// add maps name to insts[at] unless it maps to an instruction already,
+// and returns name's slot: a position, of insts[at] or of the earlier one.
+func (t *nameTable) add(name string, at int, insts []*Instruction) *nameSlot {
 	if 2*(t.n+1) > len(t.slots) {
 		t.grow()
 	}
 	h := nameHash(name)
+	sl, found := t.slot(name, h, insts)
+	if !found {
+		*sl = nameSlot{gen: t.gen, hash: h, at: int32(at)}
+		t.n++
+	}
+	return sl
+}
+
+// slot returns the slot of name (of hash h) and true, or the empty slot
+// where it goes and false.
+func (t *nameTable) slot(name string, h uint32, insts []*Instruction) (*nameSlot, bool) {
 	mask := uint32(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		sl := &t.slots[i]
 		if sl.gen != t.gen {
-			*sl = nameSlot{gen: t.gen, hash: h, at: int32(at)}
-			t.n++
-			return
+			return sl, false
 		}
 		if sl.hash == h && insts[sl.at].Name == name {
-			sl.at = int32(at)
-			return
+			return sl, true
 		}
 	}
+}
+
+// sizeFor makes the table empty, with room for n names without growing.
+func (t *nameTable) sizeFor(n int) {
+	size := 64
+	for size < 2*(n+1) {
+		size *= 2
+	}
+	t.slots = make([]nameSlot, size)
+	t.n, t.gen = 0, 1 // a slot of generation 0 is empty
 }
 
 // grow doubles the table (or makes its first slots), keeping the entries

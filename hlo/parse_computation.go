@@ -261,12 +261,20 @@ func endsValue(rest string) bool {
 }
 
 // newChunkParser returns a parser for the computations of text; share is
-// about how much of the text it will parse, which sizes its string arena.
-func newChunkParser(file, text string, share int) *chunkParser {
+// about how much of the text it will parse, which sizes its string arena,
+// and lines about how many of its lines, which sizes the lists a
+// computation's parse fills and empties (its instructions, their shape
+// texts, the table of their names): a bound on the instructions of any
+// computation of a dump in that share. Grown by append instead, they cost
+// four times their size in allocations and copies.
+func newChunkParser(file, text string, share, lines int) *chunkParser {
 	cp := &chunkParser{compScope: newCompScope()}
 	ar := &arena{}
 	cp.shapeParser = shapeParser{scanner: newScanner(file, text, 0, 0, 1, 0), ar: ar, keep: ar, cache: make(map[string]Shape, 64)}
 	cp.strs = newStrArena(share)
+	cp.insts = make([]*Instruction, 0, lines)
+	cp.shapeTexts = make([]string, 0, lines)
+	cp.names.sizeFor(lines)
 	return cp
 }
 
@@ -726,12 +734,13 @@ func (p *chunkParser) parseRest(name string, pos Pos, sh Shape, opName string, o
 		in.Attrs = p.ar.attrList(p.attrs[base:])
 		p.attrs = p.attrs[:base]
 	}
-	if prev := p.names.get(name, p.insts); prev != nil {
+	p.insts = append(p.insts, in)
+	if at := int(p.names.add(name, len(p.insts)-1, p.insts).at); at != len(p.insts)-1 {
+		prev := p.insts[at]
+		p.insts = p.insts[:len(p.insts)-1]
 		p.errorAt(pos, "expected unique instruction name, found duplicate "+strconv.Quote(name)+" (first at "+strconv.Itoa(prev.Pos.Line)+":"+strconv.Itoa(prev.Pos.Col)+")")
 		return nil, nil
 	}
-	p.insts = append(p.insts, in)
-	p.names.put(name, len(p.insts)-1, p.insts)
 	return in, slot
 }
 
@@ -1060,7 +1069,13 @@ func (p *chunkParser) attrName(base int) (attrEntry, bool) {
 func (p *chunkParser) parseAttrValue(in *Instruction, name string, kind attrKind) bool {
 	p.skipSpace()
 	sub := p.scanner
-	v, recent := p.scanRecentValue()
+	// Values kept verbatim only (metadata, backend configs) repeat from
+	// one instruction to the next; decoded ones are short and vary.
+	var v string
+	recent := false
+	if kind == attrRaw {
+		v, recent = p.scanRecentValue()
+	}
 	ok := recent
 	if !recent {
 		v, ok = p.scanValue("attribute value")

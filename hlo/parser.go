@@ -87,7 +87,7 @@ const parallelThreshold = 256 << 10
 func parseText(file, text string, firstLine int, opts ParseOptions) (*Module, error) {
 	s := newScanner(file, text, 0, len(text), firstLine, 0)
 	s.strs = newStrArena(0) // the header's strings
-	m := &Module{Source: file}
+	m := &Module{Source: file, textLen: len(text)}
 	var errs ErrorList
 	if isSingleInstruction(s) {
 		return parseSingleInstruction(file, text, m, s)
@@ -162,8 +162,9 @@ func parseText(file, text string, firstLine int, opts ParseOptions) (*Module, er
 // goroutines.
 func parseSpans(file, text string, spans []span, jobs int) []chunkResult {
 	results := make([]chunkResult, len(spans))
+	lines := strings.Count(text, "\n")
 	if jobs <= 1 {
-		cp := newChunkParser(file, text, len(text))
+		cp := newChunkParser(file, text, len(text), lines)
 		for i := range spans {
 			results[i] = cp.parseSpan(spans[i])
 		}
@@ -185,7 +186,7 @@ func parseSpans(file, text string, spans []span, jobs int) []chunkResult {
 	// that partly filled arena blocks are few.
 	parsers := make(chan *chunkParser, jobs)
 	for range jobs {
-		parsers <- newChunkParser(file, text, len(text)/jobs)
+		parsers <- newChunkParser(file, text, len(text)/jobs, lines/jobs)
 	}
 	var g errgroup.Group
 	g.SetLimit(jobs)
@@ -509,7 +510,7 @@ func resolveModule(m *Module, calls []callRef, hp headerPositions, errs *ErrorLi
 		m.Name = m.Entry.Name
 	}
 	checkAsyncChains(m, errs)
-	if sub, ok := hp["entry_computation_layout"]; ok {
+	if sub, ok := hp["entry_computation_layout"]; ok && !(len(*errs) == 0 && printsEntryLayout(sub.src[sub.off:sub.end], m.Entry)) {
 		if _, err := parseProgramShape(&sub); err != nil {
 			errs.Add(err.Filename, err.Pos, err.Msg)
 		}
@@ -576,7 +577,7 @@ func isSingleInstruction(s scanner) bool {
 // instruction may omit "name =" (it is then named "_"); computations it
 // calls may be written inline.
 func parseSingleInstruction(file, text string, m *Module, s scanner) (*Module, error) {
-	p := newChunkParser(file, text, len(text))
+	p := newChunkParser(file, text, len(text), 0)
 	p.off, p.end, p.line, p.lineStart = s.off, s.end, s.line, s.lineStart
 	c := &Computation{IsEntry: true, Name: "_"} // named after the instruction once read
 	p.comp = c

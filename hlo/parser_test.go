@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"math/big"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -739,4 +741,141 @@ func TestPrintSharedShapeStorage(t *testing.T) {
 	assert.Contains(t, text, "%b = f32[2,3]{1,0} negate(")
 	assert.Contains(t, text, "%c = f32[2,3]{0,1} negate(f32[2,3]{1,0} %b)")
 	assert.Contains(t, text, "%d = s32[2,3]{1,0} negate(f32[2,3]{0,1} %c)")
+}
+
+// An entry_computation_layout that is the entry's shapes as printed is
+// taken without parsing it (printsEntryLayout): on every text we hold, and
+// on each of them with its layout broken or changed, the parse reports
+// the error parseProgramShape finds in the layout, or none, as when every
+// layout was parsed.
+func TestEntryLayoutCheckedAsParsed(t *testing.T) {
+	printed := 0
+	for name, src := range heldTexts(t) {
+		m, err := Parse(src)
+		if err != nil {
+			continue
+		}
+		v, ok := m.Attr("entry_computation_layout")
+		if !ok {
+			continue
+		}
+		if printsEntryLayout(v, m.Entry) {
+			printed++
+		}
+		text := string(src)
+		i := strings.Index(text, "entry_computation_layout="+v)
+		if i < 0 {
+			continue // spelled otherwise (blanks, comments)
+		}
+		i += len("entry_computation_layout=")
+		for _, w := range []string{
+			v,
+			v[:len(v)-1] + " }",
+			v[:len(v)-1] + "x}",
+			strings.Replace(v, "[", "[-", 1),
+			strings.Replace(v, "]", "]{7}", 1),
+			strings.Replace(v, "->", "->(", 1),
+			strings.Replace(v, "(", "(f32[3]{0}, ", 1),
+			strings.Replace(v, ")->", ", f32[]{})->", 1),
+			strings.Replace(v, ",", ",/*c*/", 1),
+		} {
+			s := newScanner("", w, 0, len(w), 1, 0)
+			_, want := parseProgramShape(&s)
+			_, err := ParseString(text[:i] + w + text[i+len(v):])
+			if want == nil {
+				assert.NoError(t, err, "%s: %s", name, w)
+				continue
+			}
+			if assert.Error(t, err, "%s: %s", name, w) {
+				assert.Contains(t, err.Error(), want.Msg, "%s: %s", name, w)
+			}
+		}
+	}
+	assert.Greater(t, printed, 20, "layouts taken as printed")
+}
+
+// Attributes are printed in XLA's order whatever order the text gives
+// them in, whether printed as they are (inPrintOrder) or sorted.
+func TestAttributesPrintedInXLAOrder(t *testing.T) {
+	attrs := []string{`metadata={op_name="m"}`, `backend_config="x"`, `sharding={replicated}`, `frontend_attributes={k="v"}`, `dimensions={0}`}
+	want := `ROOT %r = f32[4]{0} reverse(f32[4]{0} %a), dimensions={0}, sharding={replicated}, frontend_attributes={k="v"}, metadata={op_name="m"}, backend_config="x"`
+	var permute func(done []string, rest []string)
+	permute = func(done []string, rest []string) {
+		if len(rest) == 0 {
+			m := mustParse(t, "ENTRY e {\n  a = f32[4] parameter(0)\n  ROOT r = f32[4] reverse(a), "+strings.Join(done, ", ")+"\n}\n")
+			assert.Contains(t, m.String(), want, "%v", done)
+			return
+		}
+		for i := range rest {
+			others := append(append([]string{}, rest[:i]...), rest[i+1:]...)
+			permute(append(done[:len(done):len(done)], rest[i]), others)
+		}
+	}
+	permute(nil, attrs)
+}
+
+// A root whose shape is its callee's, not yet given when the header is
+// checked, prints as no layout does: the layout is parsed.
+func TestEntryLayoutOfInferredRoot(t *testing.T) {
+	const body = "\nf {\n  x = f32[] parameter(0)\n  ROOT n = f32[] negate(x)\n}\nENTRY e {\n  p = f32[] parameter(0)\n  ROOT c = call(p), to_apply=f\n}\n"
+	_, err := ParseString("HloModule m, entry_computation_layout={(f32[])->f32[]}" + body)
+	assert.NoError(t, err)
+	_, err = ParseString("HloModule m, entry_computation_layout={(f32[])->invalid[]}" + body)
+	if assert.Error(t, err) {
+		assert.Contains(t, err.Error(), `expected shape, found "invalid"`)
+	}
+}
+
+// Integer literals of any number of digits (those of up to 18 are read
+// while scanned, longer ones by strconv) are checked against their type's
+// range at the value they spell; beyond 64 bits they are no number. (A
+// value past int64's range is read as the int64 of its bits, and a negative
+// u64 as its two's complement, as XLA's lexer reads them: not checked here.)
+func TestIntegerLiteralValues(t *testing.T) {
+	minI, maxI, maxU := big.NewInt(math.MinInt64), big.NewInt(math.MaxInt64), new(big.Int).SetUint64(math.MaxUint64)
+	ranges := map[string][2]*big.Int{
+		"s8": {big.NewInt(-128), big.NewInt(127)}, "u8": {big.NewInt(0), big.NewInt(255)},
+		"s64": {minI, maxI}, "u64": {big.NewInt(0), maxU},
+	}
+	for k := 1; k <= 21; k++ {
+		for _, digits := range []string{strings.Repeat("9", k), "1" + strings.Repeat("0", k-1), "0" + strings.Repeat("7", k-1)} {
+			for _, text := range []string{digits, "-" + digits} {
+				v, _ := new(big.Int).SetString(text, 10)
+				for typ, r := range ranges {
+					_, err := ParseString("ENTRY e {\n  ROOT c = " + typ + "[] constant(" + text + ")\n}\n")
+					switch {
+					case v.Cmp(minI) < 0 || v.Cmp(maxU) > 0:
+						if assert.Error(t, err, "%s %s", typ, text) {
+							assert.Contains(t, err.Error(), "unexpected token type in a literal", "%s %s", typ, text)
+						}
+					case typ == "u64" && v.Sign() < 0, typ != "u64" && v.Cmp(maxI) > 0:
+					case v.Cmp(r[0]) < 0 || v.Cmp(r[1]) > 0:
+						if assert.Error(t, err, "%s %s", typ, text) {
+							assert.Contains(t, err.Error(), "value "+text+" is out of range", "%s %s", typ, text)
+						}
+					default:
+						assert.NoError(t, err, "%s %s", typ, text)
+					}
+				}
+			}
+		}
+	}
+}
+
+// A parsed module's text is appended into room about its source's size,
+// not the guess of 256 bytes an instruction (the unrolled step's text is
+// longer, mobilenet_v2's shorter: held as printed, by --split-input-file,
+// it took a quarter more room than it needs); a text printed longer than
+// its source (operands without shapes) still prints whole.
+func TestAppendTextSizedFromSource(t *testing.T) {
+	src := hlogen.Unrolled(64)
+	m := mustParse(t, string(src))
+	text := m.AppendText(nil, PrintOptions{})
+	require.Equal(t, string(src), string(text))
+	assert.LessOrEqual(t, cap(text), len(src)+len(src)/32+4096+8192) // and a page
+	assert.Greater(t, len(text), textSize(m.Computations), "the guess is short")
+
+	short := mustParse(t, "ENTRY e {\n  a = f32[2] parameter(0)\n  ROOT n = f32[2] negate(a)\n}\n")
+	assert.Equal(t, short.String(), string(short.AppendText(nil, PrintOptions{})))
+	assert.Greater(t, len(short.String()), short.textLen, "printed longer than parsed")
 }

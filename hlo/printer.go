@@ -42,7 +42,7 @@ func (m *Module) String() string {
 // goroutine whatever opts.Jobs, and returns the extended buffer: for a
 // caller that keeps the text, it saves Print's copy into a writer.
 func (m *Module) AppendText(dst []byte, opts PrintOptions) []byte {
-	p := newPrinter(m, opts, slices.Grow(dst, textSize(m.Computations)))
+	p := newPrinter(m, opts, slices.Grow(dst, m.textSize()))
 	p.module(m)
 	return p.buf
 }
@@ -168,6 +168,17 @@ func textSize(cs []*Computation) int {
 		n += 256 * len(c.Instructions)
 	}
 	return n
+}
+
+// textSize is about the size of the module's text: that of the text it
+// was parsed from, with room to spare, or else textSize's guess (256 bytes
+// an instruction: mobilenet_v2's text, held as printed, took a quarter
+// more room than it needs, and the unrolled training step's grew).
+func (m *Module) textSize() int {
+	if m.textLen > 0 {
+		return m.textLen + m.textLen/32 + 4096
+	}
+	return textSize(m.Computations)
 }
 
 // computations prints cs, each preceded by a blank line when sep or when it
@@ -506,6 +517,27 @@ func attrRank(name string) (rank, sub int) {
 	return rankOpcode, 0
 }
 
+// inPrintOrder reports whether in's attributes are printed as they are,
+// in their order: none calls a computation or is dropped, and XLA's order
+// keeps them where they are (so the text XLA printed is read back).
+func (p *printer) inPrintOrder(in *Instruction) bool {
+	if len(in.ControlPredecessors) > 0 {
+		return false
+	}
+	last := rankOpcode
+	for _, a := range in.Attrs {
+		rank := rankMetadata // most instructions have metadata alone
+		if a.Name != "metadata" {
+			rank, _ = attrRank(a.Name)
+		}
+		if rank < last || rank == rankCalls || p.opts.Short && rank == rankMetadata {
+			return false
+		}
+		last = rank
+	}
+	return true
+}
+
 // countNames counts the computation names in a verbatim call attribute value.
 func countNames(v string) int {
 	if v == "" || v[0] != '{' {
@@ -524,6 +556,15 @@ func countNames(v string) int {
 }
 
 func (p *printer) attributes(in *Instruction) {
+	if p.inPrintOrder(in) {
+		for _, a := range in.Attrs {
+			p.str(", ")
+			p.str(a.Name)
+			p.byte('=')
+			p.str(a.Value)
+		}
+		return
+	}
 	type item struct {
 		rank, sub, idx int
 		calledLo       int // first index into in.Called, or -1

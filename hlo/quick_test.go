@@ -22,6 +22,26 @@ import (
 // (prescan), and checks that both give the same module (its text, every
 // position, spelling, truncation) or the same errors.
 func TestQuickParseAgreesWithPrescan(t *testing.T) {
+	texts := heldTexts(t)
+	split := 0
+	for name, src := range texts {
+		for _, jobs := range []int{1, 2, 3} {
+			quick, spans := describeParse(src, true, jobs)
+			if quick == "" {
+				continue // parseQuick left it to the prescanned parse
+			}
+			split += spans - 1
+			slow, _ := describeParse(src, false, jobs)
+			assert.True(t, quick == slow, "%s, %d jobs: the quick parse differs from the prescanned one", name, jobs)
+		}
+	}
+	assert.Greater(t, split, 100, "spans cut by parseQuick")
+}
+
+// heldTexts are the texts we hold, by name: the repository's testdata,
+// XLA's parser cases, the fuzz corpus, the corpus's modules and generated
+// ones.
+func heldTexts(t *testing.T) map[string][]byte {
 	texts := map[string][]byte{
 		"generated":     hlogen.Module(parallelThreshold * 3),
 		"unrolled":      hlogen.Unrolled(64),
@@ -62,19 +82,7 @@ func TestQuickParseAgreesWithPrescan(t *testing.T) {
 		}
 	}
 	require.Greater(t, len(texts), 300)
-	split := 0
-	for name, src := range texts {
-		for _, jobs := range []int{1, 2, 3} {
-			quick, spans := describeParse(src, true, jobs)
-			if quick == "" {
-				continue // parseQuick left it to the prescanned parse
-			}
-			split += spans - 1
-			slow, _ := describeParse(src, false, jobs)
-			assert.True(t, quick == slow, "%s, %d jobs: the quick parse differs from the prescanned one", name, jobs)
-		}
-	}
-	assert.Greater(t, split, 100, "spans cut by parseQuick")
+	return texts
 }
 
 // describeParse parses the computations of src as parseText does, with

@@ -66,6 +66,10 @@ func (s *scanner) skipSpace() {
 var spaceStart = [256]bool{' ': true, '\t': true, '\r': true, '\f': true, '\v': true, '\n': true, '/': true}
 
 func (s *scanner) skipSpaces() {
+	if i := s.off; i+1 < s.end && s.src[i] == ' ' && !spaceStart[s.src[i+1]] {
+		s.off++ // one blank, as between tokens
+		return
+	}
 	for s.off < s.end {
 		switch s.src[s.off] {
 		case ' ', '\t', '\r', '\f', '\v':
@@ -128,9 +132,22 @@ func (s *scanner) peekAt(i int) byte {
 	return 0
 }
 
-// accept skips space and consumes c if it is next.
+// accept skips space and consumes c if it is next. It is inlined, and
+// calls acceptAfterSpace only where a blank or a comment is next.
 func (s *scanner) accept(c byte) bool {
-	s.skipSpace()
+	if s.off < s.end && !spaceStart[s.src[s.off]] {
+		if s.src[s.off] == c {
+			s.off++
+			return true
+		}
+		return false
+	}
+	return s.acceptAfterSpace(c)
+}
+
+// acceptAfterSpace is accept where a blank or a comment may be next.
+func (s *scanner) acceptAfterSpace(c byte) bool {
+	s.skipSpaces()
 	if s.off < s.end && s.src[s.off] == c {
 		s.off++
 		return true
