@@ -83,11 +83,14 @@ scale: build
 		printf "parse + print of 120 mobilenet_v2 modules (99 MB): %.1fx wc -l (%d against %d ms, median run)\n", v[1], v[2], v[3]}'
 
 # fuzz: run each fuzz target for FUZZTIME (bounded: FUZZTIME per target);
-# crashers are kept under each package's testdata/fuzz.
+# crashers are kept under each package's testdata/fuzz. Each new
+# interesting input is minimized for at most 5 s (Go's default, 60 s, left
+# a 120 s run 20k-370k inputs).
+FUZZFLAGS = -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s
 fuzz:
-	$(GO) test ./hlo -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME)
-	$(GO) test ./indexing -run='^$$' -fuzz='^FuzzParseIndexingMap$$' -fuzztime=$(FUZZTIME)
-	$(GO) test ./cmd/hlo-opt -run='^$$' -fuzz='^FuzzPipeline$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./hlo -run='^$$' -fuzz='^FuzzParse$$' $(FUZZFLAGS)
+	$(GO) test ./indexing -run='^$$' -fuzz='^FuzzParseIndexingMap$$' $(FUZZFLAGS)
+	$(GO) test ./cmd/hlo-opt -run='^$$' -fuzz='^FuzzPipeline$$' $(FUZZFLAGS)
 
 # golden: regenerate golden files; review the diff before committing.
 golden:
