@@ -202,7 +202,7 @@ func (a *assigner) scatterPins(pins *secondPass) {
 		}
 		for _, in := range c.Instructions {
 			if in.Opcode != hlo.OpScatter || in.Typed.Scatter == nil || !in.Shape.IsArray() || in.Shape.Rank() < 2 ||
-				scatterIndexCount(in) == 1 {
+				oneIndex(in.Operands[(len(in.Operands)-1)/2].Shape, in.Typed.Scatter.IndexVectorDim) {
 				// One index: XLA makes it a dynamic-update-slice before
 				// laying it out, in its operand's layout.
 				continue
@@ -217,22 +217,6 @@ func (a *assigner) scatterPins(pins *secondPass) {
 			}
 		}
 	}
-}
-
-// scatterIndexCount is the number of indices a scatter in scatters at (its
-// indices' elements, the index vector dim aside).
-func scatterIndexCount(in *hlo.Instruction) int64 {
-	if len(in.Operands) < 3 {
-		return 0
-	}
-	idx := in.Operands[(len(in.Operands)-1)/2].Shape
-	n := int64(1)
-	for d, k := range idx.Dims {
-		if int64(d) != in.Typed.Scatter.IndexVectorDim {
-			n *= k
-		}
-	}
-	return n
 }
 
 // reducePins adds the reduces whose first-pass result layout is not their

@@ -204,9 +204,14 @@ func singleSliceGather(in *hlo.Instruction) bool {
 		!slices.Equal(in.Shape.Dims, g.SliceSizes) {
 		return false
 	}
-	idx := &in.Operands[1].Shape
-	for d, n := range idx.Dims {
-		if int64(d) != g.IndexVectorDim && n != 1 {
+	return oneIndex(in.Operands[1].Shape, g.IndexVectorDim)
+}
+
+// oneIndex reports whether a gather's or scatter's indices hold one index
+// (every dim but the index vector dim of size 1).
+func oneIndex(indices hlo.Shape, vectorDim int64) bool {
+	for d, n := range indices.Dims {
+		if int64(d) != vectorDim && n != 1 {
 			return false
 		}
 	}

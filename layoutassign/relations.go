@@ -296,23 +296,18 @@ func strengthReducedDot(in *hlo.Instruction) bool {
 	if d == nil || len(in.Operands) < 2 {
 		return false
 	}
-	free := func(s hlo.Shape, batch, contracting []int64) int64 {
+	elems := func(s hlo.Shape, dims []int64) int64 {
 		n := int64(1)
-		for k, x := range s.Dims {
-			if !slices.Contains(batch, int64(k)) && !slices.Contains(contracting, int64(k)) {
-				n *= x
+		for _, d := range dims {
+			if int(d) < s.Rank() {
+				n *= s.Dims[d]
 			}
 		}
 		return n
 	}
 	l, r := in.Operands[0].Shape, in.Operands[1].Shape
-	k := int64(1)
-	for _, c := range d.LhsContracting {
-		if int(c) < l.Rank() {
-			k *= l.Dims[c]
-		}
-	}
-	return k == 1 || free(l, d.LhsBatch, d.LhsContracting) == 1 || free(r, d.RhsBatch, d.RhsContracting) == 1
+	return elems(l, d.LhsContracting) == 1 || elems(l, rest(l.Rank(), d.LhsBatch, d.LhsContracting)) == 1 ||
+		elems(r, rest(r.Rank(), d.RhsBatch, d.RhsContracting)) == 1
 }
 
 // tpuDotLayout is the result layout XLA's TPU layout assignment gives a
