@@ -68,6 +68,13 @@ func newLiveness(m *hlo.Module, entry *hlo.Computation, t Target, costs func(*hl
 			return costs(in)
 		}
 	}
+	n := len(lv.entry.Instructions)
+	for _, c := range m.Computations {
+		if c != m.Entry {
+			n += len(c.Instructions)
+		}
+	}
+	lv.seq = make([]*step, 0, n) // enough unless the call graph was flattened into copies
 	if err := lv.flatten(lv.entry, nil); err != nil {
 		return nil, err
 	}
@@ -181,12 +188,28 @@ func (lv *liveness) flatten(c *hlo.Computation, async *hlo.Computation) error {
 		lv.entrySteps = steps
 	}
 	slab := make([]step, len(order))
+	// The one node of each array-shaped instruction is carved from one
+	// array (preorder allocates a list for each).
+	arrays := 0
+	for _, in := range order {
+		if !in.Shape.IsTuple() {
+			arrays++
+		}
+	}
+	leaves := make([]shapeNode, arrays)
 	for i, in := range order {
 		if err := lv.flattenCallees(in, async); err != nil {
 			return err
 		}
+		var nodes []shapeNode
+		if in.Shape.IsTuple() {
+			nodes = preorder(&in.Shape)
+		} else {
+			nodes, leaves = leaves[:1:1], leaves[1:]
+			nodes[0] = shapeNode{shape: &in.Shape, end: 1}
+		}
 		st := &slab[i]
-		*st = step{in: in, time: len(lv.seq), nodes: preorder(&in.Shape)}
+		*st = step{in: in, time: len(lv.seq), nodes: nodes}
 		steps[in.Index] = st
 		lv.seq = append(lv.seq, st)
 	}

@@ -14,6 +14,9 @@ func (lv *liveness) define() {
 		nodes += len(st.nodes)
 	}
 	lv.slab = make([]hloValue, 0, nodes)
+	lv.values = make([]*hloValue, 0, nodes)
+	// Each step's sets and defs are carved from one array each.
+	sets, defs := make([][]int32, nodes), make([]int32, nodes)
 	for _, st := range lv.seq {
 		in := st.in
 		switch in.Opcode {
@@ -28,8 +31,9 @@ func (lv *liveness) define() {
 				}
 			}
 		}
-		st.sets = make([][]int32, len(st.nodes))
-		st.defs = make([]int32, len(st.nodes))
+		n := len(st.nodes)
+		st.sets, sets = sets[:n:n], sets[n:]
+		st.defs, defs = defs[:n:n], defs[n:]
 		entryParam := in.Opcode == hlo.OpParameter && in.Parent == lv.entry
 		costs := lv.costs(in)
 		k := 0 // the next array leaf's cost
@@ -82,12 +86,53 @@ const PointerBytes = 8
 
 // positionsAndUses records, for every value, the other places it appears
 // and the instructions that read it (XLA's HloValue positions and uses).
+// A first walk counts them, so that every value's lists are carved from
+// one array each (appending them one by one allocated about four times
+// per instruction of the unrolled training step of hlogen).
 func (lv *liveness) positionsAndUses() {
+	nPos, nUse := make([]int32, len(lv.values)), make([]int32, len(lv.values))
+	last := make([]use, len(lv.values))
+	lv.eachPositionAndUse(func(id int32, _ position) { nPos[id]++ }, func(id int32, u use) {
+		if nUse[id] == 0 || last[id] != u {
+			nUse[id]++
+			last[id] = u
+		}
+	})
+	var totalPos, totalUse int
+	for id := range lv.values {
+		totalPos += int(nPos[id])
+		totalUse += int(nUse[id])
+	}
+	positions, uses := make([]position, totalPos), make([]use, totalUse)
+	for id, v := range lv.values {
+		if n := nPos[id]; n > 0 {
+			v.positions, positions = positions[:0:n], positions[n:]
+		}
+		if n := nUse[id]; n > 0 {
+			v.uses, uses = uses[:0:n], uses[n:]
+		}
+	}
+	lv.eachPositionAndUse(func(id int32, p position) {
+		v := lv.values[id]
+		v.positions = append(v.positions, p)
+	}, func(id int32, u use) {
+		v := lv.values[id]
+		if l := len(v.uses); l == 0 || v.uses[l-1] != u {
+			v.uses = append(v.uses, u)
+		}
+	})
+}
+
+// eachPositionAndUse calls pos with every place a value appears other than
+// its definition and read with every read of a value by an operand (the
+// same read once more for each other node of the operand that holds it),
+// in schedule order.
+func (lv *liveness) eachPositionAndUse(pos func(int32, position), read func(int32, use)) {
 	for _, st := range lv.seq {
 		for n, set := range st.sets {
 			for _, id := range set {
 				if v := lv.values[id]; v.def != st || v.node != n {
-					v.positions = append(v.positions, position{st, n})
+					pos(id, position{st, n})
 				}
 			}
 		}
@@ -98,10 +143,7 @@ func (lv *liveness) positionsAndUses() {
 			}
 			for _, set := range os.sets[:usedNodes(st.in, len(os.sets))] {
 				for _, id := range set {
-					v := lv.values[id]
-					if l := len(v.uses); l == 0 || v.uses[l-1] != (use{st, k}) {
-						v.uses = append(v.uses, use{st, k})
-					}
+					read(id, use{st, k})
 				}
 			}
 		}
