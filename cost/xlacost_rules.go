@@ -21,6 +21,17 @@ import (
 // `go doc ./cost` lists where they differ.
 func XLACost(m *hlo.Module, t XLATarget) *XLAModuleCost {
 	a := newXLAAnalysis(t)
+	// The maps filled for each instruction are made their size: grown one
+	// insertion at a time they cost a sixth of the analysis of the
+	// unrolled training step of hlogen.
+	n := 0
+	for _, c := range m.Computations {
+		n += len(c.Instructions)
+	}
+	a.out = make(map[*hlo.Instruction]*XLACostValues, n)
+	if a.tpu != nil {
+		a.tpu.sizes = make(map[*hlo.Shape]float64, n)
+	}
 	c := &XLAModuleCost{Target: t, Instructions: a.out}
 	if m.Entry != nil {
 		c.Module = a.computation(m.Entry)
@@ -99,6 +110,11 @@ func (a *xlaAnalysis) computation(c *hlo.Computation) (total XLACostValues) {
 	var scratch XLACostValues
 	if !a.unrecorded {
 		vals = make([]XLACostValues, len(c.Instructions))
+		// A computation an instruction calls cuts from a chunk of its
+		// own; the caller's goes on with the rest of its own (it had
+		// every instruction after such a call make a slice).
+		outer := a.floats
+		defer func() { a.floats = outer }()
 		a.floats = make([]float64, 0, 2*(ops+most))
 	}
 	total.OperandBytes, total.OperandUtilization = a.newFloats(most)[:0], a.newFloats(most)[:0]
