@@ -85,7 +85,7 @@ func ComputeInstructionMaps(in *hlo.Instruction) (*InstructionMaps, error) {
 		results = 1
 	}
 	if in.IsElementwise() {
-		if im, ok := elementwiseMaps(in); ok {
+		if im, ok := elementwiseMaps(in, shapeMap); ok {
 			return im, nil
 		}
 	}
@@ -165,8 +165,9 @@ func ComputeInstructionMaps(in *hlo.Instruction) (*InstructionMaps, error) {
 // array result whose operands are arrays of its shape or scalars, the most
 // common instruction: one identity map (or one pair of scalar maps) serves
 // every operand both ways, and the sets share one array. ok is false for
-// anything else, which the general path computes (and reports).
-func elementwiseMaps(in *hlo.Instruction) (im *InstructionMaps, ok bool) {
+// anything else, which the general path computes (and reports). The maps
+// come from shape (shapeMap, or a computation's recent ones).
+func elementwiseMaps(in *hlo.Instruction, shape func(kind byte, sizes []int64) *IndexingMap) (im *InstructionMaps, ok bool) {
 	out := in.Shape.Dims
 	n := len(in.Operands)
 	if !in.Shape.IsArray() || n == 0 || slices.ContainsFunc(out, func(d int64) bool { return d < 0 }) {
@@ -184,12 +185,12 @@ func elementwiseMaps(in *hlo.Instruction) (im *InstructionMaps, ok bool) {
 	for j, op := range in.Operands {
 		if len(op.Shape.Dims) == 0 && len(out) > 0 {
 			if empty == nil {
-				empty, all = emptyResultMap(out), allElementsMap(out)
+				empty, all = shape(shapeEmptyResult, out), shape(shapeAllElements, out)
 			}
 			maps[j], maps[n+j] = empty, all
 		} else {
 			if id == nil {
-				id = IdentityMap(out)
+				id = shape(shapeIdentity, out)
 			}
 			maps[j], maps[n+j] = id, id
 		}
@@ -205,11 +206,10 @@ func computationMaps(c *hlo.Computation) ([]*InstructionMaps, error) {
 	into := make([]*InstructionMaps, len(c.Instructions))
 	shared := recentMaps{slabSize: 4 * len(c.Instructions)}
 	for i, in := range c.Instructions {
-		im, err := instructionMaps(in)
+		im, err := instructionMaps(in, &shared)
 		if err != nil {
 			return into[:i], err
 		}
-		shared.compact(im)
 		into[i] = im
 	}
 	return into, nil
@@ -227,6 +227,32 @@ type recentMaps struct {
 	// slabSize is the size of a new slab: about what the rest of the
 	// computation needs (four maps an instruction).
 	slabSize int
+	// shapes are the last maps of shapeMap made for the elementwise ops
+	// (most of a computation's instructions, of a few shapes).
+	shapes    [4]shapeEntry
+	nextShape int
+}
+
+// shapeEntry is a map of shapeMap with what it was made of.
+type shapeEntry struct {
+	kind  byte
+	sizes []int64
+	m     *IndexingMap
+}
+
+// shapeMap is shapeMap, the recent map of that kind and sizes if there is
+// one (maps are immutable: an elementwise op's maps are made once for a
+// run of ops of one shape, not made and then shared by compact).
+func (r *recentMaps) shapeMap(kind byte, sizes []int64) *IndexingMap {
+	for _, e := range r.shapes {
+		if e.m != nil && e.kind == kind && slices.Equal(e.sizes, sizes) {
+			return e.m
+		}
+	}
+	m := shapeMap(kind, sizes)
+	r.shapes[r.nextShape] = shapeEntry{kind, slices.Clone(sizes), m}
+	r.nextShape = (r.nextShape + 1) % len(r.shapes)
+	return m
 }
 
 // compact moves the sets of im into one array (a piece of the slab), each
@@ -508,8 +534,9 @@ func (t *mapTexts) appendMap(b []byte, m *IndexingMap, sep, afterDomain string) 
 
 // instructionMaps is ComputeInstructionMaps with the expression
 // constructors' panics (sizes past int64, zero divisors) returned as the
-// instruction's error.
-func instructionMaps(in *hlo.Instruction) (im *InstructionMaps, err error) {
+// instruction's error, its maps shared with the recent ones of the
+// computation.
+func instructionMaps(in *hlo.Instruction, shared *recentMaps) (im *InstructionMaps, err error) {
 	defer func() {
 		switch err.(type) {
 		case OverflowError, ArithmeticError:
@@ -517,5 +544,13 @@ func instructionMaps(in *hlo.Instruction) (im *InstructionMaps, err error) {
 		}
 	}()
 	defer Recover(&err)
-	return ComputeInstructionMaps(in)
+	if in.IsElementwise() {
+		if im, ok := elementwiseMaps(in, shared.shapeMap); ok {
+			return im, nil // its maps are the recent ones already, its sets in one array
+		}
+	}
+	if im, err = ComputeInstructionMaps(in); err == nil {
+		shared.compact(im)
+	}
+	return im, err
 }
