@@ -1,6 +1,7 @@
 package indexing
 
 import (
+	"encoding/binary"
 	"errors"
 	"io"
 	"reflect"
@@ -231,6 +232,50 @@ type recentMaps struct {
 	// (most of a computation's instructions, of a few shapes).
 	shapes    [4]shapeEntry
 	nextShape int
+	// dots are the maps of the computation's dots by dotKey: a model's
+	// dots repeat a few shapes (the layers of a transformer), and a dot's
+	// maps are its shapes' and dimension numbers'.
+	dots map[string]*InstructionMaps
+	key  []byte
+}
+
+// dotKey is what a dot's maps depend on: its operand count, the element
+// types, dims and dynamic dims of its result and operands, and its
+// dimension numbers.
+func (r *recentMaps) dotKey(in *hlo.Instruction) []byte {
+	b := binary.AppendUvarint(r.key[:0], uint64(len(in.Operands)))
+	shape := func(s *hlo.Shape) {
+		b = binary.AppendVarint(b, int64(s.Type))
+		b = appendInts(b, s.Dims)
+		b = binary.AppendUvarint(b, uint64(len(s.Dynamic)))
+		for _, d := range s.Dynamic {
+			if d {
+				b = append(b, 1)
+			} else {
+				b = append(b, 0)
+			}
+		}
+	}
+	shape(&in.Shape)
+	for _, op := range in.Operands {
+		shape(&op.Shape)
+	}
+	if d := in.Typed.Dot; d != nil {
+		for _, l := range [][]int64{d.LhsBatch, d.RhsBatch, d.LhsContracting, d.RhsContracting} {
+			b = appendInts(b, l)
+		}
+	}
+	r.key = b
+	return b
+}
+
+// appendInts appends the count of vs and each of them, as varints.
+func appendInts(b []byte, vs []int64) []byte {
+	b = binary.AppendUvarint(b, uint64(len(vs)))
+	for _, v := range vs {
+		b = binary.AppendVarint(b, v)
+	}
+	return b
 }
 
 // shapeEntry is a map of shapeMap with what it was made of.
@@ -548,6 +593,21 @@ func instructionMaps(in *hlo.Instruction, shared *recentMaps) (im *InstructionMa
 		if im, ok := elementwiseMaps(in, shared.shapeMap); ok {
 			return im, nil // its maps are the recent ones already, its sets in one array
 		}
+	}
+	if in.Opcode == hlo.OpDot && in.Typed.Dot != nil {
+		key := shared.dotKey(in)
+		if same, ok := shared.dots[string(key)]; ok {
+			c := *same // the sets and maps are never written
+			return &c, nil
+		}
+		if im, err = ComputeInstructionMaps(in); err == nil {
+			shared.compact(im)
+			if shared.dots == nil {
+				shared.dots = map[string]*InstructionMaps{}
+			}
+			shared.dots[string(key)] = im
+		}
+		return im, err
 	}
 	if im, err = ComputeInstructionMaps(in); err == nil {
 		shared.compact(im)
