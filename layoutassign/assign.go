@@ -409,3 +409,19 @@ func (a *assigner) rankOK(id int, m2m []int64) bool {
 	s := a.shapeOf(id)
 	return s != nil && s.IsArray() && hlo.IsPermutation(m2m, s.Rank())
 }
+
+// cloneInts is slices.Clone(m) cut from the assigner's arena: the layouts
+// fixed for the values of a large module are one allocation, not one
+// each.
+func (a *assigner) cloneInts(m []int64) []int64 {
+	if m == nil {
+		return nil
+	}
+	if len(a.intArena) < len(m) {
+		a.intArena = make([]int64, max(1024, len(m)))
+	}
+	c := a.intArena[:len(m):len(m)]
+	a.intArena = a.intArena[len(m):]
+	copy(c, m)
+	return c
+}

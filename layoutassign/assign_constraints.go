@@ -20,9 +20,9 @@ func (a *assigner) require(id int, m2m []int64, st site, path []int64) {
 	r := a.find(id)
 	switch {
 	case a.fixed[r] == nil:
-		a.fixed[r] = slices.Clone(m2m)
+		a.fixed[r] = a.cloneInts(m2m)
 	case !slices.Equal(a.fixed[r], m2m) && (st.user != nil || st.comp != nil):
-		a.copies = append(a.copies, copyReq{site: st, path: path, m2m: slices.Clone(m2m)})
+		a.copies = append(a.copies, copyReq{site: st, path: path, m2m: a.cloneInts(m2m)})
 	}
 	// Without a site (a value fixed in itself) the first fix stands.
 }

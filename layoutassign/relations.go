@@ -192,7 +192,14 @@ func broadcastOperandLayout(dims, outM2M []int64) ([]int64, bool) {
 
 // majorToMinor builds a minor_to_major from dim groups listed major first.
 func majorToMinor(groups ...[]int64) []int64 {
-	var phys []int64
+	n := 0
+	for _, g := range groups {
+		n += len(g)
+	}
+	if n == 0 {
+		return nil
+	}
+	phys := make([]int64, 0, n) // one allocation (appending grew it several times)
 	for _, g := range groups {
 		phys = append(phys, g...)
 	}
@@ -202,7 +209,7 @@ func majorToMinor(groups ...[]int64) []int64 {
 
 // rest returns 0..rank-1 without the dims in any of the lists, ascending.
 func rest(rank int, lists ...[]int64) []int64 {
-	var out []int64
+	out := make([]int64, 0, max(rank, 0))
 	for d := range int64(rank) {
 		used := false
 		for _, l := range lists {
@@ -211,6 +218,9 @@ func rest(rank int, lists ...[]int64) []int64 {
 		if !used {
 			out = append(out, d)
 		}
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }
@@ -373,6 +383,9 @@ func nonDegenerate(dims, m2m []int64) []int64 {
 		if d := m2m[i]; dims[d] != 1 {
 			out = append(out, d)
 		}
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }
