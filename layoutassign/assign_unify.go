@@ -113,7 +113,18 @@ func (a *assigner) unifyDeferred() {
 		}
 		return 1
 	}
-	slices.SortStableFunc(a.deferred, func(x, y edge) int { return rank(x) - rank(y) })
+	// Each edge's rank is found once (comparing them found both ranks,
+	// map lookups among them, at every comparison).
+	ranked := make([]rankedEdge, len(a.deferred))
+	for i, e := range a.deferred {
+		ranked[i] = rankedEdge{rank(e), i}
+	}
+	slices.SortStableFunc(ranked, func(x, y rankedEdge) int { return x.rank - y.rank })
+	sorted := make([]edge, len(a.deferred))
+	for i, r := range ranked {
+		sorted[i] = a.deferred[r.i]
+	}
+	a.deferred = sorted
 	a.deferredValue = nil
 	for _, c := range a.m.Computations {
 		for _, in := range c.Instructions {
@@ -130,6 +141,9 @@ func (a *assigner) unifyDeferred() {
 	}
 	a.deferred = nil
 }
+
+// rankedEdge is edge i of the deferred ones with its rank.
+type rankedEdge struct{ rank, i int }
 
 // unifyLeaves unifies the leaves of p under pPath with those of c under
 // cPath, which hold the same buffers (an alias edge: c's leaves later take

@@ -2,6 +2,7 @@ package layoutassign
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
@@ -80,23 +81,28 @@ func rewriteSignature(m *hlo.Module) {
 		if at.Name != "entry_computation_layout" {
 			continue
 		}
-		var b strings.Builder
-		b.WriteString("{(")
+		// Appended to one buffer the size of the old text (a string for
+		// each shape, and an Fprintf for each fifth, cost a module of
+		// thousands of parameters more).
+		b := make([]byte, 0, len(at.Value)+len(at.Value)/8+64)
+		b = append(b, "{("...)
 		for k, p := range m.Entry.Params {
 			if k > 0 {
-				b.WriteString(", ")
+				b = append(b, ", "...)
 			}
 			if k > 0 && k%5 == 0 {
 				// As XLA prints a program shape's parameters.
-				fmt.Fprintf(&b, "/*index=%d*/", k)
+				b = append(b, "/*index="...)
+				b = strconv.AppendInt(b, int64(k), 10)
+				b = append(b, "*/"...)
 			}
 			if p != nil {
-				b.WriteString(p.Shape.String())
+				b = p.Shape.AppendTo(b)
 			}
 		}
-		b.WriteString(")->")
-		b.WriteString(m.Entry.Root.Shape.String())
-		b.WriteString("}")
-		m.Attrs[i].Value = b.String()
+		b = append(b, ")->"...)
+		b = m.Entry.Root.Shape.AppendTo(b)
+		b = append(b, '}')
+		m.Attrs[i].Value = string(b)
 	}
 }
