@@ -45,13 +45,45 @@ func (in *Instruction) IsElementwise() bool {
 // no facts. An async sugar spelling ("all-reduce-start" is listed;
 // "custom-call-start" is not) has the async op's facts.
 func Info(op Opcode) OpInfo {
-	if i, ok := opInfos[op]; ok {
-		return i
+	if op != "" {
+		for k := opTableSlot(op); opTable[k].op != ""; k = (k + 1) % opTableSize {
+			if opTable[k].op == op {
+				return opTable[k].info
+			}
+		}
 	}
 	if _, async, ok := op.IsAsyncSugar(); ok {
 		return opInfos[async]
 	}
 	return OpInfo{Arity: -1}
+}
+
+// opTable holds opInfos by open addressing on opTableSlot, a hash of a name's
+// length and three of its bytes: Info, which most passes ask for every
+// instruction, compares a name or two where the map hashed all of it (a
+// sixth of XLACost on the unrolled training step of hlogen).
+var opTable = func() (t [opTableSize]struct {
+	op   Opcode
+	info OpInfo
+}) {
+	for op, info := range opInfos {
+		k := opTableSlot(op)
+		for t[k].op != "" {
+			k = (k + 1) % opTableSize
+		}
+		t[k].op, t[k].info = op, info
+	}
+	return t
+}()
+
+// opTableSize is opTable's length, a power of two over twice the
+// opcodes.
+const opTableSize = 512
+
+// opTableSlot is where op's probe of opTable starts (op is not empty).
+func opTableSlot(op Opcode) uint {
+	n := len(op)
+	return (uint(n)*131 + uint(op[0])*31 + uint(op[n/2])*7 + uint(op[n-1])) % opTableSize
 }
 
 var opInfos = func() map[Opcode]OpInfo {
