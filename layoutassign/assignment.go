@@ -473,10 +473,13 @@ type allocFinder interface {
 // assignWith is assign with the reuse found by f.
 func (lv *liveness) assignWith(bufs []int32, infos []bufferInfo, f allocFinder) ([]*alloc, map[int64][]int32) {
 	order := slices.Clone(bufs)
-	firstDef := func(b int32) int { return lv.values[lv.buffers[b][0]].def.time }
+	firstDef := make([]int32, len(lv.buffers)) // each buffer's first definition, looked up once
+	for _, b := range bufs {
+		firstDef[b] = int32(lv.values[lv.buffers[b][0]].def.time)
+	}
 	slices.SortStableFunc(order, func(a, b int32) int {
-		ia, ib := infos[a], infos[b]
-		return cmp.Or(cmp.Compare(ib.size, ia.size), -cmpBool(ia.output, ib.output), cmp.Compare(firstDef(a), firstDef(b)), cmp.Compare(a, b))
+		ia, ib := &infos[a], &infos[b]
+		return cmp.Or(cmp.Compare(ib.size, ia.size), -cmpBool(ia.output, ib.output), cmp.Compare(firstDef[a], firstDef[b]), cmp.Compare(a, b))
 	})
 	var allocs []*alloc
 	of := make([]*alloc, len(lv.values)) // value -> its allocation

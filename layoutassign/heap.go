@@ -396,8 +396,7 @@ func (o heapOrder) sort(ivs []interval, horizon int) []int32 {
 		sizes[k], idAndIndex[k] = ivs[k].size, int64(ivs[k].id)<<32|int64(k)
 	}
 	slices.Sort(sizes)
-	sizes = slices.Compact(sizes)
-	slices.Reverse(sizes)
+	sizes = slices.Compact(sizes) // ascending: size rank len(sizes)-1 is the smallest
 	slices.Sort(idAndIndex)
 	byID, ids := make([]int32, len(ivs)), make([]int32, len(ivs))
 	for i, x := range idAndIndex {
@@ -405,8 +404,8 @@ func (o heapOrder) sort(ivs []interval, horizon int) []int32 {
 	}
 	major, minor := make([]int, len(ivs)), make([]int, len(ivs))
 	for k := range ivs {
-		rank, _ := slices.BinarySearchFunc(sizes, ivs[k].size, func(a, b int64) int { return cmp.Compare(b, a) })
-		major[k], minor[k] = o.keys(&ivs[k], rank, horizon)
+		i, _ := slices.BinarySearch(sizes, ivs[k].size)
+		major[k], minor[k] = o.keys(&ivs[k], len(sizes)-1-i, horizon)
 	}
 	n := max(horizon, len(ivs)) + 1
 	countingSort(ids, byID, n, func(k int32) int { return minor[k] })
@@ -664,6 +663,16 @@ func (x *heapIndex) unite(u *spanList, sp span) bool {
 		u.off, u.n, u.room = x.block(0), 1, 0
 		x.arena[u.off] = sp
 		return true
+	}
+	if u.n == 1 { // most unions, as the placed spans pack tightly
+		y := &x.arena[u.off]
+		switch {
+		case y.lo <= sp.lo && sp.hi <= y.hi:
+			return false
+		case y.hi >= sp.lo && y.lo <= sp.hi: // they overlap or touch
+			y.lo, y.hi = min(y.lo, sp.lo), max(y.hi, sp.hi)
+			return true
+		}
 	}
 	s := x.arena[u.off : u.off+u.n]
 	p, n := touching(s, sp)
