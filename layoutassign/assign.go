@@ -191,7 +191,7 @@ func Assign(m *hlo.Module, opts Options) (*Assignment, error) {
 		if err != nil {
 			return nil, err
 		}
-		if dropSortConflicts(a, b, pins) && !pins.empty() {
+		if dropHeldPins(a, b, pins) && !pins.empty() {
 			if b, err = newAssigner(m, opts, pins); err != nil {
 				return nil, err
 			}

@@ -108,8 +108,9 @@ func (a *assigner) concatPins(pins *secondPass) {
 	}
 }
 
-// dropSortConflicts removes the concatenate pins of a second pass b (of
-// first pass a) that spread over a sort of their first-pass class, making
+// dropHeldPins removes the concatenate pins of a second pass b (of first
+// pass a) that spread over a scatter of their first-pass class in another
+// layout than the scatter's (scatterLayout), or over a sort, making
 // the dimension it sorts (one under 128, which sortOrder keeps off the
 // minor position) most minor, and reports whether it removed any. XLA's
 // TPU layout assignment lists such a sort as incompatible and runs again
@@ -126,7 +127,11 @@ func (a *assigner) concatPins(pins *secondPass) {
 // second pass because a conditional's result, settled, stands between
 // (seed 11136: f32[513,64] scanned along dim 0, passed through a cond and
 // argsorted along dim 1: the scan is {1,0}, the pin's, the sort {0,1}).
-func dropSortConflicts(a, b *assigner, pins *secondPass) bool {
+// A scatter holds its class the same way (seed 11086: f32[64,513] scanned
+// along dim 1 and scattered into by rows stays {1,0}, the scatter's, its
+// concatenates pinned to {0,1} in the second pass; reproducer
+// layouts-tpu-v5e-7f01f8c7).
+func dropHeldPins(a, b *assigner, pins *secondPass) bool {
 	settled := map[int]bool{}
 	for in := range pins.settled {
 		if id := b.leafID(in, nil); id >= 0 {
@@ -139,9 +144,27 @@ func dropSortConflicts(a, b *assigner, pins *secondPass) bool {
 			sorted[a.find(s.id)] = append(sorted[a.find(s.id)], s.dim)
 		}
 	}
+	scattered := map[int][][]int64{}
+	for _, c := range a.m.Computations {
+		if a.fused[c] {
+			continue
+		}
+		for _, in := range c.Instructions {
+			if !tpuScatter(in) {
+				continue
+			}
+			if id := a.leafID(in, nil); id >= 0 && !settled[b.find(id)] {
+				scattered[a.find(id)] = append(scattered[a.find(id)], scatterLayout(in.Shape, in.Typed.Scatter, a.opts.Target))
+			}
+		}
+	}
 	dropped := false
 	for in, m2m := range pins.concats {
-		if in.Opcode == hlo.OpConcatenate && len(m2m) > 0 && slices.Contains(sorted[a.find(a.leafID(in, nil))], m2m[0]) {
+		if in.Opcode != hlo.OpConcatenate || len(m2m) == 0 {
+			continue
+		}
+		r := a.find(a.leafID(in, nil))
+		if slices.Contains(sorted[r], m2m[0]) || slices.ContainsFunc(scattered[r], func(w []int64) bool { return !slices.Equal(w, m2m) }) {
 			delete(pins.concats, in)
 			dropped = true
 		}
@@ -249,10 +272,7 @@ func (a *assigner) scatterPins(pins *secondPass) {
 			continue
 		}
 		for _, in := range c.Instructions {
-			if in.Opcode != hlo.OpScatter || in.Typed.Scatter == nil || !in.Shape.IsArray() || in.Shape.Rank() < 2 ||
-				oneIndex(in.Operands[(len(in.Operands)-1)/2].Shape, in.Typed.Scatter.IndexVectorDim) {
-				// One index: XLA makes it a dynamic-update-slice before
-				// laying it out, in its operand's layout.
+			if !tpuScatter(in) {
 				continue
 			}
 			id := a.leafID(in, nil)
@@ -265,6 +285,15 @@ func (a *assigner) scatterPins(pins *secondPass) {
 			}
 		}
 	}
+}
+
+// tpuScatter reports whether in is a scatter of an array of rank 2 or more
+// at more than one index, one the TPU runs as a scatter: at one index XLA
+// makes it a dynamic-update-slice before laying it out, in its operand's
+// layout.
+func tpuScatter(in *hlo.Instruction) bool {
+	return in.Opcode == hlo.OpScatter && in.Typed.Scatter != nil && in.Shape.IsArray() && in.Shape.Rank() >= 2 &&
+		!oneIndex(in.Operands[(len(in.Operands)-1)/2].Shape, in.Typed.Scatter.IndexVectorDim)
 }
 
 // reducePins adds the reduces whose first-pass result layout is not their
