@@ -187,8 +187,17 @@ func Assign(m *hlo.Module, opts Options) (*Assignment, error) {
 	if pins := a.secondPassPins(); pins != nil {
 		// XLA's TPU layout assignment runs again with the concatenates it
 		// finds at risk pinned (see concatPins).
-		if a, err = newAssigner(m, opts, pins); err != nil {
+		b, err := newAssigner(m, opts, pins)
+		if err != nil {
 			return nil, err
+		}
+		if dropHeldPins(a, b, pins) && !pins.empty() {
+			if b, err = newAssigner(m, opts, pins); err != nil {
+				return nil, err
+			}
+		}
+		if !pins.empty() {
+			a = b
 		}
 	}
 	res := &Assignment{Target: opts.Target}
