@@ -2,6 +2,7 @@ package render
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"os"
 
@@ -29,7 +30,7 @@ type Spool struct {
 	linked   bool          // f could not be removed at once
 	size     int64         // bytes written
 	at       map[*passes.Pass]section
-	err      error // the first error writing to f
+	err      error // the first error making or writing f
 }
 
 // section is where a report lies in the spool.
@@ -51,7 +52,7 @@ func (s *Spool) Add(p *passes.Pass, result any) error {
 		return nil
 	}
 	off := s.size
-	if err := tr.WriteText(s, s.m); err != nil {
+	if err := tr.WriteText((*writer)(s), s.m); err != nil {
 		return err
 	}
 	if s.err != nil {
@@ -61,19 +62,25 @@ func (s *Spool) Add(p *passes.Pass, result any) error {
 	return nil
 }
 
-// Write appends b to the spool, moving it to a file once it outgrows its
-// memory.
-func (s *Spool) Write(b []byte) (int, error) {
-	if s.err != nil {
-		return 0, s.err
-	}
-	if s.f == nil && len(s.mem)+len(b) > s.inMemory {
+// writer is a Spool as the io.Writer its reports are written to.
+type writer Spool
+
+// Write appends b to the spool, moving the spool to a file once it
+// outgrows its memory.
+func (w *writer) Write(b []byte) (int, error) {
+	s := (*Spool)(w)
+	if s.err == nil && s.f == nil && len(s.mem)+len(b) > s.inMemory {
 		s.spill()
 	}
-	if s.f == nil {
-		s.mem = append(s.mem, b...)
-	} else if _, s.err = s.w.Write(b); s.err != nil {
+	switch {
+	case s.err != nil:
 		return 0, s.err
+	case s.f == nil:
+		s.mem = append(s.mem, b...)
+	default:
+		if _, s.err = s.w.Write(b); s.err != nil {
+			return 0, s.err
+		}
 	}
 	s.size += int64(len(b))
 	return len(b), nil
@@ -83,7 +90,7 @@ func (s *Spool) Write(b []byte) (int, error) {
 func (s *Spool) spill() {
 	f, err := os.CreateTemp(s.dir, "hlo-opt-spool-*")
 	if err != nil {
-		s.err = err
+		s.err = fmt.Errorf("spooling the reports: %w", err)
 		return
 	}
 	s.f = f
@@ -128,7 +135,8 @@ func (s *Spool) copy(w io.Writer, p *passes.Pass) error {
 	return err
 }
 
-// Close releases the spool's memory and file.
+// Close releases the spool's memory and file; a closed spool is not used
+// again.
 func (s *Spool) Close() error {
 	s.mem, s.at = nil, nil
 	if s.f == nil {
