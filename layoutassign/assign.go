@@ -225,8 +225,14 @@ func newAssigner(m *hlo.Module, opts Options, pins *secondPass) (*assigner, erro
 	a.collect()
 	a.findVregComputations()
 	if pins != nil {
-		for in, m2m := range pins.concats {
-			a.require(a.leafID(in, nil), m2m, site{}, nil)
+		// In the module's order: the first pin of a class stands, and a
+		// map's order would change from run to run.
+		for _, c := range m.Computations {
+			for _, in := range c.Instructions {
+				if m2m, ok := pins.concats[in]; ok {
+					a.require(a.leafID(in, nil), m2m, site{}, nil)
+				}
+			}
 		}
 		a.settled, a.withSignature = pins.settled, pins.withSignature
 		a.uses = pins.uses

@@ -89,6 +89,10 @@ func (a *assigner) fixStated() error {
 					if _, _, out, ok := tpuConvLayouts(in); ok && !a.fused[c] && a.assignable(a.leafID(in, nil)) {
 						a.require(a.leafID(in, nil), out, site{}, nil)
 					}
+				case hlo.OpReshape:
+					if !a.fused[c] {
+						a.requireVectorReshape(in)
+					}
 				case hlo.OpFft:
 					// The convolutions it becomes lay out its result; its
 					// operand is not unified with it (unifyInstruction).
@@ -409,4 +413,32 @@ func forEachOrder(r int, visit func(perm []int64)) {
 		}
 	}
 	try(0)
+}
+
+// requireVectorReshape fixes, on the TPU, the side of rank 2 or more of a
+// reshape that only adds size-1 dims to a vector (rank 1), or only drops
+// them to one, to the layout with the size-1 dims most major
+// (unitDimsMajor): XLA's TPU backend adds both sides as mandatory
+// constraints (libtpu 0.0.52's log, TPU_VMODULE=layout_assignment=3:
+// "SetInstructionLayout : broadcast_in_dim.1, f32[1,2]{1,0}: ... mandatory
+// = true" for f32[2] reshaped to f32[1,2] in a scan's body; seed 9271's
+// f32[24,1] is {0,1}). A mandatory layout in a loop body lays the loop
+// state out before the entry's outputs do: seed 10393's scan stacks f32[2]
+// rows into f32[256,2], which stays {1,0} while the output is {0,1} and
+// copied (reproducer layouts-tpu-v5e-c85bb667). Arrays of one element
+// are left alone.
+func (a *assigner) requireVectorReshape(in *hlo.Instruction) {
+	if len(in.Operands) != 1 || !in.Shape.IsArray() || !in.Operands[0].Shape.IsArray() {
+		return
+	}
+	op := in.Operands[0]
+	if !unitDimsOnly(op.Shape.Dims, in.Shape.Dims) || in.Shape.ElementCount() < 2 {
+		return
+	}
+	switch {
+	case op.Shape.Rank() == 1 && in.Shape.Rank() >= 2 && a.assignable(a.leafID(in, nil)):
+		a.require(a.leafID(in, nil), unitDimsMajor(in.Shape.Dims), site{}, nil)
+	case in.Shape.Rank() == 1 && op.Shape.Rank() >= 2:
+		a.require(a.leafID(op, nil), unitDimsMajor(op.Shape.Dims), site{user: in, op: 0}, nil)
+	}
 }
