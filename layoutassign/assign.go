@@ -187,8 +187,17 @@ func Assign(m *hlo.Module, opts Options) (*Assignment, error) {
 	if pins := a.secondPassPins(); pins != nil {
 		// XLA's TPU layout assignment runs again with the concatenates it
 		// finds at risk pinned (see concatPins).
-		if a, err = newAssigner(m, opts, pins); err != nil {
+		b, err := newAssigner(m, opts, pins)
+		if err != nil {
 			return nil, err
+		}
+		if dropHeldPins(a, b, pins) && !pins.empty() {
+			if b, err = newAssigner(m, opts, pins); err != nil {
+				return nil, err
+			}
+		}
+		if !pins.empty() {
+			a = b
 		}
 	}
 	res := &Assignment{Target: opts.Target}
@@ -216,8 +225,14 @@ func newAssigner(m *hlo.Module, opts Options, pins *secondPass) (*assigner, erro
 	a.collect()
 	a.findVregComputations()
 	if pins != nil {
-		for in, m2m := range pins.concats {
-			a.require(a.leafID(in, nil), m2m, site{}, nil)
+		// In the module's order: the first pin of a class stands, and a
+		// map's order would change from run to run.
+		for _, c := range m.Computations {
+			for _, in := range c.Instructions {
+				if m2m, ok := pins.concats[in]; ok {
+					a.require(a.leafID(in, nil), m2m, site{}, nil)
+				}
+			}
 		}
 		a.settled, a.withSignature = pins.settled, pins.withSignature
 		a.uses = pins.uses

@@ -26,17 +26,14 @@ func (a *assigner) secondPassPins() *secondPass {
 	a.reshapePins(pins)
 	a.scatterPins(pins)
 	a.reducePins(pins)
-	if len(pins.concats) == 0 && len(pins.withSignature) == 0 && len(pins.uses) == 0 {
+	if pins.empty() {
 		return nil
 	}
 	// The array results of while loops and conditionals, as the
-	// get-tuple-elements of their callers read them.
+	// get-tuple-elements of their callers read them or whole.
 	for _, c := range a.m.Computations {
 		for _, in := range c.Instructions {
-			if in.Opcode != hlo.OpGetTupleElement || len(in.Operands) != 1 || !in.Shape.IsArray() {
-				continue
-			}
-			if op := in.Operands[0].Opcode; op != hlo.OpWhile && op != hlo.OpConditional {
+			if !in.Shape.IsArray() || !controlResult(in) {
 				continue
 			}
 			if m2m := a.layoutOf(a.leafID(in, nil)); m2m != nil {
@@ -66,7 +63,6 @@ func (a *assigner) concatPins(pins *secondPass) {
 	best := map[int]pin{}
 	var order []int
 	tiles := a.paramTiles()
-	sorted := a.sortedClasses()
 	for _, c := range a.m.Computations {
 		if a.fused[c] {
 			continue
@@ -108,11 +104,81 @@ func (a *assigner) concatPins(pins *secondPass) {
 		}
 	}
 	for _, r := range order {
-		if !sortsAllow(sorted[r], best[r].m2m) {
-			continue
-		}
 		pins.concats[best[r].in] = best[r].m2m
 	}
+}
+
+// dropHeldPins removes the concatenate pins of a second pass b (of first
+// pass a) that spread over a scatter of their first-pass class in another
+// layout than the scatter's (scatterLayout), or over a sort, making
+// the dimension it sorts (one under 128, which sortOrder keeps off the
+// minor position) most minor, and reports whether it removed any. XLA's
+// TPU layout assignment lists such a sort as incompatible and runs again
+// until the sort has its layout back (seed 1092: an associative scan of
+// f32[3,32,1000] along dim 2, sorted along dim 1, stays {2,1,0} after four
+// passes, its concatenates pinned to {1,2,0} in the second; seed 8120:
+// f32[96,256] scanned along dim 1 and sorted along dim 0 stays {1,0}). A
+// pin that leaves the sorted dimension above the minor one spreads (seed
+// 6091: f32[257,4,255] scanned along dim 2 and sorted along dim 1 is
+// {0,1,2}, the pin's), and so does one that makes a sorted dimension of
+// 128 or more minor (seed 9027: f32[17,33,129] scanned along dim 1 and
+// argsorted along dim 2 is {2,0,1}, the pin's; reproducer
+// layouts-tpu-v5e-b0cbcf71), or one whose sort keeps its layout in the
+// second pass because a conditional's result, settled, stands between
+// (seed 11136: f32[513,64] scanned along dim 0, passed through a cond and
+// argsorted along dim 1: the scan is {1,0}, the pin's, the sort {0,1}).
+// A scatter holds its class the same way (seed 11086: f32[64,513] scanned
+// along dim 1 and scattered into by rows stays {1,0}, the scatter's, its
+// concatenates pinned to {0,1} in the second pass; reproducer
+// layouts-tpu-v5e-7f01f8c7).
+func dropHeldPins(a, b *assigner, pins *secondPass) bool {
+	settled := map[int]bool{}
+	for in := range pins.settled {
+		if id := b.leafID(in, nil); id >= 0 {
+			settled[b.find(id)] = true
+		}
+	}
+	sorted := map[int][]int64{}
+	for _, s := range a.sortOperands() {
+		if !settled[b.find(s.id)] {
+			sorted[a.find(s.id)] = append(sorted[a.find(s.id)], s.dim)
+		}
+	}
+	scattered := map[int][][]int64{}
+	for _, c := range a.m.Computations {
+		if a.fused[c] {
+			continue
+		}
+		for _, in := range c.Instructions {
+			if !tpuScatter(in) {
+				continue
+			}
+			if id := a.leafID(in, nil); id >= 0 && !settled[b.find(id)] {
+				scattered[a.find(id)] = append(scattered[a.find(id)], scatterLayout(in.Shape, in.Typed.Scatter, a.opts.Target))
+			}
+		}
+	}
+	dropped := false
+	for in, m2m := range pins.concats {
+		if in.Opcode != hlo.OpConcatenate || len(m2m) == 0 {
+			continue
+		}
+		r := a.find(a.leafID(in, nil))
+		if slices.Contains(sorted[r], m2m[0]) || slices.ContainsFunc(scattered[r], func(w []int64) bool { return !slices.Equal(w, m2m) }) {
+			delete(pins.concats, in)
+			dropped = true
+		}
+	}
+	return dropped
+}
+
+// controlResult reports whether in is the result of a while loop or a
+// conditional, or a get-tuple-element of one.
+func controlResult(in *hlo.Instruction) bool {
+	if in.Opcode == hlo.OpGetTupleElement && len(in.Operands) == 1 {
+		in = in.Operands[0]
+	}
+	return in.Opcode == hlo.OpWhile || in.Opcode == hlo.OpConditional
 }
 
 // secondPass is what the second pass fixes: the values pinned (concats,
@@ -122,6 +188,11 @@ func (a *assigner) concatPins(pins *secondPass) {
 type secondPass struct {
 	concats, withSignature, settled map[*hlo.Instruction][]int64
 	uses                            []operandUse
+}
+
+// empty reports whether the second pass pins nothing.
+func (p *secondPass) empty() bool {
+	return len(p.concats) == 0 && len(p.withSignature) == 0 && len(p.uses) == 0
 }
 
 // operandUse requires operand op of user in layout m2m.
@@ -201,10 +272,7 @@ func (a *assigner) scatterPins(pins *secondPass) {
 			continue
 		}
 		for _, in := range c.Instructions {
-			if in.Opcode != hlo.OpScatter || in.Typed.Scatter == nil || !in.Shape.IsArray() || in.Shape.Rank() < 2 ||
-				oneIndex(in.Operands[(len(in.Operands)-1)/2].Shape, in.Typed.Scatter.IndexVectorDim) {
-				// One index: XLA makes it a dynamic-update-slice before
-				// laying it out, in its operand's layout.
+			if !tpuScatter(in) {
 				continue
 			}
 			id := a.leafID(in, nil)
@@ -217,6 +285,15 @@ func (a *assigner) scatterPins(pins *secondPass) {
 			}
 		}
 	}
+}
+
+// tpuScatter reports whether in is a scatter of an array of rank 2 or more
+// at more than one index, one the TPU runs as a scatter: at one index XLA
+// makes it a dynamic-update-slice before laying it out, in its operand's
+// layout.
+func tpuScatter(in *hlo.Instruction) bool {
+	return in.Opcode == hlo.OpScatter && in.Typed.Scatter != nil && in.Shape.IsArray() && in.Shape.Rank() >= 2 &&
+		!oneIndex(in.Operands[(len(in.Operands)-1)/2].Shape, in.Typed.Scatter.IndexVectorDim)
 }
 
 // reducePins adds the reduces whose first-pass result layout is not their
@@ -380,11 +457,16 @@ func tiledElements(dims, m2m []int64, rows, cols int64) int64 {
 	return n
 }
 
-// sortedClasses returns the dimension each sort sorts, by the class of
-// each of its operands, where the sort keeps that dimension off the minor
-// position (sortOrder: a dimension under 128).
-func (a *assigner) sortedClasses() map[int][]int64 {
-	out := map[int][]int64{}
+// sortOperand is an array operand of a sort and the dimension it sorts.
+type sortOperand struct {
+	id  int
+	dim int64
+}
+
+// sortOperands returns the operands of the sorts that keep the dimension
+// they sort off the minor position (sortOrder: a dimension under 128).
+func (a *assigner) sortOperands() []sortOperand {
+	var out []sortOperand
 	for _, c := range a.m.Computations {
 		if a.fused[c] {
 			continue
@@ -396,30 +478,12 @@ func (a *assigner) sortedClasses() map[int][]int64 {
 			d := in.Typed.Dimensions[0]
 			for _, op := range in.Operands {
 				if id := a.leafID(op, nil); id >= 0 && op.Shape.IsArray() && d < int64(op.Shape.Rank()) && op.Shape.Dims[d] < 128 {
-					out[a.find(id)] = append(out[a.find(id)], d)
+					out = append(out, sortOperand{id: id, dim: d})
 				}
 			}
 		}
 	}
 	return out
-}
-
-// sortsAllow reports whether a concatenate pin to m2m may spread over a
-// class whose sorts sort the given dimensions (those under 128, which
-// sortOrder keeps off the minor position): not when it makes one of them
-// most minor. XLA's TPU layout assignment lists such a sort as
-// incompatible and runs again until the sort has its layout back (seed
-// 1092: an associative scan of f32[3,32,1000] along dim 2, sorted along
-// dim 1, stays {2,1,0} after four passes, its concatenates pinned to
-// {1,2,0} in the second; seed 8120: f32[96,256] scanned along dim 1 and
-// sorted along dim 0 stays {1,0}); a pin that leaves the sorted dimension
-// above the minor one spreads (seed 6091: f32[257,4,255] scanned along dim
-// 2 and sorted along dim 1 is {0,1,2}, the pin's), and so does one that
-// makes a sorted dimension of 128 or more minor (seed 9027: f32[17,33,129]
-// scanned along dim 1 and argsorted along dim 2 is {2,0,1}, the pin's;
-// reproducer layouts-tpu-v5e-b0cbcf71).
-func sortsAllow(sortDims []int64, m2m []int64) bool {
-	return len(m2m) == 0 || !slices.Contains(sortDims, m2m[0])
 }
 
 // classTile is the tile of an entry parameter, for the arrays of its type

@@ -71,3 +71,26 @@ ENTRY e {
 		}
 	}
 }
+
+// TestSplitsArray: the sharding attributes of a partitioned module's
+// parameters that split the array over devices (shardedOutputs).
+func TestSplitsArray(t *testing.T) {
+	for _, tc := range []struct {
+		sharding string
+		want     bool
+	}{
+		{"{mesh['x'=4], [{}, {}, {'x'}]}", true},
+		{"{mesh['x'=4], [{'x'}]}", true},
+		{"{mesh['x'=4], [{}, {}]}", false},
+		{"{mesh['x'=4], replicated}", false},
+		{"{mesh[], [{}, {}]}", false},
+		{"{devices=[1,4]<=[4]}", true},
+		{"{devices=[4,1]0,1,2,3}", true},
+		{"{devices=[1,1,4]<=[4] last_tile_dim_replicate}", false},
+		{"{devices=[2,1,2]<=[4] last_tile_dim_replicate}", true},
+		{"{replicated}", false},
+		{"{maximal device=0}", false},
+	} {
+		assert.Equal(t, tc.want, splitsArray(tc.sharding), tc.sharding)
+	}
+}

@@ -40,8 +40,9 @@
 //
 // # Running passes
 //
-// NewPipeline(passes, Options{Jobs, Logger, NoVerify, AfterPass, Progress})
-// returns a Pipeline; Run(ctx, module) runs the passes in the order given.
+// NewPipeline(passes, Options{Jobs, Logger, NoVerify, AfterPass, Progress,
+// Finished}) returns a Pipeline; Run(ctx, module) runs the passes in the
+// order given.
 // Before a pass runs, its Requires run (once: results are cached until a
 // pass calls Unit.SetChanged, which invalidates them). A Transform that the
 // requested analyses require runs before them all, up to the first
@@ -65,6 +66,15 @@
 // Verify also runs on the input before the first pass, and an invalid
 // input reads `invalid input (verify): ...`. A cancelled context
 // stops the run between computations and passes.
+//
+// Results hold every result until the caller drops them, unless
+// Options.Finished is set: the run then hands it each requested result as
+// soon as no Transform is left to run, and drops each result at its last
+// use (a requested one once handed over, a required one once no pass
+// still to run requires it), so that the results of a long pipeline are
+// not all live at once. hlo-opt writes the text reports that way
+// (render.Spool): with every analysis on a large module, the layout pass
+// then runs beside the module and its own data only.
 //
 // # Parallel work
 //

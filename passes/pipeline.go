@@ -43,6 +43,19 @@ type Options struct {
 	// Progress, if set, is called as computations finish within a pass.
 	// It may be called from several goroutines at once.
 	Progress func(pass string, done, total int)
+	// Finished, if set, is given the result of each requested pass as
+	// soon as that result is final: no pass still to run may change the
+	// IR (no Transform is left to run). It is called from Run's
+	// goroutine, in pipeline order among the results that become final
+	// together; an error stops the run. The run then holds no result
+	// longer than it needs it: a requested pass's result once Finished
+	// had it, a required pass's once no pass still to run requires it;
+	// Results.Of finds neither. A driver writes each report as it comes
+	// (render.Spool), so that the results of a long pipeline are not all
+	// live at once. Should a pass that is not a Transform change the IR
+	// all the same, the results it made stale run again and come again:
+	// a later call for a pass supersedes the earlier one.
+	Finished func(p *Pass, result any) error
 }
 
 // PassEvent describes one finished pass run.
@@ -151,6 +164,9 @@ type run struct {
 	// loggers are the logger named after each pass (see named).
 	loggersMu sync.Mutex
 	loggers   map[*Pass]*zap.Logger
+	// given holds the requested passes whose latest result went to
+	// Options.Finished (see release).
+	given map[*Pass]bool
 }
 
 // Run runs the pipeline on m. Each requested pass runs after the passes it
@@ -186,19 +202,82 @@ func (pl *Pipeline) Run(ctx context.Context, m *hlo.Module) (*Results, error) {
 		}
 	}
 	for i := 0; i < len(pl.passes); {
+		n := 1
 		if ch := r.chain(pl.passes[i:]); len(ch) > 1 {
 			if err := r.runChain(ctx, ch); err != nil {
 				return r.res, err
 			}
-			i += len(ch)
-			continue
-		}
-		if err := r.ensure(ctx, pl.passes[i], true); err != nil {
+			n = len(ch)
+		} else if err := r.ensure(ctx, pl.passes[i], true); err != nil {
 			return r.res, err
 		}
-		i++
+		i += n
+		if err := r.release(pl.passes[i:]); err != nil {
+			return r.res, err
+		}
 	}
 	return r.res, r.refresh(ctx)
+}
+
+// release, with Options.Finished set, gives it the requested passes'
+// results that are final and drops the results that no pass still to run
+// requires. rest are the requested passes yet to run; the requested
+// analyses whose result is stale run again in refresh. The results are
+// final when no Transform among these passes and what they require,
+// directly or not, is left to run: an analysis's result then stays valid,
+// and a Transform's stays what it did.
+func (r *run) release(rest []*Pass) error {
+	if r.pl.opts.Finished == nil {
+		return nil
+	}
+	needed := map[*Pass]bool{} // required by a pass still to run
+	settled := true            // no Transform is left to run
+	var visit func(p *Pass)
+	visit = func(p *Pass) {
+		if _, ok := r.valid[p]; p.Transform && !ok {
+			settled = false
+		}
+		for _, q := range p.Requires {
+			if !needed[q] {
+				needed[q] = true
+				visit(q)
+			}
+		}
+	}
+	for _, p := range rest {
+		visit(p)
+	}
+	requested := map[*Pass]bool{}
+	for _, p := range r.pl.passes {
+		requested[p] = true
+		if _, ok := r.valid[p]; !ok && !p.Transform {
+			visit(p)
+		}
+	}
+	for _, p := range r.pl.passes {
+		v, ran := r.res.values[p]
+		_, ok := r.valid[p]
+		if !ran || !settled || r.given[p] || !ok && !p.Transform {
+			continue
+		}
+		if r.given == nil {
+			r.given = map[*Pass]bool{}
+		}
+		r.given[p] = true
+		if err := r.pl.opts.Finished(p, v); err != nil {
+			return err
+		}
+	}
+	for p := range r.res.values {
+		if !needed[p] && (r.given[p] || !requested[p]) {
+			delete(r.res.values, p)
+			if _, ok := r.valid[p]; ok {
+				r.valid[p] = nil // p ran on this IR; its result is gone
+			}
+			r.current, r.reqs = nil, nil
+		}
+	}
+	return nil
 }
 
 // upfront returns the Transform passes that the requested passes before
@@ -253,6 +332,9 @@ func (r *run) refresh(ctx context.Context) error {
 		}
 		for _, p := range stale {
 			if err := r.ensure(ctx, p, true); err != nil {
+				return err
+			}
+			if err := r.release(nil); err != nil {
 				return err
 			}
 		}
@@ -395,6 +477,7 @@ func (r *run) record(ctx context.Context, p *Pass, requested bool, pre *fanned, 
 	}
 	r.valid[p] = v
 	r.res.values[p] = v
+	delete(r.given, p)
 	r.seq++
 	r.pl.opts.Logger.Debug("pass done", zap.String("pass", p.Name), zap.Bool("changed", changed), zap.Duration("elapsed", elapsed))
 	var verified time.Duration

@@ -163,11 +163,11 @@ func (d *driver) side(ctx context.Context, in diffInput) (memdiff.Side, error) {
 	if err != nil {
 		return memdiff.Side{}, err
 	}
-	_, res, err := d.analyse(ctx, -1, chunk{src: src}, time.Now())
+	a, err := d.analyse(ctx, -1, chunk{src: src}, time.Now(), false)
 	if err != nil {
 		return memdiff.Side{}, err
 	}
-	pi := pageInput(in.mod.Path, res)
+	pi := pageInput(in.mod.Path, a.res)
 	s := memdiff.Side{Name: in.name, Memory: pi.Memory}
 	if pi.Cost != nil {
 		s.Estimate = pi.Cost.Estimate()

@@ -134,12 +134,12 @@ func (d *driver) analyseDumped(ctx context.Context, m xladump.Module) dirModule 
 		in.Err = err
 		return dirModule{summary: dumpdir.Summarize(in), err: err}
 	}
-	_, res, err := d.analyse(ctx, -1, chunk{src: src}, time.Now())
+	a, err := d.analyse(ctx, -1, chunk{src: src}, time.Now(), false)
 	if err != nil {
 		in.Err = err
 		return dirModule{summary: dumpdir.Summarize(in), err: err}
 	}
-	r := dirModule{page: pageInput(m.Path, res)}
+	r := dirModule{page: pageInput(m.Path, a.res)}
 	in.Memory = r.page.Memory
 	if r.page.Cost != nil {
 		in.Estimate = r.page.Cost.Estimate()

@@ -131,7 +131,7 @@ func (n *LayoutTally) Compare(name string, ours, after *hlo.Module) {
 	fusionParams := map[*hlo.Computation]bool{}
 	for _, comp := range after.Computations {
 		for _, in := range comp.Instructions {
-			if in.Opcode == hlo.OpFusion {
+			if in.Opcode == hlo.OpFusion || in.Opcode == hlo.OpAsyncStart {
 				for _, f := range in.Called {
 					fusionParams[f] = true
 				}
@@ -145,7 +145,7 @@ func (n *LayoutTally) Compare(name string, ours, after *hlo.Module) {
 			}
 			cands := byKey[layoutKey(in)]
 			if in.Opcode == hlo.OpParameter && fusionParams[comp] {
-				cands = nil // made by XLA's fusion, whatever its metadata says
+				cands = nil // made by XLA's fusion or async wrapping, whatever its metadata says
 			}
 			if len(cands) == 0 {
 				n.Unmatched++

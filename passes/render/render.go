@@ -17,6 +17,12 @@ import (
 // When the module's entry is not plain (no ENTRY marker, or a truncated
 // text), the report begins with the lines of ModuleNotes.
 func WriteText(w io.Writer, r *passes.Results) error {
+	return writeText(w, r, nil)
+}
+
+// writeText writes the text report of r, each pass's report taken from
+// the spool s where it has one (s may be nil).
+func writeText(w io.Writer, r *passes.Results, s *Spool) error {
 	for _, n := range passes.ModuleNotes(r.Module) {
 		if _, err := io.WriteString(w, n+"\n"); err != nil {
 			return err
@@ -24,9 +30,10 @@ func WriteText(w io.Writer, r *passes.Results) error {
 	}
 	first := true
 	for _, p := range requested(r) {
+		_, spooled := s.section(p)
 		v, _ := r.Of(p)
 		tr, ok := v.(passes.TextReporter)
-		if !ok {
+		if !spooled && !ok {
 			continue
 		}
 		if !first {
@@ -35,7 +42,13 @@ func WriteText(w io.Writer, r *passes.Results) error {
 			}
 		}
 		first = false
-		if err := tr.WriteText(w, r.Module); err != nil {
+		var err error
+		if spooled {
+			err = s.copy(w, p)
+		} else {
+			err = tr.WriteText(w, r.Module)
+		}
+		if err != nil {
 			return err
 		}
 	}
