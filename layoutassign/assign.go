@@ -116,8 +116,10 @@ type assigner struct {
 	intArena    []int64
 	// layouts interns the layouts relayout builds (see layoutKey).
 	layouts map[layoutKey]*hlo.Layout
-	queue   []int
-	copies  []copyReq
+	// dots memoises tpuDotLayout (see dotLayout).
+	dots   map[dotKey]dotVal
+	queue  []int
+	copies []copyReq
 	// sharing switches unifyInstruction from building classes to copying
 	// tiles along alias edges (shareAliases); shared counts the copies.
 	sharing bool

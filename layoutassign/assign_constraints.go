@@ -84,7 +84,7 @@ func (a *assigner) fixStated() error {
 					// A dot XLA makes a multiply and a reduce before laying
 					// the module out has no dot layout (reproducer
 					// layouts-tpu-v5e-63d18396).
-					if out, ok := tpuDotLayout(in, a.opts.Target); ok && !a.fused[c] && a.assignable(a.leafID(in, nil)) && !strengthReducedDot(in) {
+					if out, ok := a.dotLayout(in); ok && !a.fused[c] && a.assignable(a.leafID(in, nil)) && !strengthReducedDot(in) {
 						a.require(a.leafID(in, nil), out, site{}, nil)
 					}
 				case hlo.OpConvolution:

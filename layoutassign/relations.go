@@ -375,6 +375,51 @@ func tpuDotLayout(in *hlo.Instruction, t Target) ([]int64, bool) {
 	return majorToMinor(rest(int(rank), pair), pair), true
 }
 
+// dotKey is what tpuDotLayout's answer depends on for a dot whose result
+// is an array of rank up to maxDotRank with no dynamic dim: the result's
+// element type, memory space and dims, and the lhs's batch and free dim
+// counts.
+type dotKey struct {
+	t            hlo.PrimitiveType
+	buffer       bool
+	space        int64
+	rank, nb, nm int
+	dims         [maxDotRank]int64
+}
+
+const maxDotRank = 8
+
+type dotVal struct {
+	m2m []int64
+	ok  bool
+}
+
+// dotLayout is tpuDotLayout for the assigner's target, memoised per
+// result shape and dim counts (an unrolled model repeats a few dot shapes
+// thousands of times, and each answer lays the result out twice). The
+// answer is shared: callers must not modify it (require copies it).
+func (a *assigner) dotLayout(in *hlo.Instruction) ([]int64, bool) {
+	d, s := in.Typed.Dot, &in.Shape
+	if d == nil || len(in.Operands) < 2 || !s.IsArray() || s.Rank() > maxDotRank || s.Dynamic != nil {
+		return tpuDotLayout(in, a.opts.Target)
+	}
+	k := dotKey{t: s.Type, buffer: s.Buffer, rank: s.Rank(), nb: len(d.LhsBatch)}
+	k.nm = in.Operands[0].Shape.Rank() - k.nb - len(d.LhsContracting)
+	if s.Layout != nil {
+		k.space = s.Layout.MemorySpace
+	}
+	copy(k.dims[:], s.Dims)
+	if v, ok := a.dots[k]; ok {
+		return v.m2m, v.ok
+	}
+	m2m, ok := tpuDotLayout(in, a.opts.Target)
+	if a.dots == nil {
+		a.dots = map[dotKey]dotVal{}
+	}
+	a.dots[k] = dotVal{m2m, ok}
+	return m2m, ok
+}
+
 // nonDegenerate lists the dims of the physical order (major to minor)
 // whose size is not 1.
 func nonDegenerate(dims, m2m []int64) []int64 {

@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest"
+	"github.com/hlo-opt/hlo-opt/hlo/hlotest/hlogen"
 )
 
 func TestReshapeLayout(t *testing.T) {
@@ -229,4 +231,35 @@ ENTRY main {
 	}
 	_, ok := tpuFftLayout(byName["f6"], TPU())
 	assert.False(t, ok)
+}
+
+// TestDotLayoutMemo: the assigner's memoised dot layout is tpuDotLayout's
+// answer for every dot of the corpus and of hlogen's unrolled training
+// step, asked twice (a miss, then a hit of the memo).
+func TestDotLayoutMemo(t *testing.T) {
+	unrolled, err := hlo.Parse(hlogen.Unrolled(4))
+	require.NoError(t, err)
+	mods := []*hlo.Module{unrolled}
+	for _, cm := range hlotest.CorpusModules(t) {
+		mods = append(mods, cm.Module)
+	}
+	dots := 0
+	for _, m := range mods {
+		a := &assigner{opts: Options{Target: TPU()}}
+		for _, c := range m.Computations {
+			for _, in := range c.Instructions {
+				if in.Opcode != hlo.OpDot {
+					continue
+				}
+				dots++
+				want, wantOK := tpuDotLayout(in, TPU())
+				for range 2 {
+					got, ok := a.dotLayout(in)
+					assert.Equal(t, wantOK, ok, in.Name)
+					assert.Equal(t, want, got, in.Name)
+				}
+			}
+		}
+	}
+	assert.Positive(t, dots)
 }
