@@ -126,8 +126,8 @@ func (a *assigner) concatPins(pins *secondPass) {
 // layouts-tpu-v5e-b0cbcf71), or one whose sort keeps its layout in the
 // second pass because a conditional's result, settled, stands between
 // (seed 11136: f32[513,64] scanned along dim 0, passed through a cond and
-// argsorted along dim 1: the scan is {1,0}, the pin's, the sort {0,1}).
-// A scatter holds its class the same way (seed 11086: f32[64,513] scanned
+// argsorted along dim 1: the scan is {1,0}, the pin's, the sort {0,1};
+// reproducer layouts-tpu-v5e-838e885d). A scatter holds its class the same way (seed 11086: f32[64,513] scanned
 // along dim 1 and scattered into by rows stays {1,0}, the scatter's, its
 // concatenates pinned to {0,1} in the second pass; reproducer
 // layouts-tpu-v5e-7f01f8c7).
