@@ -285,8 +285,8 @@ type shapeEntry struct {
 	m     *IndexingMap
 }
 
-// shapeMap is shapeMap, the recent map of that kind and sizes if there is
-// one (maps are immutable: an elementwise op's maps are made once for a
+// shapeMap returns the package's shapeMap(kind, sizes), the recent map of
+// that kind and sizes if there is one (maps are immutable: an elementwise op's maps are made once for a
 // run of ops of one shape, not made and then shared by compact).
 func (r *recentMaps) shapeMap(kind byte, sizes []int64) *IndexingMap {
 	for _, e := range r.shapes {

@@ -193,14 +193,17 @@ func Assign(m *hlo.Module, opts Options) (*Assignment, error) {
 		if err != nil {
 			return nil, err
 		}
-		if dropHeldPins(a, b, pins) && !pins.empty() {
-			if b, err = newAssigner(m, opts, pins); err != nil {
-				return nil, err
+		if dropHeldPins(a, b, pins) {
+			// Again without the pins a sort or scatter holds off; none
+			// left, the first pass stands.
+			b = a
+			if !pins.empty() {
+				if b, err = newAssigner(m, opts, pins); err != nil {
+					return nil, err
+				}
 			}
 		}
-		if !pins.empty() {
-			a = b
-		}
+		a = b
 	}
 	res := &Assignment{Target: opts.Target}
 	a.write(res)

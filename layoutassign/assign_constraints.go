@@ -5,7 +5,6 @@ package layoutassign
 // those operations require of their operands.
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -269,10 +268,10 @@ func (a *assigner) requireEntryResult(entry *hlo.Computation) {
 	free := a.shardedOutputs(entry)
 	root := entry.Root
 	for _, l := range root.Shape.Leaves() {
-		if free[fmt.Sprint(l.Index)] {
+		id := a.leafID(root, l.Index)
+		if free[id] {
 			continue
 		}
-		id := a.leafID(root, l.Index)
 		m := a.stated(id)
 		if a.ecl != nil {
 			m = nil
@@ -451,18 +450,34 @@ func (a *assigner) requireVectorReshape(in *hlo.Instruction) {
 }
 
 // shardedOutputs returns, for a module partitioned by XLA's SPMD
-// partitioner (num_partitions > 1), the paths of the root's array leaves
-// that carry a sharded parameter forward in its shape (reached from it,
-// the same dims): XLA lays those out after partitioning, on each device's
-// shape, and the signature's layout, chosen on the whole shape before,
-// does not bind them. Evidence: of the development compiles' results,
-// 162 of 2211 in partitioned modules change order between the dumps
-// before and after optimizations, none of 8240 in the others; seed 11372
-// scans f32[9,16] split along dim 1 into an output stated {1,0} that XLA
-// returns {0,1:T(4,128)}, its parameter's order (reproducer
-// layouts-tpu-v5e-1eed72da), seed 10338 likewise.
-func (a *assigner) shardedOutputs(entry *hlo.Computation) map[string]bool {
+// partitioner (num_partitions > 1), the values of the root's array leaves
+// that carry a sharded parameter forward in its shape (reached from the
+// sharded parameters, the dims of one of them): XLA lays those out after
+// partitioning, on each device's shape, and the signature's layout,
+// chosen on the whole shape before, does not bind them. Evidence: of the
+// development compiles' results, 162 of 2211 in partitioned modules
+// change order between the dumps before and after optimizations, none of
+// 8240 in the others; seed 11372 scans f32[9,16] split along dim 1 into an
+// output stated {1,0} that XLA returns {0,1:T(4,128)}, its parameter's
+// order (reproducer layouts-tpu-v5e-1eed72da), seed 10338 likewise.
+func (a *assigner) shardedOutputs(entry *hlo.Computation) map[int]bool {
 	if v, ok := a.m.Attr("num_partitions"); !ok || v == "1" || v == "0" {
+		return nil
+	}
+	seen := map[*hlo.Instruction]bool{}
+	var work []*hlo.Instruction
+	var dims [][]int64
+	for _, p := range entry.Params {
+		if p == nil || !p.Shape.IsArray() {
+			continue
+		}
+		if sh, ok := p.Attr("sharding"); ok && splitsArray(sh) {
+			seen[p] = true
+			work = append(work, p)
+			dims = append(dims, p.Shape.Dims)
+		}
+	}
+	if len(work) == 0 {
 		return nil
 	}
 	users := map[*hlo.Instruction][]*hlo.Instruction{}
@@ -471,42 +486,26 @@ func (a *assigner) shardedOutputs(entry *hlo.Computation) map[string]bool {
 			users[op] = append(users[op], in)
 		}
 	}
-	var out map[string]bool
-	for _, p := range entry.Params {
-		if p == nil || !p.Shape.IsArray() {
-			continue
-		}
-		if sh, ok := p.Attr("sharding"); !ok || !splitsArray(sh) {
-			continue
-		}
-		seen := map[*hlo.Instruction]bool{p: true}
-		work := []*hlo.Instruction{p}
-		for len(work) > 0 {
-			in := work[len(work)-1]
-			work = work[:len(work)-1]
-			for _, u := range users[in] {
-				if !seen[u] {
-					seen[u] = true
-					work = append(work, u)
-				}
+	for len(work) > 0 {
+		in := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, u := range users[in] {
+			if !seen[u] {
+				seen[u] = true
+				work = append(work, u)
 			}
 		}
-		root := entry.Root
-		leaves := []*hlo.Instruction{root}
-		if root.Opcode == hlo.OpTuple {
-			leaves = root.Operands
+	}
+	out := map[int]bool{}
+	for _, l := range entry.Root.Shape.Leaves() {
+		v := entry.Root
+		if len(l.Index) == 1 && v.Opcode == hlo.OpTuple {
+			v = v.Operands[l.Index[0]]
+		} else if len(l.Index) > 0 {
+			continue
 		}
-		for i, l := range leaves {
-			if seen[l] && l.Shape.IsArray() && slices.Equal(l.Shape.Dims, p.Shape.Dims) {
-				if out == nil {
-					out = map[string]bool{}
-				}
-				path := []int64{}
-				if root.Opcode == hlo.OpTuple {
-					path = []int64{int64(i)}
-				}
-				out[fmt.Sprint(path)] = true
-			}
+		if seen[v] && l.Shape.IsArray() && slices.ContainsFunc(dims, func(d []int64) bool { return slices.Equal(d, l.Shape.Dims) }) {
+			out[a.leafID(entry.Root, l.Index)] = true
 		}
 	}
 	return out
