@@ -53,6 +53,8 @@ type options struct {
 	relayout      bool
 	allowTrunc    bool
 	entry         string
+	cpuprofile    string
+	memprofile    string
 }
 
 func newFlagSet(env *Env, o *options) *flag.FlagSet {
@@ -85,6 +87,8 @@ func newFlagSet(env *Env, o *options) *flag.FlagSet {
 	fs.BoolVar(&o.allowTrunc, "allow-truncated", false, "accept a text that ends inside a computation (a truncated dump): keep the complete computations and say what was dropped")
 	fs.StringVar(&o.entry, "entry", "", "treat the computation `name` as the entry (default: the one marked ENTRY, else the last one)")
 	fs.StringVar(&o.coalescing, "coalescing", "indexing", "analysis of the coalescing pass: indexing or heuristic (the cost pass derates reads by the heuristic in either case, as XLA's GPU performance model does)")
+	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to `file` (runtime/pprof; read it with go tool pprof)")
+	fs.StringVar(&o.memprofile, "memprofile", "", "write a heap profile to `file` at exit (runtime/pprof; -sample_index=alloc_space shows where the run allocated)")
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintf(w, "usage: hlo-opt [flags] [FILE|-|DIR]\n")
@@ -98,7 +102,7 @@ func newFlagSet(env *Env, o *options) *flag.FlagSet {
 }
 
 // Main runs hlo-opt with the given arguments and returns the exit code.
-func Main(ctx context.Context, args []string, env *Env) int {
+func Main(ctx context.Context, args []string, env *Env) (code int) {
 	if len(args) > 0 {
 		if sc, ok := subcommands[args[0]]; ok {
 			return sc.Run(ctx, env, args[1:])
@@ -162,6 +166,17 @@ func Main(ctx context.Context, args []string, env *Env) int {
 		return 2
 	}
 	o.progressTerm = o.progress && isTerminal(env.Stderr)
+	stopProfiles, err := startProfiles(&o)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "hlo-opt: %v\n", err)
+		return 1
+	}
+	defer func() {
+		if err := stopProfiles(); err != nil {
+			fmt.Fprintf(env.Stderr, "hlo-opt: profile: %v\n", err)
+			code = max(code, 1)
+		}
+	}()
 	if dir {
 		if p := dirProblem(&o, ps); p != "" {
 			return usage("%s", p)
