@@ -166,7 +166,7 @@ func isReductionHeroInstr(in *hlo.Instruction) bool {
 // map is composed with each operand's indexing and layout and one warp is
 // sampled (IsIndexingCoalesced); rank-0 and unread operands are coalesced.
 func (a *FusionAnalysis) Coalescing(mode CoalescingMode, d *Device) []OperandCoalescing {
-	return a.CoalescingCached(mode, d, nil)
+	return a.coalescing(mode, d, nil, nil)
 }
 
 // VerdictCache memoizes indexing-based verdicts, which depend only on the
@@ -202,6 +202,13 @@ func NewVerdictCache() *VerdictCache {
 // CoalescingCached is Coalescing with verdicts memoized in cache (nil for
 // none).
 func (a *FusionAnalysis) CoalescingCached(mode CoalescingMode, d *Device, cache *VerdictCache) []OperandCoalescing {
+	return slices.Clone(a.coalescingShared(mode, d, cache))
+}
+
+// coalescingShared is CoalescingCached, its verdicts the cache's own when
+// it had them (shared by every kernel of one signature: the caller must
+// not change them).
+func (a *FusionAnalysis) coalescingShared(mode CoalescingMode, d *Device, cache *VerdictCache) []OperandCoalescing {
 	// An unfused instruction's verdicts follow from its signature alone.
 	if cache != nil && a.Fused == nil && mode == Indexing {
 		var buf [256]byte
@@ -215,12 +222,11 @@ func (a *FusionAnalysis) CoalescingCached(mode CoalescingMode, d *Device, cache 
 		v, ok := cache.whole[string(key)]
 		cache.mu.Unlock()
 		if ok {
-			return slices.Clone(v)
+			return v
 		}
 		out := a.coalescing(mode, d, cache, sig)
-		kept := slices.Clone(out)
 		cache.mu.Lock()
-		cache.whole[string(key)] = kept
+		cache.whole[string(key)] = out
 		cache.mu.Unlock()
 		return out
 	}

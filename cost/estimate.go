@@ -580,8 +580,10 @@ func isKernel(in *hlo.Instruction) bool {
 
 // ModuleEstimate is the estimate of every kernel of a module.
 type ModuleEstimate struct {
-	Device  string
-	Kernels []*Estimate // in module order
+	Device string
+	// Kernels are the kernels' estimates in module order; nil in a
+	// summary (Config.Summary), which keeps its Top kernels only.
+	Kernels []*Estimate
 	// TimeUS, Flops and Bytes sum the kernels, each times its Executions.
 	TimeUS float64
 	Flops  float64
@@ -589,15 +591,41 @@ type ModuleEstimate struct {
 	// Note, when set, is a line the report prints under its head: that
 	// the module was compiled for another backend than the device's.
 	Note string
+	// count is the number of kernels summed, and top, in a summary, the
+	// most expensive of them in Top's order.
+	count int
+	top   []*Estimate
 }
 
 // add counts e, Executions times, into the totals.
 func (me *ModuleEstimate) add(e *Estimate) {
 	me.Kernels = append(me.Kernels, e)
-	n := float64(e.runs())
-	me.TimeUS += e.TimeUS * n
-	me.Flops += e.Flops * n
-	me.Bytes = satAdd(me.Bytes, satMul(e.Bytes(), e.runs()))
+	me.addFigures(kernelFigures{e.TimeUS, e.Flops, e.Bytes()}, e.runs())
+}
+
+// NumKernels is the number of kernels the totals sum.
+func (me *ModuleEstimate) NumKernels() int {
+	if me.Kernels != nil {
+		return len(me.Kernels)
+	}
+	return me.count
+}
+
+// kernelFigures are what a module's totals take from a kernel's estimate:
+// its TimeUS, Flops and Bytes.
+type kernelFigures struct {
+	time, flops float64
+	bytes       int64
+}
+
+// addFigures counts a kernel of figures f that runs runs times into the
+// totals.
+func (me *ModuleEstimate) addFigures(f kernelFigures, runs int64) {
+	me.count++
+	n := float64(runs)
+	me.TimeUS += f.time * n
+	me.Flops += f.flops * n
+	me.Bytes = satAdd(me.Bytes, satMul(f.bytes, runs))
 }
 
 // runs is how often the kernel runs per run of the module (Executions, at
@@ -718,27 +746,37 @@ func (m *Model) EstimateModule(mod *hlo.Module) *ModuleEstimate {
 // module (their time times their executions), first the most (ties by
 // module order).
 func (me *ModuleEstimate) Top(n int) []*Estimate {
-	idx := make([]int, len(me.Kernels))
+	if me.Kernels == nil && me.top != nil {
+		return me.top[:min(n, len(me.top))]
+	}
 	total := make([]float64, len(me.Kernels))
 	for i, e := range me.Kernels {
-		idx[i], total[i] = i, e.TimeUS*float64(e.runs())
+		total[i] = e.TimeUS * float64(e.runs())
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return total[idx[a]] > total[idx[b]] })
-	if n > len(idx) {
-		n = len(idx)
-	}
-	out := make([]*Estimate, n)
-	for i := range out {
-		out[i] = me.Kernels[idx[i]]
+	idx := topIndices(total, n)
+	out := make([]*Estimate, len(idx))
+	for i, k := range idx {
+		out[i] = me.Kernels[k]
 	}
 	return out
+}
+
+// topIndices returns the indices of the n largest of total, the largest
+// first (ties by index).
+func topIndices(total []float64, n int) []int {
+	idx := make([]int, len(total))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return total[idx[a]] > total[idx[b]] })
+	return idx[:min(n, len(idx))]
 }
 
 // Report prints the module estimate and its n most expensive kernels.
 func (me *ModuleEstimate) Report(n int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "device %s: %d kernels, %.4g us, %.4g GFLOP, %.4g MB\n",
-		me.Device, len(me.Kernels), me.TimeUS, me.Flops/1e9, float64(me.Bytes)/1e6)
+		me.Device, me.NumKernels(), me.TimeUS, me.Flops/1e9, float64(me.Bytes)/1e6)
 	if me.Note != "" {
 		b.WriteString("note: " + me.Note + "\n")
 	}

@@ -415,10 +415,19 @@ func kindIn(v string) string {
 // HloFusionAnalysis::GetEmitterFusionKind
 // (xla/service/gpu/hlo_fusion_analysis.cc). A non-fusion instruction is
 // analysed as if it were the root of a single-instruction fusion.
-func AnalyzeFusion(fusion *hlo.Instruction) *FusionAnalysis {
+func AnalyzeFusion(fusion *hlo.Instruction) *FusionAnalysis { return analyzeReusing(fusion, nil) }
+
+// analyzeReusing is AnalyzeFusion, an unfused instruction's analysis made
+// in single when it is not nil (the analysis is then the caller's until
+// it analyses the next with single): the cost passes analyse every
+// kernel, most of them unfused, more than once.
+func analyzeReusing(fusion *hlo.Instruction, single *singleAnalysis) *FusionAnalysis {
 	fused := fusedComputation(fusion)
 	if fused == nil {
-		return analyzeSingle(fusion)
+		if single == nil {
+			single = new(singleAnalysis)
+		}
+		return single.analyze(fusion)
 	}
 	a := &FusionAnalysis{Fusion: fusion, Fused: fused, users: users(fused)}
 	a.Roots = FusionRoots(fused)
@@ -429,22 +438,44 @@ func AnalyzeFusion(fusion *hlo.Instruction) *FusionAnalysis {
 	return a
 }
 
-func analyzeSingle(in *hlo.Instruction) *FusionAnalysis {
-	// One allocation for the analysis and its one root.
-	b := &struct {
-		a   FusionAnalysis
-		one [1]*hlo.Instruction
-	}{}
-	b.one[0] = in
+// singleAnalysis is the analysis of an unfused instruction and its one
+// root.
+type singleAnalysis struct {
+	a   FusionAnalysis
+	one [1]*hlo.Instruction
+}
+
+// analyze sets b to the analysis of in and returns it.
+func (b *singleAnalysis) analyze(in *hlo.Instruction) *FusionAnalysis {
+	*b = singleAnalysis{one: [1]*hlo.Instruction{in}}
 	a := &b.a
 	a.Fusion, a.Roots, a.Heroes = in, b.one[:], b.one[:]
-	switch in.Opcode {
-	case hlo.OpDot, hlo.OpConvolution, hlo.OpCustomCall, hlo.OpFft, hlo.OpCholesky, hlo.OpTriangularSolve:
-		a.Emitter, a.Reason = EmitterLibrary, "unfused "+string(in.Opcode)
+	if reason := unfusedLibraryCall(in.Opcode); reason != "" {
+		a.Emitter, a.Reason = EmitterLibrary, reason
 		return a
 	}
 	a.Emitter, a.Reason = a.pickEmitter()
 	return a
+}
+
+// unfusedLibraryCall is the reason an unfused op runs as a library call,
+// "" when it does not.
+func unfusedLibraryCall(op hlo.Opcode) string {
+	switch op {
+	case hlo.OpDot:
+		return string("unfused " + hlo.OpDot)
+	case hlo.OpConvolution:
+		return string("unfused " + hlo.OpConvolution)
+	case hlo.OpCustomCall:
+		return string("unfused " + hlo.OpCustomCall)
+	case hlo.OpFft:
+		return string("unfused " + hlo.OpFft)
+	case hlo.OpCholesky:
+		return string("unfused " + hlo.OpCholesky)
+	case hlo.OpTriangularSolve:
+		return string("unfused " + hlo.OpTriangularSolve)
+	}
+	return ""
 }
 
 func (a *FusionAnalysis) pickEmitter() (EmitterKind, string) {

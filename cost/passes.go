@@ -25,6 +25,13 @@ type Config struct {
 	CostMode CoalescingMode
 	// Top is the number of most expensive kernels the cost report lists.
 	Top int
+	// Summary makes the cost pass keep what its text report prints: the
+	// totals and the estimates of the Top kernels, not every kernel's
+	// (which on a module of many thousand kernels are several times its
+	// text). Its result's Of, JSON report and ModuleEstimate then know
+	// those kernels only. hlo-opt sets it when the text reports are its
+	// only output.
+	Summary bool
 }
 
 // DefaultConfig is an H100, indexing-based coalescing for the coalescing
@@ -109,11 +116,11 @@ func kernelsIn(u *passes.Unit) *kernelSet { return u.ResultOf(KernelsPass).(*ker
 // coalescingOf judges the reads of u's kernels, in chunks (eachKernel).
 func coalescingOf(u *passes.Unit) (any, error) {
 	cfg := configOf(u)
-	return eachKernel(u, func(n int) func(*kernel, *VerdictCache) []OperandCoalescing {
-		costs := chunkCosts(n)
+	return eachKernel(u, func() func(*kernel, *VerdictCache) []OperandCoalescing {
+		memo := new(kernelMemo)
 		return func(k *kernel, cache *VerdictCache) []OperandCoalescing {
-			a, _ := k.gpu(costs)
-			return a.CoalescingCached(cfg.Mode, &cfg.Device, cache)
+			a, _ := memo.gpu(k)
+			return a.coalescingShared(cfg.Mode, &cfg.Device, cache)
 		}
 	})
 }
@@ -121,37 +128,20 @@ func coalescingOf(u *passes.Unit) (any, error) {
 // gpuAnalysesOf makes the GPU analyses of u's kernels, in chunks
 // (eachKernel), for the utilization pass's reports.
 func gpuAnalysesOf(u *passes.Unit) (any, error) {
-	return eachKernel(u, func(n int) func(*kernel, *VerdictCache) *InstructionCost {
-		costs := chunkCosts(n)
-		return func(k *kernel, _ *VerdictCache) *InstructionCost {
-			_, c := k.gpu(costs)
-			return c
-		}
+	return eachKernel(u, func() func(*kernel, *VerdictCache) *InstructionCost {
+		memo := new(kernelMemo)
+		return func(k *kernel, _ *VerdictCache) *InstructionCost { return memo.gpuCost(k) }
 	})
 }
 
-// chunkCosts returns the GPU cost analyses' memo of a chunk of n
-// kernels, made on first use: the first pass to ask for a kernel's
-// analyses makes them (kernel.gpu), and the TPU model asks for few.
-func chunkCosts(n int) func() *Costs {
-	var c *Costs
-	return func() *Costs {
-		if c == nil {
-			c = NewCosts()
-			c.instr = make(map[*hlo.Instruction]*InstructionCost, n)
-		}
-		return c
-	}
-}
-
 // eachKernel returns f of each kernel of u's computation, f made by newF
-// once per chunk of n kernels (for what may not be shared between
+// once per chunk of kernels (for what may not be shared between
 // goroutines). Large
 // computations are split into contiguous chunks computed in parallel; all
 // share the run's verdict cache (kernelSet.verdicts: the loop bodies of a
 // model repeat each other's kernels). The results depend on neither. It
 // stops when u's context is done.
-func eachKernel[T any](u *passes.Unit, newF func(n int) func(k *kernel, cache *VerdictCache) T) (any, error) {
+func eachKernel[T any](u *passes.Unit, newF func() func(k *kernel, cache *VerdictCache) T) (any, error) {
 	ks := kernelsIn(u)
 	kernels := ks.byComp[u.Computation]
 	if len(kernels) == 0 {
@@ -160,7 +150,7 @@ func eachKernel[T any](u *passes.Unit, newF func(n int) func(k *kernel, cache *V
 	out := make([]T, len(kernels))
 	err := inChunks(u, len(kernels), func(lo, hi int) (err error) {
 		defer indexing.Recover(&err)
-		f := newF(hi - lo)
+		f := newF()
 		for i := lo; i < hi; i++ {
 			if err := u.Context().Err(); err != nil {
 				return err
@@ -177,49 +167,101 @@ func eachKernel[T any](u *passes.Unit, newF func(n int) func(k *kernel, cache *V
 
 func coalescingResult(u *passes.Unit) (any, error) {
 	ks := kernelsIn(u)
-	r := &CoalescingResult{ks: ks, cfg: configOf(u), by: make(map[*hlo.Instruction][]OperandCoalescing, len(ks.list))}
+	r := &CoalescingResult{ks: ks, cfg: configOf(u), verdicts: make([][]OperandCoalescing, 0, len(ks.list))}
 	for _, c := range u.Module.Computations {
 		part, _ := u.Part(c).([][]OperandCoalescing)
-		for i, k := range ks.byComp[c] {
+		for i := range ks.byComp[c] {
+			var v []OperandCoalescing
 			if i < len(part) {
-				r.by[k.in] = part[i]
+				v = part[i]
 			}
+			r.verdicts = append(r.verdicts, v)
 		}
 	}
 	return r, nil
 }
 
-// estimatesOf estimates u's kernels, in chunks (eachKernel).
+// estimatesOf estimates u's kernels, in chunks (eachKernel): their
+// estimates, or in a summary (Config.Summary) the figures the totals take
+// from them.
 func estimatesOf(u *passes.Unit) (any, error) {
 	cfg := configOf(u)
 	devices := ModuleDevices(u.Module)
-	return eachKernel(u, func(n int) func(*kernel, *VerdictCache) *Estimate {
-		// One model per chunk: its memos are not shared.
-		m := &Model{Device: cfg.Device, Mode: cfg.CostMode, Devices: devices}
-		costs := chunkCosts(n)
-		return func(k *kernel, cache *VerdictCache) *Estimate {
-			return m.estimateKernel(k.in, func() (*FusionAnalysis, *InstructionCost) { return k.gpu(costs) },
-				func(a *FusionAnalysis) []OperandCoalescing {
-					return a.CoalescingCached(cfg.CostMode, &cfg.Device, cache)
-				})
-		}
-	})
+	if cfg.Summary {
+		return eachKernel(u, func() func(*kernel, *VerdictCache) kernelFigures {
+			estimate := estimator(cfg, devices)
+			return func(k *kernel, cache *VerdictCache) kernelFigures {
+				e := estimate(k, cache)
+				return kernelFigures{e.TimeUS, e.Flops, e.Bytes()}
+			}
+		})
+	}
+	return eachKernel(u, func() func(*kernel, *VerdictCache) *Estimate { return estimator(cfg, devices) })
+}
+
+// estimator returns the estimate of a kernel on cfg's device in a module
+// on devices devices, for a chunk of kernels: one model and kernelMemo
+// per chunk, whose memos are not shared.
+func estimator(cfg Config, devices int64) func(*kernel, *VerdictCache) *Estimate {
+	m := &Model{Device: cfg.Device, Mode: cfg.CostMode, Devices: devices}
+	memo := new(kernelMemo)
+	return func(k *kernel, cache *VerdictCache) *Estimate {
+		return m.estimateKernel(k.in, func() (*FusionAnalysis, *InstructionCost) { return memo.gpu(k) },
+			func(a *FusionAnalysis) []OperandCoalescing {
+				return a.coalescingShared(cfg.CostMode, &cfg.Device, cache)
+			})
+	}
 }
 
 func costResult(u *passes.Unit) (any, error) {
-	var ests []*Estimate
+	cfg := configOf(u)
 	_, runs := executions(u.Module)
-	for _, c := range u.Module.Computations {
-		part, _ := u.Part(c).([]*Estimate)
-		for _, e := range part {
-			e.Executions = runs[c]
+	var r *CostResult
+	if cfg.Summary {
+		r = costSummary(u, cfg, runs)
+	} else {
+		var ests []*Estimate
+		for _, c := range u.Module.Computations {
+			part, _ := u.Part(c).([]*Estimate)
+			for _, e := range part {
+				e.Executions = runs[c]
+			}
+			ests = append(ests, part...)
 		}
-		ests = append(ests, part...)
+		r = newCostResult(ests, cfg)
 	}
-	r := newCostResult(kernelsIn(u), ests, configOf(u))
 	r.compiled = compiledFor(u.Module)
 	r.me.Note = foreignNote(r.compiled, &r.cfg.Device)
 	return r, nil
+}
+
+// costSummary is the result of a summary (Config.Summary): the totals of
+// the kernels' figures, summed in module order as newCostResult sums
+// them, and the Top kernels, estimated again (an estimate depends on its
+// kernel alone).
+func costSummary(u *passes.Unit, cfg Config, runs map[*hlo.Computation]int64) *CostResult {
+	ks := kernelsIn(u)
+	r := &CostResult{cfg: cfg, me: &ModuleEstimate{Device: cfg.Device.Name}, by: map[*hlo.Instruction]*Estimate{}}
+	kernels := make([]*kernel, 0, len(ks.list))
+	total := make([]float64, 0, len(ks.list))
+	for _, c := range u.Module.Computations {
+		part, _ := u.Part(c).([]kernelFigures)
+		n := max(runs[c], 1)
+		for i, f := range part {
+			r.me.addFigures(f, n)
+			kernels = append(kernels, ks.byComp[c][i])
+			total = append(total, f.time*float64(n))
+		}
+	}
+	top := topIndices(total, cfg.Top)
+	estimate := estimator(cfg, ModuleDevices(u.Module))
+	r.me.top = make([]*Estimate, len(top))
+	for i, k := range top {
+		e := estimate(kernels[k], ks.verdicts)
+		e.Executions = runs[kernels[k].in.Parent]
+		r.me.top[i], r.by[e.Instr] = e, e
+	}
+	return r
 }
 
 // minChunk is the fewest kernels worth a goroutine of their own.
@@ -238,20 +280,50 @@ func inChunks(u *passes.Unit, n int, fn func(lo, hi int) error) error {
 }
 
 // kernel is one kernel instruction with its emitter and GPU cost
-// analysis, which the first pass that needs them makes (gpu): the TPU
-// model needs neither.
+// analysis, which the first pass that needs them makes (kernelMemo.gpu):
+// the TPU model needs neither.
 type kernel struct {
-	in       *hlo.Instruction
-	once     sync.Once
-	analysis *FusionAnalysis
-	cost     *InstructionCost
+	in *hlo.Instruction
+	// at is the kernel's place in kernelSet.list.
+	at      int
+	once    sync.Once
+	emitter EmitterKind
+	cost    *InstructionCost
 }
 
-// gpu returns k's emitter analysis and GPU cost analysis, made the first
-// time with the memo costs returns (one per goroutine).
-func (k *kernel) gpu(costs func() *Costs) (*FusionAnalysis, *InstructionCost) {
-	k.once.Do(func() { k.analysis, k.cost = AnalyzeFusion(k.in), costs().Of(k.in) })
-	return k.analysis, k.cost
+// kernelMemo is what a goroutine keeps while it goes through a chunk of
+// kernels (one per chunk: it is not shared): the memo of the GPU cost
+// analyses, made on first use (the TPU model asks for few), and the
+// emitter analysis of the last unfused kernel.
+type kernelMemo struct {
+	costs  *Costs
+	single singleAnalysis
+}
+
+// gpu returns k's emitter analysis, made anew at each call (the memo's
+// until the next call, for an unfused kernel: see analyzeReusing), and its
+// GPU cost analysis, made the first time a memo is asked for it. The
+// emitter analysis is cheap to make again, and held for every kernel of a
+// large module at once it would be most of the cost passes' memory; the
+// reports keep its emitter.
+func (m *kernelMemo) gpu(k *kernel) (*FusionAnalysis, *InstructionCost) {
+	a := analyzeReusing(k.in, &m.single)
+	k.once.Do(func() { k.emitter, k.cost = a.Emitter, m.costOf(k.in) })
+	return a, k.cost
+}
+
+// gpuCost is gpu's GPU cost analysis alone, which once made costs nothing.
+func (m *kernelMemo) gpuCost(k *kernel) *InstructionCost {
+	k.once.Do(func() { k.emitter, k.cost = analyzeReusing(k.in, &m.single).Emitter, m.costOf(k.in) })
+	return k.cost
+}
+
+// costOf makes the GPU cost analysis of kernel in, which the kernel keeps.
+func (m *kernelMemo) costOf(in *hlo.Instruction) *InstructionCost {
+	if m.costs == nil {
+		m.costs = NewCosts()
+	}
+	return m.costs.uncached(in)
 }
 
 // kernelSet is the kernels in module order, by instruction and by
@@ -324,6 +396,7 @@ func merge(u *passes.Unit) *kernelSet {
 		part, _ := u.Part(c).([]*kernel)
 		ks.byComp[c] = part
 		for _, k := range part {
+			k.at = len(ks.list)
 			ks.list = append(ks.list, k)
 			ks.by[k.in] = k
 		}
@@ -335,16 +408,23 @@ func merge(u *passes.Unit) *kernelSet {
 type CoalescingResult struct {
 	ks  *kernelSet
 	cfg Config
-	by  map[*hlo.Instruction][]OperandCoalescing
+	// verdicts are those of each kernel of ks.list, by its place there
+	// (kernel.at); kernels with the same verdicts share them.
+	verdicts [][]OperandCoalescing
 }
 
 // Of returns the verdicts for the operands of kernel in, or nil.
-func (r *CoalescingResult) Of(in *hlo.Instruction) []OperandCoalescing { return r.by[in] }
+func (r *CoalescingResult) Of(in *hlo.Instruction) []OperandCoalescing {
+	if k := r.ks.by[in]; k != nil {
+		return r.verdicts[k.at]
+	}
+	return nil
+}
 
 // InstructionReport is the per-instruction JSON value:
 // [{"operand": J, "coalesced": BOOL, "reason": "..."}].
 func (r *CoalescingResult) InstructionReport(in *hlo.Instruction) any {
-	if v, ok := r.by[in]; ok {
+	if v := r.Of(in); v != nil {
 		return v
 	}
 	return nil
@@ -353,8 +433,8 @@ func (r *CoalescingResult) InstructionReport(in *hlo.Instruction) any {
 // ModuleReport is the module-level JSON value.
 func (r *CoalescingResult) ModuleReport() any {
 	n := 0
-	for _, k := range r.ks.list {
-		for _, o := range r.by[k.in] {
+	for _, v := range r.verdicts {
+		for _, o := range v {
 			if !o.Coalesced {
 				n++
 			}
@@ -369,7 +449,7 @@ func (r *CoalescingResult) WriteText(w io.Writer, _ *hlo.Module) error {
 	for _, k := range r.ks.list {
 		b = appendKernel(b, k)
 		b = append(b, '\n')
-		for _, o := range r.by[k.in] {
+		for _, o := range r.verdicts[k.at] {
 			verdict := ": coalesced: "
 			if !o.Coalesced {
 				verdict = ": UNCOALESCED: "
@@ -404,7 +484,7 @@ func flush(w io.Writer, b []byte) ([]byte, error) {
 // reports of a large module run to hundreds of kilobytes.
 func appendKernel(b []byte, k *kernel) []byte {
 	b = append(append(append(b, k.in.Parent.Name...), '/'), k.in.Name...)
-	return append(append(append(b, " ("...), k.analysis.Emitter.String()...), ')')
+	return append(append(append(b, " ("...), k.emitter.String()...), ')')
 }
 
 // appendOperand appends "  operand J name".
@@ -510,7 +590,7 @@ type CostResult struct {
 // shows it ("" when it does not).
 func (r *CostResult) CompiledFor() CompiledFor { return r.compiled }
 
-func newCostResult(ks *kernelSet, ests []*Estimate, cfg Config) *CostResult {
+func newCostResult(ests []*Estimate, cfg Config) *CostResult {
 	me := &ModuleEstimate{Device: cfg.Device.Name}
 	if len(ests) > 0 {
 		me.Kernels = make([]*Estimate, 0, len(ests))
@@ -579,7 +659,7 @@ func (r *CostResult) ModuleReport() any {
 	for _, e := range r.me.Top(r.cfg.Top) {
 		top = append(top, topJSON{Name: e.Instr.Name, TimeUS: roundSig(e.TimeUS), Reasons: e.Reasons()})
 	}
-	out := map[string]any{"device": r.cfg.Device.Name, "kernels": len(r.me.Kernels), "time_us": roundSig(r.me.TimeUS),
+	out := map[string]any{"device": r.cfg.Device.Name, "kernels": r.me.NumKernels(), "time_us": roundSig(r.me.TimeUS),
 		"flops": roundSig(r.me.Flops), "bytes": r.me.Bytes, "top": top}
 	if r.compiled.Backend != "" {
 		out["compiled_for"] = r.compiled

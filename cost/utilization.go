@@ -74,14 +74,19 @@ func (c *Costs) Of(in *hlo.Instruction) *InstructionCost {
 	if r, ok := c.instr[in]; ok {
 		return r
 	}
-	var r *InstructionCost
-	if fusedComputation(in) != nil {
-		r = c.fusion(in)
-	} else {
-		r = c.single(in)
-	}
+	r := c.uncached(in)
 	c.instr[in] = r
 	return r
+}
+
+// uncached is Of without the memo of in's own cost (what in calls is
+// memoized all the same), for a caller that keeps it: the cost passes
+// ask once for each kernel.
+func (c *Costs) uncached(in *hlo.Instruction) *InstructionCost {
+	if fusedComputation(in) != nil {
+		return c.fusion(in)
+	}
+	return c.single(in)
 }
 
 // computationFlops sums the flops of a (called) computation's instructions.

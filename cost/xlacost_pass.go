@@ -273,7 +273,7 @@ func (r *XLACostResult) ModuleReport() any {
 func (r *XLACostResult) WriteText(w io.Writer, m *hlo.Module) error {
 	c := r.Cost
 	seconds := c.HasOptimalSeconds()
-	b := fmt.Appendf(nil, "xla-cost: backend %s, as compiled.cost_analysis() reports it\n", c.Target)
+	b := fmt.Appendf(make([]byte, 0, flushAt+4<<10), "xla-cost: backend %s, as compiled.cost_analysis() reports it\n", c.Target)
 	if c.Assumed != "" {
 		b = fmt.Appendf(b, "  %s; --device or --target chooses\n", c.Assumed)
 	}
@@ -302,10 +302,10 @@ func (r *XLACostResult) WriteText(w io.Writer, m *hlo.Module) error {
 			}
 			b = append(append(append(append(b, "  "...), in.Name...), " ("...), in.Opcode...)
 			b = appendXLAFigures(append(b, "): "...), v, seconds, false)
-		}
-		var err error
-		if b, err = flush(w, b); err != nil {
-			return err
+			var err error
+			if b, err = flush(w, b); err != nil {
+				return err
+			}
 		}
 	}
 	_, err := w.Write(b)

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -19,6 +20,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/hlo-opt/hlo-opt/cmd/hlo-opt/render/memview"
+	"github.com/hlo-opt/hlo-opt/cost"
 	"github.com/hlo-opt/hlo-opt/graph"
 	"github.com/hlo-opt/hlo-opt/hlo"
 	"github.com/hlo-opt/hlo-opt/passes"
@@ -545,7 +547,10 @@ func (d *driver) analyse(ctx context.Context, idx int, ch chunk, start time.Time
 		a.spool = render.NewSpool(m, "", spoolMemory)
 	}
 	if len(d.passes) > 0 {
-		if err := d.runPasses(ctx, a, dumpDir); err != nil {
+		// A chunk of --split-input-file renders its results as the text
+		// reports of a spool would.
+		textOnly := spool || idx >= 0 && d.spools()
+		if err := d.runPasses(ctx, a, dumpDir, textOnly); err != nil {
 			_ = a.close()
 			return nil, err
 		}
@@ -555,13 +560,21 @@ func (d *driver) analyse(ctx context.Context, idx int, ch chunk, start time.Time
 
 // runPasses runs the passes on a.m, their results into a.res (and their
 // reports into a.spool when it is set), writing --timing lines and the
-// modules --dump-dir asks for as they go.
-func (d *driver) runPasses(ctx context.Context, a *analysis, dumpDir string) error {
+// modules --dump-dir asks for as they go. With textOnly, the results
+// serve the text reports alone: the cost pass keeps only what its report
+// prints (cost.Config.Summary).
+func (d *driver) runPasses(ctx context.Context, a *analysis, dumpDir string, textOnly bool) error {
 	o := d.o
 	prog := d.prog
 	prog.restart()
+	config := d.config
+	if c, ok := config[cost.ConfigKey].(cost.Config); ok && textOnly {
+		config = maps.Clone(config)
+		c.Summary = true
+		config[cost.ConfigKey] = c
+	}
 	opts := passes.Options{
-		Config: d.config,
+		Config: config,
 		Jobs:   o.jobs, Logger: d.logger, NoVerify: !o.verify, Progress: prog.update,
 		AfterPass: func(e passes.PassEvent) error {
 			if o.timing {
