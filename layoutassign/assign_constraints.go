@@ -83,7 +83,7 @@ func (a *assigner) fixStated() error {
 					// A dot XLA makes a multiply and a reduce before laying
 					// the module out has no dot layout (reproducer
 					// layouts-tpu-v5e-63d18396).
-					if out, ok := a.dotLayout(in); ok && !a.fused[c] && a.assignable(a.leafID(in, nil)) && !strengthReducedDot(in) {
+					if out, tie, ok := a.dotLayout(in); ok && !tie && !a.fused[c] && a.assignable(a.leafID(in, nil)) && !strengthReducedDot(in) {
 						a.require(a.leafID(in, nil), out, site{}, nil)
 					}
 				case hlo.OpConvolution:
@@ -142,6 +142,7 @@ func (a *assigner) fixEntry() {
 		}
 	}
 	a.requireConvOperands()
+	a.requireDotOperands()
 	a.spreadThroughTransposes()
 	for _, u := range a.uses {
 		a.require(a.leafID(u.user.Operands[u.op], nil), u.m2m, site{user: u.user, op: u.op}, nil)
@@ -231,6 +232,67 @@ func (a *assigner) requireConvOperands() {
 			}
 		}
 	}
+}
+
+// requireDotOperands requires, on the TPU, the operands a dot with a
+// result of rank 3 or more fuses (fusedIntoDot) in the layouts XLA's TPU
+// layout assignment gives them (tpuDotOperandLayouts), ahead of the entry
+// signature: an operand whose class has another layout is copied for it.
+// Its other operands are only offered theirs (prefer), as XLA propagates
+// those constraints last.
+func (a *assigner) requireDotOperands() {
+	if a.opts.Target.Backend != BackendTPU {
+		return
+	}
+	for _, c := range a.m.Computations {
+		if a.fused[c] {
+			continue
+		}
+		for _, in := range c.Instructions {
+			if lhs, rhs, ok := a.dotOperandLayouts(in); ok {
+				for i, m := range [][]int64{lhs, rhs} {
+					if a.fusedIntoDot(in.Operands[i]) {
+						a.require(a.leafID(in.Operands[i], nil), m, site{user: in, op: i}, nil)
+					}
+				}
+			}
+		}
+	}
+}
+
+// fusedIntoDot reports whether a dot operand is one the TPU fuses into the
+// dot (a pad, dynamic-slice or all-gather; a call's root, as XLA inlines
+// calls first): libtpu's log sets its layout with dfs = true, propagated
+// at once, where other operands' wait until the signature's have spread
+// (seed 11793: a pad read by two dots takes the first dot's layout, and
+// the elementwise ops and parameter copy before it follow; seed 1066: a
+// log1p keeps the parameter's layout and the dot reads a copy).
+func (a *assigner) fusedIntoDot(op *hlo.Instruction) bool {
+	for op.Opcode == hlo.OpCall {
+		c := a.called(op, "to_apply")
+		if c == nil || c.Root == nil {
+			return false
+		}
+		op = c.Root
+	}
+	switch op.Opcode {
+	case hlo.OpPad, hlo.OpDynamicSlice, hlo.OpAllGather:
+		return true
+	}
+	return false
+}
+
+// dotOperandLayouts are the operand layouts the TPU requires of dot in
+// (tpuDotOperandLayouts), where its result layout is required.
+func (a *assigner) dotOperandLayouts(in *hlo.Instruction) (lhs, rhs []int64, ok bool) {
+	if in.Opcode != hlo.OpDot || !a.assignable(a.leafID(in, nil)) || strengthReducedDot(in) {
+		return nil, nil, false
+	}
+	out, _, ok := a.dotLayout(in)
+	if !ok {
+		return nil, nil, false
+	}
+	return tpuDotOperandLayouts(in, out, a.opts.Target)
 }
 
 // assignable reports whether value id's layout is this pass's to choose:
