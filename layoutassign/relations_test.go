@@ -310,3 +310,31 @@ func TestDotLayoutMemo(t *testing.T) {
 	}
 	assert.Positive(t, dots)
 }
+
+// TestTPUTopKCall: the top-ks XLA's TPU compiler keeps as its TopK custom
+// call (the differential tester's compiles: top-1 of an f32 or s32 matrix
+// with rows of 2 or more) and those it makes sorts.
+func TestTPUTopKCall(t *testing.T) {
+	m, err := hlo.ParseString(`HloModule m
+ENTRY e {
+  a = f32[24,64] parameter(0)
+  b = bf16[24,64] parameter(1)
+  c = f32[24,1] parameter(2)
+  d = f32[4,24,64] parameter(3)
+  k1 = (f32[24,1], s32[24,1]) topk(a), k=1, largest=true
+  k2 = (f32[24,2], s32[24,2]) topk(a), k=2, largest=true
+  kb = (bf16[24,1], s32[24,1]) topk(b), k=1, largest=true
+  kc = (f32[24,1], s32[24,1]) topk(c), k=1, largest=true
+  kd = (f32[4,24,1], s32[4,24,1]) topk(d), k=1, largest=true
+  ROOT t = tuple(k1, k2, kb, kc, kd)
+}
+`)
+	require.NoError(t, err)
+	kept := map[string]bool{}
+	for _, in := range m.Entry.Instructions {
+		if in.Opcode == hlo.OpTopK {
+			kept[in.Name] = tpuTopKCall(in)
+		}
+	}
+	assert.Equal(t, map[string]bool{"k1": true, "k2": false, "kb": false, "kc": false, "kd": false}, kept)
+}
