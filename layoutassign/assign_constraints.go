@@ -95,6 +95,10 @@ func (a *assigner) fixStated() error {
 					if !a.fused[c] {
 						a.requireVectorReshape(in)
 					}
+				case hlo.OpSlice:
+					if !a.fused[c] {
+						a.requireVectorSlice(in)
+					}
 				case hlo.OpFft:
 					// The convolutions it becomes lay out its result; its
 					// operand is not unified with it (unifyInstruction).
@@ -481,6 +485,29 @@ func forEachOrder(r int, visit func(perm []int64)) {
 		}
 	}
 	try(0)
+}
+
+// requireVectorSlice fixes, on the TPU, a slice of a vector's broadcast
+// that keeps one element of every broadcast dim as requireVectorReshape
+// fixes a reshape: XLA's simplifier makes it a reshape of the vector
+// before laying the module out (libtpu's log for seed 1060: an associative
+// scan over f32[2] broadcast to f32[2,8] slices f32[2,1], laid out by
+// "SetInstructionLayout : reshape.3, f32[2,1]{0,1} ... mandatory = true").
+func (a *assigner) requireVectorSlice(in *hlo.Instruction) {
+	if len(in.Operands) != 1 || !in.Shape.IsArray() || in.Shape.Rank() < 2 || in.Shape.ElementCount() < 2 ||
+		!a.assignable(a.leafID(in, nil)) {
+		return
+	}
+	b := in.Operands[0]
+	if b.Opcode != hlo.OpBroadcast || len(b.Operands) != 1 || !b.Operands[0].Shape.IsArray() || b.Operands[0].Shape.Rank() != 1 {
+		return
+	}
+	for d, n := range in.Shape.Dims {
+		if n != 1 && !slices.Contains(b.Typed.Dimensions, int64(d)) {
+			return
+		}
+	}
+	a.require(a.leafID(in, nil), unitDimsMajor(in.Shape.Dims), site{}, nil)
 }
 
 // requireVectorReshape fixes, on the TPU, the side of rank 2 or more of a
