@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -189,6 +188,28 @@ type Model struct {
 	xla      *xlaAnalysis
 	xlaV     XLACostValues
 	xlaSizes []float64
+	// scratch, when set, is the estimate that estimate fills again for
+	// each kernel, for a caller that is done with an estimate before it
+	// asks for the next (the cost pass's summary).
+	scratch *Estimate
+}
+
+// newEstimate returns an empty estimate with room for the reads of reads
+// operands: m.scratch when the model has one.
+func (m *Model) newEstimate(reads int) *Estimate {
+	e := m.scratch
+	if e == nil {
+		e = &Estimate{}
+		if reads > 0 {
+			e.Reads = make([]OperandRead, 0, reads)
+		}
+		return e
+	}
+	*e = Estimate{Reads: e.Reads[:0]}
+	if cap(e.Reads) < reads {
+		e.Reads = make([]OperandRead, 0, reads)
+	}
+	return e
 }
 
 // NewModel returns a model for device d with heuristic coalescing.
@@ -375,7 +396,8 @@ func windowElements(in *hlo.Instruction) int64 {
 func (m *Model) estimate(a *FusionAnalysis, c *InstructionCost, coal []OperandCoalescing) *Estimate {
 	d := &m.Device
 	in := a.Fusion
-	e := &Estimate{Instr: in, Emitter: a.Emitter, Cost: c, Flops: c.Flops, BytesOutput: c.OutputBytes}
+	e := m.newEstimate(len(in.Operands))
+	e.Instr, e.Emitter, e.Cost, e.Flops, e.BytesOutput = in, a.Emitter, c, c.Flops, c.OutputBytes
 	e.Launch = a.Launch(d)
 	e.Coalescing = coal
 	e.MatrixUnit = usesMatrixUnit(in)
@@ -390,9 +412,6 @@ func (m *Model) estimate(a *FusionAnalysis, c *InstructionCost, coal []OperandCo
 		}
 	}
 	read := 0.0
-	if len(in.Operands) > 0 {
-		e.Reads = make([]OperandRead, 0, len(in.Operands))
-	}
 	inPlace, updBytes := scatterInPlace(a)
 	outElems := computedElements(in)
 	for k, op := range in.Operands {
@@ -762,14 +781,29 @@ func (me *ModuleEstimate) Top(n int) []*Estimate {
 }
 
 // topIndices returns the indices of the n largest of total, the largest
-// first (ties by index).
+// first (ties by index): the first n of a stable sort, found in one pass
+// that keeps the n largest so far (a module has tens of thousands of
+// kernels, a report lists ten).
 func topIndices(total []float64, n int) []int {
-	idx := make([]int, len(total))
-	for i := range idx {
-		idx[i] = i
+	if n <= 0 {
+		return nil
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return total[idx[a]] > total[idx[b]] })
-	return idx[:min(n, len(idx))]
+	top := make([]int, 0, min(n, len(total)))
+	for i, t := range total {
+		if len(top) == n && !(t > total[top[n-1]]) {
+			continue
+		}
+		at := len(top)
+		for at > 0 && t > total[top[at-1]] {
+			at--
+		}
+		if len(top) < n {
+			top = append(top, 0)
+		}
+		copy(top[at+1:], top[at:])
+		top[at] = i
+	}
+	return top
 }
 
 // Report prints the module estimate and its n most expensive kernels.

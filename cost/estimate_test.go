@@ -2,8 +2,10 @@ package cost
 
 import (
 	"github.com/hlo-opt/hlo-opt/passes"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -242,4 +244,27 @@ ENTRY e {
 	assert.InDelta(t, 2*128*128*1024.0*132/989.4e12*1e6, e.ComputeUS, 1e-9)
 	require.Len(t, e.Reads, 2)
 	assert.InDelta(t, 8, e.Reads[0].Utilization, 1e-12, "each of the 8 block rows reads all of a")
+}
+
+// topIndices is the first n of a stable sort by total, largest first.
+func TestTopIndices(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 10))
+	for range 500 {
+		total := make([]float64, r.IntN(60))
+		for i := range total {
+			total[i] = float64(r.IntN(8)) // many ties
+		}
+		idx := make([]int, len(total))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return total[idx[a]] > total[idx[b]] })
+		for _, n := range []int{0, 1, 3, 10, 100} {
+			want, got := idx[:min(n, len(idx))], topIndices(total, n)
+			assert.Equal(t, len(want), len(got), "%v, n %d", total, n)
+			if len(want) > 0 {
+				assert.Equal(t, want, got, "%v, n %d", total, n)
+			}
+		}
+	}
 }

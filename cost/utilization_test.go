@@ -1,6 +1,9 @@
 package cost
 
 import (
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/hlo-opt/hlo-opt/hlo"
@@ -276,4 +279,18 @@ func TestShapeBytesSubByte(t *testing.T) {
 	tu := hlo.MakeTupleShape(shape(t, "f32[3,2]"), shape(t, "f32[3,2]"))
 	assert.Equal(t, int64(16), ShapeBytes(&tu), "a tuple is its index table")
 	assert.Equal(t, int64(48), arrayBytes(&tu))
+}
+
+// appendG prints what %.6g prints: whole numbers of up to six digits (its
+// shortcut) and past them, fractions, signed zeros, infinities and NaN.
+func TestAppendG(t *testing.T) {
+	values := []float64{0, math.Copysign(0, -1), 1, -1, 3, 999999, -999999, 1e6, -1e6, 1234567, 0.5, -0.25, 1.0000001,
+		262144, 2.5e-7, 1e21, 123456.5, math.MaxInt64, math.Inf(1), math.Inf(-1), math.NaN(), math.SmallestNonzeroFloat64}
+	r := rand.New(rand.NewPCG(25, 29))
+	for range 2000 {
+		values = append(values, float64(r.Int64N(4e6)-2e6), r.NormFloat64()*math.Pow(10, float64(r.IntN(30)-15)))
+	}
+	for _, v := range values {
+		assert.Equal(t, fmt.Sprintf("%.6g", v), string(appendG(nil, v)), "%v", v)
+	}
 }
