@@ -211,7 +211,7 @@ func Assign(m *hlo.Module, opts Options) (*Assignment, error) {
 	a.shareAliases(res)
 	res.Changed = len(res.Copies) > 0 || a.layoutsChanged()
 	if a.ecl != nil {
-		rewriteSignature(a.m)
+		rewriteSignature(a.m, a.ecl)
 	}
 	a.classify(res)
 	a.log.Debug("layout assigned", zap.Int("arrays", res.Arrays), zap.Int("fixed", res.Fixed),

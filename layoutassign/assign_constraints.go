@@ -83,7 +83,7 @@ func (a *assigner) fixStated() error {
 					// A dot XLA makes a multiply and a reduce before laying
 					// the module out has no dot layout (reproducer
 					// layouts-tpu-v5e-63d18396).
-					if out, ok := a.dotLayout(in); ok && !a.fused[c] && a.assignable(a.leafID(in, nil)) && !strengthReducedDot(in) {
+					if out, tie, ok := a.dotLayout(in); ok && !tie && !a.fused[c] && a.assignable(a.leafID(in, nil)) && !strengthReducedDot(in) {
 						a.require(a.leafID(in, nil), out, site{}, nil)
 					}
 				case hlo.OpConvolution:
@@ -94,6 +94,10 @@ func (a *assigner) fixStated() error {
 				case hlo.OpReshape:
 					if !a.fused[c] {
 						a.requireVectorReshape(in)
+					}
+				case hlo.OpSlice:
+					if !a.fused[c] {
+						a.requireVectorSlice(in)
 					}
 				case hlo.OpFft:
 					// The convolutions it becomes lay out its result; its
@@ -142,6 +146,7 @@ func (a *assigner) fixEntry() {
 		}
 	}
 	a.requireConvOperands()
+	a.requireDotOperands()
 	a.spreadThroughTransposes()
 	for _, u := range a.uses {
 		a.require(a.leafID(u.user.Operands[u.op], nil), u.m2m, site{user: u.user, op: u.op}, nil)
@@ -231,6 +236,67 @@ func (a *assigner) requireConvOperands() {
 			}
 		}
 	}
+}
+
+// requireDotOperands requires, on the TPU, the operands a dot with a
+// result of rank 3 or more fuses (fusedIntoDot) in the layouts XLA's TPU
+// layout assignment gives them (tpuDotOperandLayouts), ahead of the entry
+// signature: an operand whose class has another layout is copied for it.
+// Its other operands are only offered theirs (prefer), as XLA propagates
+// those constraints last.
+func (a *assigner) requireDotOperands() {
+	if a.opts.Target.Backend != BackendTPU {
+		return
+	}
+	for _, c := range a.m.Computations {
+		if a.fused[c] {
+			continue
+		}
+		for _, in := range c.Instructions {
+			if lhs, rhs, ok := a.dotOperandLayouts(in); ok {
+				for i, m := range [][]int64{lhs, rhs} {
+					if a.fusedIntoDot(in.Operands[i]) {
+						a.require(a.leafID(in.Operands[i], nil), m, site{user: in, op: i}, nil)
+					}
+				}
+			}
+		}
+	}
+}
+
+// fusedIntoDot reports whether a dot operand is one the TPU fuses into the
+// dot (a pad, dynamic-slice or all-gather; a call's root, as XLA inlines
+// calls first): libtpu's log sets its layout with dfs = true, propagated
+// at once, where other operands' wait until the signature's have spread
+// (seed 11793: a pad read by two dots takes the first dot's layout, and
+// the elementwise ops and parameter copy before it follow; seed 1066: a
+// log1p keeps the parameter's layout and the dot reads a copy).
+func (a *assigner) fusedIntoDot(op *hlo.Instruction) bool {
+	for op.Opcode == hlo.OpCall {
+		c := a.called(op, "to_apply")
+		if c == nil || c.Root == nil {
+			return false
+		}
+		op = c.Root
+	}
+	switch op.Opcode {
+	case hlo.OpPad, hlo.OpDynamicSlice, hlo.OpAllGather:
+		return true
+	}
+	return false
+}
+
+// dotOperandLayouts are the operand layouts the TPU requires of dot in
+// (tpuDotOperandLayouts), where its result layout is required.
+func (a *assigner) dotOperandLayouts(in *hlo.Instruction) (lhs, rhs []int64, ok bool) {
+	if in.Opcode != hlo.OpDot || !a.assignable(a.leafID(in, nil)) || strengthReducedDot(in) {
+		return nil, nil, false
+	}
+	out, _, ok := a.dotLayout(in)
+	if !ok {
+		return nil, nil, false
+	}
+	return tpuDotOperandLayouts(in, out, a.opts.Target)
 }
 
 // assignable reports whether value id's layout is this pass's to choose:
@@ -419,6 +485,29 @@ func forEachOrder(r int, visit func(perm []int64)) {
 		}
 	}
 	try(0)
+}
+
+// requireVectorSlice fixes, on the TPU, a slice of a vector's broadcast
+// that keeps one element of every broadcast dim as requireVectorReshape
+// fixes a reshape: XLA's simplifier makes it a reshape of the vector
+// before laying the module out (libtpu's log for seed 1060: an associative
+// scan over f32[2] broadcast to f32[2,8] slices f32[2,1], laid out by
+// "SetInstructionLayout : reshape.3, f32[2,1]{0,1} ... mandatory = true").
+func (a *assigner) requireVectorSlice(in *hlo.Instruction) {
+	if len(in.Operands) != 1 || !in.Shape.IsArray() || in.Shape.Rank() < 2 || in.Shape.ElementCount() < 2 ||
+		!a.assignable(a.leafID(in, nil)) {
+		return
+	}
+	b := in.Operands[0]
+	if b.Opcode != hlo.OpBroadcast || len(b.Operands) != 1 || !b.Operands[0].Shape.IsArray() || b.Operands[0].Shape.Rank() != 1 {
+		return
+	}
+	for d, n := range in.Shape.Dims {
+		if n != 1 && !slices.Contains(b.Typed.Dimensions, int64(d)) {
+			return
+		}
+	}
+	a.require(a.leafID(in, nil), unitDimsMajor(in.Shape.Dims), site{}, nil)
 }
 
 // requireVectorReshape fixes, on the TPU, the side of rank 2 or more of a

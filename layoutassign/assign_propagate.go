@@ -142,12 +142,23 @@ func (a *assigner) offer(id int, m2m []int64) {
 
 func (a *assigner) layoutOf(id int) []int64 { return a.m2m[a.find(id)] }
 
-// prefer offers the dot and convolution operand layouts.
+// prefer offers the dot and convolution operand layouts (on the TPU, a
+// dot's as tpuDotOperandLayouts has them where it gives any).
 func (a *assigner) prefer(in *hlo.Instruction) {
 	switch in.Opcode {
 	case hlo.OpDot:
 		if len(in.Operands) < 2 || a.opts.Target.Backend == BackendTPU && strengthReducedDot(in) {
 			return
+		}
+		if a.opts.Target.Backend == BackendTPU && !a.fused[in.Parent] {
+			if lm, rm, ok := a.dotOperandLayouts(in); ok {
+				for i, m := range [][]int64{lm, rm} {
+					if !a.fusedIntoDot(in.Operands[i]) { // else required (requireDotOperands)
+						a.offer(a.leafID(in.Operands[i], nil), m)
+					}
+				}
+				return
+			}
 		}
 		l, r := in.Operands[0], in.Operands[1]
 		if lm, rm, ok := dotOperandLayouts(l.Shape.Rank(), r.Shape.Rank(), in.Typed.Dot); ok {

@@ -327,17 +327,20 @@ func strengthReducedDot(in *hlo.Instruction) bool {
 // dim, the one of these two that pads less minor. When both pad alike
 // (f32[2,4,128,128] of attention: the lhs's minor there, the rhs's in
 // f32[513,100]), XLA's choice follows the operands, which this does not
-// model: no layout is required then.
-func tpuDotLayout(in *hlo.Instruction, t Target) ([]int64, bool) {
+// model: tie is set and the layout returned has the rhs's dim minor, as in
+// the first layout XLA declares for the dot (its log: 10 of 10 such dots),
+// from which its operands' layouts follow (tpuDotOperandLayouts); the
+// result's layout is not required then.
+func tpuDotLayout(in *hlo.Instruction, t Target) (m2m []int64, tie, ok bool) {
 	d := in.Typed.Dot
 	if d == nil || len(in.Operands) < 2 || !in.Shape.IsArray() || in.Shape.Rank() < 2 {
-		return nil, false
+		return nil, false, false
 	}
 	nb := int64(len(d.LhsBatch))
 	nm := int64(in.Operands[0].Shape.Rank()) - nb - int64(len(d.LhsContracting))
 	rank := int64(in.Shape.Rank())
 	if nm < 0 || nb+nm > rank {
-		return nil, false
+		return nil, false, false
 	}
 	// largest returns the largest of dims [lo, hi) of the result, the last
 	// of equals, or -1.
@@ -354,7 +357,7 @@ func tpuDotLayout(in *hlo.Instruction, t Target) ([]int64, bool) {
 	var pair []int64
 	switch {
 	case m < 0 && n < 0:
-		return nil, false
+		return nil, false, false
 	case m < 0:
 		pair = []int64{n}
 	case n < 0:
@@ -366,13 +369,15 @@ func tpuDotLayout(in *hlo.Instruction, t Target) ([]int64, bool) {
 		bm, err1 := paddedBytes(mMinor, t.SizeOptions())
 		bn, err2 := paddedBytes(nMinor, t.SizeOptions())
 		switch {
-		case err1 != nil || err2 != nil || bm == bn:
-			return nil, false // decided by the operands' layouts, not modelled
+		case err1 != nil || err2 != nil:
+			return nil, false, false
+		case bm == bn:
+			tie = true
 		case bm < bn:
 			pair = []int64{n, m}
 		}
 	}
-	return majorToMinor(rest(int(rank), pair), pair), true
+	return majorToMinor(rest(int(rank), pair), pair), tie, true
 }
 
 // dotKey is what tpuDotLayout's answer depends on for a dot whose result
@@ -390,15 +395,15 @@ type dotKey struct {
 const maxDotRank = 8
 
 type dotVal struct {
-	m2m []int64
-	ok  bool
+	m2m     []int64
+	tie, ok bool
 }
 
 // dotLayout is tpuDotLayout for the assigner's target, memoised per
 // result shape and dim counts (an unrolled model repeats a few dot shapes
 // thousands of times, and each answer lays the result out twice). The
 // answer is shared: callers must not modify it (require copies it).
-func (a *assigner) dotLayout(in *hlo.Instruction) ([]int64, bool) {
+func (a *assigner) dotLayout(in *hlo.Instruction) (m2m []int64, tie, ok bool) {
 	d, s := in.Typed.Dot, &in.Shape
 	if d == nil || len(in.Operands) < 2 || !s.IsArray() || s.Rank() > maxDotRank || s.Dynamic != nil {
 		return tpuDotLayout(in, a.opts.Target)
@@ -410,14 +415,14 @@ func (a *assigner) dotLayout(in *hlo.Instruction) ([]int64, bool) {
 	}
 	copy(k.dims[:], s.Dims)
 	if v, ok := a.dots[k]; ok {
-		return v.m2m, v.ok
+		return v.m2m, v.tie, v.ok
 	}
-	m2m, ok := tpuDotLayout(in, a.opts.Target)
+	m2m, tie, ok = tpuDotLayout(in, a.opts.Target)
 	if a.dots == nil {
 		a.dots = map[dotKey]dotVal{}
 	}
-	a.dots[k] = dotVal{m2m, ok}
-	return m2m, ok
+	a.dots[k] = dotVal{m2m, tie, ok}
+	return m2m, tie, ok
 }
 
 // nonDegenerate lists the dims of the physical order (major to minor)
@@ -571,4 +576,68 @@ func fftLength(in *hlo.Instruction) (int64, bool) {
 	}
 	n, err := strconv.ParseInt(strings.Trim(s, "{} "), 10, 64)
 	return n, err == nil && n > 0
+}
+
+// tpuDotOperandLayouts are the layouts XLA's TPU layout assignment
+// requires of a dot's operands when the result has rank 3 or more (its
+// log, layout_assignment=3, "SetOperandLayout ... mandatory = true" after
+// "Declare dot layout"; a rank-2 result constrains no operand), given the
+// result's layout out: in each operand the batch dims most major, then its
+// free dims in the order the result lays them out, and the contracting dim
+// beside the most minor of them, minor or second-minor, whichever pads
+// less; on a tie the free dim is minor when it is the result's minor dim.
+func tpuDotOperandLayouts(in *hlo.Instruction, out []int64, t Target) (lhs, rhs []int64, ok bool) {
+	d := in.Typed.Dot
+	if d == nil || len(in.Operands) < 2 || !in.Shape.IsArray() || in.Shape.Rank() < 3 ||
+		len(d.LhsContracting) != 1 || len(d.RhsContracting) != 1 || len(d.LhsBatch) != len(d.RhsBatch) ||
+		!hlo.IsPermutation(out, in.Shape.Rank()) {
+		return nil, nil, false
+	}
+	l, r := in.Operands[0].Shape, in.Operands[1].Shape
+	if !l.IsArray() || !r.IsArray() {
+		return nil, nil, false
+	}
+	nb := int64(len(d.LhsBatch))
+	lFree, rFree := rest(l.Rank(), d.LhsBatch, d.LhsContracting), rest(r.Rank(), d.RhsBatch, d.RhsContracting)
+	if int(nb)+len(lFree)+len(rFree) != in.Shape.Rank() {
+		return nil, nil, false
+	}
+	pos := make([]int, len(out)) // a result dim's place, major first
+	for i, dim := range out {
+		pos[dim] = len(out) - 1 - i
+	}
+	operand := func(s hlo.Shape, batch, contracting, free []int64, first int64) []int64 {
+		// result dim of operand dim: batch k -> k, free j -> first+j.
+		resDim := make(map[int64]int64, s.Rank())
+		for k, b := range batch {
+			resDim[b] = int64(k)
+		}
+		for j, f := range free {
+			resDim[f] = first + int64(j)
+		}
+		byResult := func(dims []int64) []int64 {
+			o := slices.Clone(dims)
+			slices.SortStableFunc(o, func(x, y int64) int { return pos[resDim[x]] - pos[resDim[y]] })
+			return o
+		}
+		b, f, k := byResult(batch), byResult(free), contracting[0]
+		if len(f) == 0 {
+			return majorToMinor(b, []int64{k})
+		}
+		last := f[len(f)-1]
+		kMinor := majorToMinor(b, f[:len(f)-1], []int64{last, k})
+		fMinor := majorToMinor(b, f[:len(f)-1], []int64{k, last})
+		bk, err1 := paddedBytes(layoutFor(s, kMinor, t), t.SizeOptions())
+		bf, err2 := paddedBytes(layoutFor(s, fMinor, t), t.SizeOptions())
+		switch {
+		case err1 != nil || err2 != nil:
+			return nil
+		case bf < bk || bf == bk && resDim[last] == out[0]:
+			return fMinor
+		}
+		return kMinor
+	}
+	lhs = operand(l, d.LhsBatch, d.LhsContracting, lFree, nb)
+	rhs = operand(r, d.RhsBatch, d.RhsContracting, rFree, nb+int64(len(lFree)))
+	return lhs, rhs, lhs != nil && rhs != nil
 }

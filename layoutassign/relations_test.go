@@ -153,14 +153,60 @@ ENTRY main {
 	for _, in := range m.Entry.Instructions {
 		byName[in.Name] = in
 	}
-	got, ok := tpuDotLayout(byName["d1"], TPU())
+	got, tie, ok := tpuDotLayout(byName["d1"], TPU())
 	require.True(t, ok)
+	assert.False(t, tie)
 	assert.Equal(t, []int64{1, 2, 0}, got)
-	got, ok = tpuDotLayout(byName["d2"], TPU())
+	got, tie, ok = tpuDotLayout(byName["d2"], TPU())
 	require.True(t, ok)
+	assert.False(t, tie)
 	assert.Equal(t, []int64{2, 0, 1}, got)
-	_, ok = tpuDotLayout(byName["d3"], TPU())
-	assert.False(t, ok)
+	// f32[16,9]: 16 or 9 minor pad alike; the rhs's 9 is minor.
+	got, tie, ok = tpuDotLayout(byName["d3"], TPU())
+	require.True(t, ok)
+	assert.True(t, tie)
+	assert.Equal(t, []int64{1, 0}, got)
+}
+
+// TestTPUDotOperandLayouts: operand layouts libtpu's log gives dots with a
+// result of rank 3 or more (layout_assignment=3, the SetOperandLayout lines
+// after "Declare dot layout"), from the result layout it declares.
+func TestTPUDotOperandLayouts(t *testing.T) {
+	for _, tc := range []struct {
+		a, b, dot string
+		out       []int64
+		lhs, rhs  []int64
+	}{
+		// Seed 11793: the contracting dim beside the lhs's minor free dim
+		// (261), second-minor as it pads less; the rhs's free dim minor, as
+		// in the result.
+		{"f32[24,8,261]", "f32[24,257]", "f32[8,261,257] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}",
+			[]int64{2, 1, 0}, []int64{2, 0, 1}, []int64{1, 0}},
+		// Batch dims most major; the rhs's contracting dim minor (it pads
+		// less than rows of 261).
+		{"f32[24,8,261]", "f32[24,261,2]", "f32[24,8,2] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}",
+			[]int64{1, 2, 0}, []int64{2, 1, 0}, []int64{1, 2, 0}},
+		// The lhs's free dims in the result's order (1 then 0), 100 minor
+		// beside the contracting dim as it pads less.
+		{"f32[100,9,130]", "f32[130,127]", "f32[100,9,127] dot(a, b), lhs_contracting_dims={2}, rhs_contracting_dims={0}",
+			[]int64{2, 0, 1}, []int64{0, 2, 1}, []int64{1, 0}},
+		// Ties: the free dim minor only where the result has it minor.
+		{"f32[100,7,4,100]", "f32[100,100]", "f32[100,7,4,100] dot(a, b), lhs_contracting_dims={3}, rhs_contracting_dims={0}",
+			[]int64{3, 0, 2, 1}, []int64{3, 0, 2, 1}, []int64{1, 0}},
+		{"f32[257,8,5,5]", "f32[5,5]", "f32[257,8,5,5] dot(a, b), lhs_contracting_dims={3}, rhs_contracting_dims={0}",
+			[]int64{0, 3, 2, 1}, []int64{0, 3, 2, 1}, []int64{0, 1}},
+		// A rank-2 result constrains no operand.
+		{"f32[16,5]", "f32[5,9]", "f32[16,9] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+			[]int64{1, 0}, nil, nil},
+	} {
+		m, err := hlo.ParseString("HloModule m\nENTRY e {\n  a = " + tc.a + " parameter(0)\n  b = " + tc.b +
+			" parameter(1)\n  ROOT d = " + tc.dot + "\n}\n")
+		require.NoError(t, err, tc.dot)
+		lhs, rhs, ok := tpuDotOperandLayouts(m.Entry.Root, tc.out, TPU())
+		assert.Equal(t, tc.lhs != nil, ok, tc.dot)
+		assert.Equal(t, tc.lhs, lhs, tc.dot)
+		assert.Equal(t, tc.rhs, rhs, tc.dot)
+	}
 }
 
 // TestStrengthReducedDot: the dots XLA's simplifier makes a multiply and
@@ -252,14 +298,43 @@ func TestDotLayoutMemo(t *testing.T) {
 					continue
 				}
 				dots++
-				want, wantOK := tpuDotLayout(in, TPU())
+				want, wantTie, wantOK := tpuDotLayout(in, TPU())
 				for range 2 {
-					got, ok := a.dotLayout(in)
+					got, tie, ok := a.dotLayout(in)
 					assert.Equal(t, wantOK, ok, in.Name)
+					assert.Equal(t, wantTie, tie, in.Name)
 					assert.Equal(t, want, got, in.Name)
 				}
 			}
 		}
 	}
 	assert.Positive(t, dots)
+}
+
+// TestTPUTopKCall: the top-ks XLA's TPU compiler keeps as its TopK custom
+// call (the differential tester's compiles: top-1 of an f32 or s32 matrix
+// with rows of 2 or more) and those it makes sorts.
+func TestTPUTopKCall(t *testing.T) {
+	m, err := hlo.ParseString(`HloModule m
+ENTRY e {
+  a = f32[24,64] parameter(0)
+  b = bf16[24,64] parameter(1)
+  c = f32[24,1] parameter(2)
+  d = f32[4,24,64] parameter(3)
+  k1 = (f32[24,1], s32[24,1]) topk(a), k=1, largest=true
+  k2 = (f32[24,2], s32[24,2]) topk(a), k=2, largest=true
+  kb = (bf16[24,1], s32[24,1]) topk(b), k=1, largest=true
+  kc = (f32[24,1], s32[24,1]) topk(c), k=1, largest=true
+  kd = (f32[4,24,1], s32[4,24,1]) topk(d), k=1, largest=true
+  ROOT t = tuple(k1, k2, kb, kc, kd)
+}
+`)
+	require.NoError(t, err)
+	kept := map[string]bool{}
+	for _, in := range m.Entry.Instructions {
+		if in.Opcode == hlo.OpTopK {
+			kept[in.Name] = tpuTopKCall(in)
+		}
+	}
+	assert.Equal(t, map[string]bool{"k1": true, "k2": false, "kb": false, "kc": false, "kd": false}, kept)
 }

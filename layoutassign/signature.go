@@ -2,6 +2,7 @@ package layoutassign
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -74,9 +75,35 @@ func splitTopLevel(s string) []string {
 
 // rewriteSignature writes the entry computation's final parameter and
 // result shapes back into the entry_computation_layout header attribute
-// (called only when the module has one that matches its entry), so the
-// printed module is consistent.
-func rewriteSignature(m *hlo.Module) {
+// (called only when the module has one, ecl, that matches its entry), so
+// the printed module is consistent. A result leaf kept in the signature's
+// order keeps the signature's whole layout: a root tuple's value keeps the
+// rule's tiles (see noteResult), where the signature may state others (an
+// 8-bit T(32,128)(4,1)), which XLA's result is then copied to.
+func rewriteSignature(m *hlo.Module, ecl *hlo.ProgramShape) {
+	result := &m.Entry.Root.Shape
+	if ecl != nil && result.IsTuple() {
+		var kept *hlo.Shape
+		for _, l := range result.Leaves() {
+			r, ok := ecl.Result.Subshape(l.Index)
+			if !ok || !r.IsArray() || r.Layout == nil || len(r.Layout.Tiles) == 0 || l.Shape.Layout == nil ||
+				!slices.Equal(r.Layout.MinorToMajor, l.Shape.Layout.MinorToMajor) || sameLayout(r.Layout, l.Shape.Layout, r.Rank()) ||
+				!slices.Equal(r.Dims, l.Shape.Dims) {
+				continue
+			}
+			if kept == nil {
+				c := result.Clone()
+				kept = &c
+			}
+			if leaf, ok := kept.Subshape(l.Index); ok {
+				lay := r.Layout.Clone()
+				leaf.Layout = &lay
+			}
+		}
+		if kept != nil {
+			result = kept
+		}
+	}
 	for i, at := range m.Attrs {
 		if at.Name != "entry_computation_layout" {
 			continue
@@ -101,7 +128,7 @@ func rewriteSignature(m *hlo.Module) {
 			}
 		}
 		b = append(b, ")->"...)
-		b = m.Entry.Root.Shape.AppendTo(b)
+		b = result.AppendTo(b)
 		b = append(b, '}')
 		m.Attrs[i].Value = string(b)
 	}
