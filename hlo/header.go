@@ -1,6 +1,9 @@
 package hlo
 
-import "strings"
+import (
+	"strings"
+	"weak"
+)
 
 // ProgramShape is the signature of a computation: parameter shapes and the
 // result shape, with layouts.
@@ -20,9 +23,42 @@ type InputOutputAlias struct {
 }
 
 // EntryComputationLayout returns the parsed entry_computation_layout
-// header attribute, or nil when the header has none.
+// header attribute, or nil when the header has none. The result may be
+// shared with other calls on the same attribute text: treat it as
+// read-only.
 func (m *Module) EntryComputationLayout() (*ProgramShape, error) {
-	return parseHeaderAttr(m, "entry_computation_layout", parseProgramShape)
+	v, ok := m.Attr("entry_computation_layout")
+	if !ok {
+		return nil, nil
+	}
+	if c := m.entryLayout.Load(); c != nil && c.text == v {
+		if ps := c.ps.Value(); ps != nil {
+			return ps, nil
+		}
+	}
+	ps, err := parseHeaderAttr(m, "entry_computation_layout", parseProgramShape)
+	if err == nil {
+		m.keepEntryLayout(v, ps)
+	}
+	return ps, err
+}
+
+// entryLayout is a parsed entry_computation_layout and the text it was
+// parsed from. The parse is held weakly: a module of thousands of
+// parameters would otherwise keep megabytes of shapes alive, for the
+// garbage collector to mark in every cycle, to save the verifier and the
+// layout assignment parsing it again.
+type entryLayout struct {
+	text string
+	ps   weak.Pointer[ProgramShape]
+}
+
+// keepEntryLayout remembers ps, parsed from the entry_computation_layout
+// text, for EntryComputationLayout (while something else holds it).
+func (m *Module) keepEntryLayout(text string, ps *ProgramShape) {
+	if ps != nil {
+		m.entryLayout.Store(&entryLayout{text: text, ps: weak.Make(ps)})
+	}
 }
 
 // InputOutputAliases returns the parsed input_output_alias header

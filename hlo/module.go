@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 )
 
 // Opcode is an HLO opcode as XLA spells it in text: "add", "fusion",
@@ -52,6 +53,8 @@ type Module struct {
 	// textLen is the length of the text the module was parsed from (0
 	// for one built otherwise), about the length of its printed text.
 	textLen int
+	// entryLayout is the entry_computation_layout last parsed.
+	entryLayout atomic.Pointer[entryLayout]
 }
 
 // Truncation is what a truncated text lost: the computation it ends in.

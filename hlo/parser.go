@@ -511,8 +511,10 @@ func resolveModule(m *Module, calls []callRef, hp headerPositions, errs *ErrorLi
 	}
 	checkAsyncChains(m, errs)
 	if sub, ok := hp["entry_computation_layout"]; ok && !(len(*errs) == 0 && printsEntryLayout(sub.src[sub.off:sub.end], m.Entry)) {
-		if _, err := parseProgramShape(&sub); err != nil {
+		if ps, err := parseProgramShape(&sub); err != nil {
 			errs.Add(err.Filename, err.Pos, err.Msg)
+		} else if v, ok := m.Attr("entry_computation_layout"); ok {
+			m.keepEntryLayout(v, ps)
 		}
 	}
 }

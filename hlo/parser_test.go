@@ -245,6 +245,32 @@ ENTRY e {
 	assert.Equal(t, []*Instruction{instr(t, m, "a"), instr(t, m, "b")}, m.Entry.Params)
 }
 
+// TestEntryLayoutReused checks that EntryComputationLayout hands out the
+// parse of the attribute's text while it is alive, and parses a new text
+// when the attribute changes.
+func TestEntryLayoutReused(t *testing.T) {
+	m := mustParse(t, `HloModule m, entry_computation_layout={(f32[2]{0})->f32[2]{0}}
+
+ENTRY e {
+  a = f32[2]{0} parameter(0)
+  ROOT n = f32[2]{0} negate(a)
+}`)
+	first, err := m.EntryComputationLayout()
+	require.NoError(t, err)
+	again, err := m.EntryComputationLayout()
+	require.NoError(t, err)
+	assert.Same(t, first, again)
+	for i := range m.Attrs {
+		if m.Attrs[i].Name == "entry_computation_layout" {
+			m.Attrs[i].Value = "{(f32[2]{0:T(2)})->f32[2]{0}}"
+		}
+	}
+	changed, err := m.EntryComputationLayout()
+	require.NoError(t, err)
+	assert.Equal(t, "f32[2]{0:T(2)}", changed.Params[0].String())
+	assert.Equal(t, "f32[2]{0}", first.Params[0].String(), "the earlier parse is left as it was")
+}
+
 func TestLiteralForms(t *testing.T) {
 	src := `ENTRY e {
   a = f32[] constant(nan)

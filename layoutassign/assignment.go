@@ -147,16 +147,16 @@ func (lv *liveness) classify() []bufferInfo {
 		in := &infos[b]
 		in.space = lv.values[ids[0]].space
 		for _, id := range ids {
-			v := lv.values[id]
+			v := &lv.values[id]
 			in.size = max(in.size, v.size)
-			switch {
-			case v.def.in.Opcode == hlo.OpParameter && v.def.in.Parent == lv.entry:
+			switch def := lv.def(v).in; {
+			case def.Opcode == hlo.OpParameter && def.Parent == lv.entry:
 				in.param = true
 				in.aliased = in.aliased || !lv.readOnlyParam(v)
-			case v.def.in.Opcode == hlo.OpConstant:
+			case def.Opcode == hlo.OpConstant:
 				in.constant = true
 			}
-			if v.def == root || slices.ContainsFunc(v.positions, func(p position) bool { return p.st == root }) {
+			if root != nil && (int(v.def) == root.time || slices.ContainsFunc(lv.positionsOf(v), func(p position) bool { return int(p.st) == root.time })) {
 				in.output = true
 			}
 		}
@@ -475,7 +475,7 @@ func (lv *liveness) assignWith(bufs []int32, infos []bufferInfo, f allocFinder) 
 	order := slices.Clone(bufs)
 	firstDef := make([]int32, len(lv.buffers)) // each buffer's first definition, looked up once
 	for _, b := range bufs {
-		firstDef[b] = int32(lv.values[lv.buffers[b][0]].def.time)
+		firstDef[b] = lv.values[lv.buffers[b][0]].def
 	}
 	slices.SortStableFunc(order, func(a, b int32) int {
 		ia, ib := &infos[a], &infos[b]
@@ -516,7 +516,7 @@ func (lv *liveness) assignWith(bufs []int32, infos []bufferInfo, f allocFinder) 
 
 // tupleBuffer reports whether buffer b holds a tuple's index table.
 func (lv *liveness) tupleBuffer(b int32) bool {
-	return slices.ContainsFunc(lv.buffers[b], func(id int32) bool { return lv.values[id].shape().IsTuple() })
+	return slices.ContainsFunc(lv.buffers[b], func(id int32) bool { return lv.shape(&lv.values[id]).IsTuple() })
 }
 
 func cmpBool(a, b bool) int {
@@ -538,13 +538,13 @@ func (lv *liveness) fits(a *alloc, b int32, in bufferInfo) bool {
 		return false
 	}
 	for _, nid := range lv.buffers[b] {
-		nv := lv.values[nid]
+		nv := &lv.values[nid]
 		for _, aid := range a.values {
-			av := lv.values[aid]
+			av := &lv.values[aid]
 			if lv.interfere(nv, av) {
 				return false
 			}
-			if nv.def.in.Opcode == hlo.OpCopy && lv.readsValue(nv.def.in, av) {
+			if in := lv.def(nv).in; in.Opcode == hlo.OpCopy && lv.readsValue(in, av) {
 				return false // a copy does not write over its operand
 			}
 		}
@@ -554,10 +554,10 @@ func (lv *liveness) fits(a *alloc, b int32, in bufferInfo) bool {
 
 // readsValue reports whether in has an operand at which v appears.
 func (lv *liveness) readsValue(in *hlo.Instruction, v *hloValue) bool {
-	if slices.Contains(in.Operands, v.def.in) {
+	if slices.Contains(in.Operands, lv.def(v).in) {
 		return true
 	}
-	return slices.ContainsFunc(v.positions, func(p position) bool { return slices.Contains(in.Operands, p.st.in) })
+	return slices.ContainsFunc(lv.positionsOf(v), func(p position) bool { return slices.Contains(in.Operands, lv.seq[p.st].in) })
 }
 
 // interfere is XLA's LiveRangeInterferes: two values interfere when their
@@ -578,37 +578,37 @@ func (lv *liveness) interfere(a, b *hloValue) bool {
 // canShareAsOperand reports whether user may be written over operand at
 // the position where operand's range ends.
 func (lv *liveness) canShareAsOperand(user, operand *hloValue) bool {
-	end := operand.endPos
-	if user.def.in.Opcode == hlo.OpCopy || !slices.Contains(user.def.in.Operands, end.st.in) {
+	end, def := lv.seq[operand.endPos.st], lv.def(user).in
+	if def.Opcode == hlo.OpCopy || !slices.Contains(def.Operands, end.in) {
 		return false
 	}
-	return canShareOperand(end.st.in, end.st.nodes[end.node].path, user.def.in, user.path(), lv.t.Backend)
+	return canShareOperand(end.in, end.nodes[operand.endPos.node].path, def, lv.path(user), lv.t.Backend)
 }
 
 // allocation describes value id's buffer of the given size and kind for
 // the report.
 func (lv *liveness) allocation(id int32, size int64, kind string) Allocation {
-	v := lv.values[id]
-	c := ArrayCost{Shape: *v.shape(), Bytes: size, Unpadded: size, Expansion: 1, Rule: RuleTupleTable}
+	v, shape := &lv.values[id], lv.shape(&lv.values[id])
+	c := ArrayCost{Shape: shape, Bytes: size, Unpadded: size, Expansion: 1, Rule: RuleTupleTable}
 	switch {
-	case v.shape().IsTuple():
-		c.Unpadded = v.unpadded(size)
+	case shape.IsTuple():
+		c.Unpadded = lv.unpadded(id, size)
 		c.Expansion = expansion(c.Bytes, c.Unpadded)
-	case v.cost != nil:
-		c = *v.cost
+	case lv.valueCosts[id] != nil:
+		c = *lv.valueCosts[id]
 		if size > c.Bytes { // a buffer sized for a larger value of it
 			c.Bytes = size
 			c.Expansion = expansion(c.Bytes, c.Unpadded)
 		}
-	case !v.shape().IsTuple():
+	default:
 		c.Rule = RuleUntiled
 	}
-	c.Index = v.path()
-	in := v.def.in
+	c.Index = lv.path(v)
+	in := lv.def(v).in
 	if o := lv.orig[in]; o != nil {
 		in = o
 	}
-	return Allocation{Instruction: in, Index: v.path(), Cost: c, Kind: kind, Start: v.start, End: v.end}
+	return Allocation{Instruction: in, Index: c.Index, Cost: c, Kind: kind, Start: v.start, End: v.end}
 }
 
 // threadLocals are the allocations of the computations called per

@@ -196,12 +196,12 @@ func (lv *liveness) inPlace(st *step, p inPlacePair) {
 // readOnlyParam reports whether v is an entry parameter's value that no
 // output may overwrite (input_output_alias does not name it).
 func (lv *liveness) readOnlyParam(v *hloValue) bool {
-	in := v.def.in
+	in := lv.def(v).in
 	if in.Opcode != hlo.OpParameter || in.Parent != lv.entry {
 		return false
 	}
 	for _, a := range lv.aliases {
-		if int(a.ParamNumber) == in.ParameterNumber && slices.Equal(a.ParamIndex, v.path()) {
+		if int(a.ParamNumber) == in.ParameterNumber && slices.Equal(a.ParamIndex, lv.path(v)) {
 			return false
 		}
 	}
@@ -219,28 +219,30 @@ func (lv *liveness) readOnlyParam(v *hloValue) bool {
 // groupBuffers (which needs to know whether an in-place operand is read
 // later), normalize after.
 func (lv *liveness) rawRanges() {
-	for _, v := range lv.values {
-		c := v.def.in.Parent
+	for id := range lv.values {
+		v := &lv.values[id]
+		def := lv.def(v)
+		c := def.in.Parent
 		sp := lv.span[c]
-		v.start, v.end = v.def.time, v.def.time
-		if v.def.in.Opcode == hlo.OpParameter {
+		v.start, v.end = def.time, def.time
+		if def.in.Opcode == hlo.OpParameter {
 			v.start = sp[0]
 		}
-		if v.def.in == c.Root {
+		if def.in == c.Root {
 			v.end = sp[1]
 		}
 		lv.asyncRange(v, c)
 		v.endPos = position{v.def, v.node}
-		for _, p := range v.positions {
+		for _, p := range lv.positionsOf(v) {
 			if t := lv.positionTime(p); t > v.end {
 				v.end, v.endPos = t, p
 			}
 		}
-		if v.def.in.Opcode == hlo.OpParameter && c == lv.entry && lv.readOnlyParam(v) {
+		if def.in.Opcode == hlo.OpParameter && c == lv.entry && lv.readOnlyParam(v) {
 			v.end = len(lv.seq)
 			continue
 		}
-		for _, u := range v.uses {
+		for _, u := range lv.usesOf(v) {
 			v.end = max(v.end, lv.useTime(u))
 		}
 	}
@@ -267,26 +269,26 @@ func (lv *liveness) asyncRange(v *hloValue, c *hlo.Computation) {
 // positionTime is when a value at position p is last needed there: the
 // computation's end for its root, else the instruction's step.
 func (lv *liveness) positionTime(p position) int {
-	if c := p.st.in.Parent; p.st.in == c.Root {
-		return lv.span[c][1]
+	if in := lv.seq[p.st].in; in == in.Parent.Root {
+		return lv.span[in.Parent][1]
 	}
-	return p.st.time
+	return int(p.st)
 }
 
 // useTime is when a use reads the value: a call's use counts as its
 // computation's (which runs inside it), a while's as its body's start.
 func (lv *liveness) useTime(u use) int {
-	switch u.st.in.Opcode {
+	switch in := lv.seq[u.st].in; in.Opcode {
 	case hlo.OpCall:
 		return -1
 	case hlo.OpWhile:
-		if body := calledBy(u.st.in, "body"); body != nil && len(body.Params) > 0 {
+		if body := calledBy(in, "body"); body != nil && len(body.Params) > 0 {
 			if p := lv.stepOf(body.Params[0]); p != nil {
 				return p.time
 			}
 		}
 	}
-	return u.st.time
+	return int(u.st)
 }
 
 // normalize makes the values of one buffer live one after the other, as
@@ -299,7 +301,7 @@ func (lv *liveness) normalize(bufs [][]int32) {
 		}
 		vs := make([]*hloValue, len(ids))
 		for i, id := range ids {
-			vs[i] = lv.values[id]
+			vs[i] = &lv.values[id]
 		}
 		slices.SortStableFunc(vs, func(a, b *hloValue) int {
 			return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.end, b.end))

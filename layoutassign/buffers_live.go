@@ -102,7 +102,7 @@ func (sp *SpaceReport) order(keep func(*Buffer) bool) []int {
 // fixedBuffer is the Buffer of an allocation of its own: live at every
 // step.
 func (lv *liveness) fixedBuffer(a *alloc) Buffer {
-	b := Buffer{Allocation: lv.allocation(a.first, a.size, a.kind()), defined: lv.values[a.first].def.time}
+	b := Buffer{Allocation: lv.allocation(a.first, a.size, a.kind()), defined: int(lv.values[a.first].def)}
 	b.Start, b.End = 0, max(len(lv.seq)-1, 0)
 	b.Aliases = lv.aliasRefs(a.first, a.values)
 	return b
@@ -204,7 +204,7 @@ func (lv *liveness) appendTempBuffers(out []Buffer, tl tempLives, sizes []int64)
 		for v := l.first; v >= 0; v = tl.next[v] - 1 {
 			members = append(members, v)
 		}
-		b := Buffer{Allocation: lv.allocation(l.root, sizes[lv.bufOf[l.root]], KindTemp), defined: lv.values[l.root].def.time}
+		b := Buffer{Allocation: lv.allocation(l.root, sizes[lv.bufOf[l.root]], KindTemp), defined: int(lv.values[l.root].def)}
 		// The steps whose shown event falls in [alloc, free): at does not
 		// decrease, so they are one run.
 		b.Start = firstIndex(tl.at, l.alloc)
@@ -242,37 +242,31 @@ func firstIndex(at []int, e int) int {
 // values' definitions and every value's positions, each instruction leaf
 // once, in schedule order.
 func (lv *liveness) aliasRefs(first int32, values []int32) []ValueRef {
-	type place struct {
-		time int
-		st   *step
-		node int
-	}
 	n := len(values)
 	for _, id := range values {
-		n += len(lv.values[id].positions)
+		n += int(lv.values[id].positions.n)
 	}
 	if n == 1 && lv.values[values[0]].def == lv.values[first].def {
 		return nil // the common case: a buffer of one value in one place
 	}
-	ps := make([]place, 0, n)
+	ps := make([]position, 0, n)
 	for _, id := range values {
-		v := lv.values[id]
-		ps = append(ps, place{v.def.time, v.def, v.node})
-		for _, p := range v.positions {
-			ps = append(ps, place{p.st.time, p.st, p.node})
-		}
+		v := &lv.values[id]
+		ps = append(ps, position{v.def, v.node})
+		ps = append(ps, lv.positionsOf(v)...)
 	}
-	ref := func(p place) ValueRef {
-		in := p.st.in
+	ref := func(p position) ValueRef {
+		st := lv.seq[p.st]
+		in := st.in
 		if o := lv.orig[in]; o != nil {
 			in = o
 		}
-		return ValueRef{in, p.st.nodes[p.node].path}
+		return ValueRef{in, st.nodes[p.node].path}
 	}
 	same := func(a, b ValueRef) bool { return a.Instruction == b.Instruction && slices.Equal(a.Index, b.Index) }
-	slices.SortStableFunc(ps, func(a, b place) int { return cmp.Compare(a.time, b.time) })
-	fv := lv.values[first]
-	own := ref(place{fv.def.time, fv.def, fv.node})
+	slices.SortStableFunc(ps, func(a, b position) int { return cmp.Compare(a.st, b.st) })
+	fv := &lv.values[first]
+	own := ref(position{fv.def, fv.node})
 	out := make([]ValueRef, 0, len(ps))
 	// A computation run from several call sites appears once per site in
 	// the flattened schedule (lv.orig maps the copies): one name is
@@ -286,7 +280,7 @@ func (lv *liveness) aliasRefs(first int32, values []int32) []ValueRef {
 	}
 	group := 0
 	for i, p := range ps {
-		if i > 0 && p.time != ps[i-1].time {
+		if i > 0 && p.st != ps[i-1].st {
 			group = len(out)
 		}
 		r := ref(p)
@@ -309,15 +303,15 @@ func (lv *liveness) aliasRefs(first int32, values []int32) []ValueRef {
 	return out
 }
 
-// unpadded is the data of value v in a buffer of size bytes: a tuple's
-// pointer table, 8 bytes an element; an array's unpadded bytes; never more
-// than size.
-func (v *hloValue) unpadded(size int64) int64 {
-	switch {
-	case v.shape().IsTuple():
-		return min(PointerBytes*int64(len(v.shape().Tuple)), size)
-	case v.cost != nil:
-		return min(v.cost.Unpadded, size)
+// unpadded is the data of value id in a buffer of size bytes: a tuple's
+// pointer table, 8 bytes an element; an array's unpadded bytes; never
+// more than size.
+func (lv *liveness) unpadded(id int32, size int64) int64 {
+	switch s := lv.shape(&lv.values[id]); {
+	case s.IsTuple():
+		return min(PointerBytes*int64(len(s.Tuple)), size)
+	case lv.valueCosts[id] != nil:
+		return min(lv.valueCosts[id].Unpadded, size)
 	}
 	return size
 }

@@ -87,21 +87,24 @@ type step struct {
 }
 
 // hloValue is one HloValue: an array, token or tuple index table defined by
-// an instruction at a node of its shape.
+// an instruction at a node of its shape. It holds no pointers (steps are
+// named by their time, the value's places by spans of the liveness's
+// arrays), so that the garbage collector never scans the values of a
+// large module.
 type hloValue struct {
-	def  *step
-	node int
+	// def is the defining step's time (its index in liveness.seq).
+	def  int32
+	node int32
 	// size is the padded bytes of an array, 0 for a token, the pointer
-	// table of a tuple; cost is the array's cost (nil otherwise).
+	// table of a tuple (liveness.valueCosts has the array's cost).
 	size  int64
-	cost  *ArrayCost
 	space int64
-	// positions are the other (step, node) places where the value
-	// appears; uses the steps that read it.
-	positions []position
-	uses      []use
-	start     int
-	end       int
+	// positions are the other (step, node) places where the value appears
+	// (liveness.positionsOf), uses the steps that read it (liveness.usesOf):
+	// spans of liveness.positions and liveness.uses.
+	positions, uses span32
+	start           int
+	end             int
 	// endPos is the position at which the value's live range ends, uses
 	// aside (XLA's end_position).
 	endPos position
@@ -110,21 +113,38 @@ type hloValue struct {
 	offloaded bool
 }
 
+// span32 is the span [off, off+n) of an array.
+type span32 struct{ off, n int32 }
+
+// position is a place where a value appears: a step (by its time) and a
+// node of its shape.
 type position struct {
-	st   *step
-	node int
+	st   int32
+	node int32
 }
 
+// use is a read of a value: a step (by its time) and its operand.
 type use struct {
-	st      *step
-	operand int
+	st      int32
+	operand int32
 }
 
-// path is the value's shape index.
-func (v *hloValue) path() []int64 { return v.def.nodes[v.node].path }
+// def is the step that defines v.
+func (lv *liveness) def(v *hloValue) *step { return lv.seq[v.def] }
 
-// shape is the value's shape.
-func (v *hloValue) shape() *hlo.Shape { return v.def.nodes[v.node].shape }
+// path is v's shape index.
+func (lv *liveness) path(v *hloValue) []int64 { return lv.seq[v.def].nodes[v.node].path }
+
+// shape is v's shape.
+func (lv *liveness) shape(v *hloValue) *hlo.Shape { return lv.seq[v.def].nodes[v.node].shape }
+
+// positionsOf are the places other than its definition where v appears.
+func (lv *liveness) positionsOf(v *hloValue) []position {
+	return lv.positions[v.positions.off : v.positions.off+v.positions.n]
+}
+
+// usesOf are the reads of v, in schedule order.
+func (lv *liveness) usesOf(v *hloValue) []use { return lv.uses[v.uses.off : v.uses.off+v.uses.n] }
 
 // calledBy returns the computation named by the attribute attr of in
 // ("condition", "body", "to_apply", "calls"), or nil.

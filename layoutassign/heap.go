@@ -88,11 +88,11 @@ func (lv *liveness) simulate(space int64, ids []int32, bufOf []int32, bufSize []
 	freedAt := make([]int32, n+1)
 	in := make([]bool, len(lv.values))
 	for _, id := range ids {
-		v := lv.values[id]
+		v := &lv.values[id]
 		freedAt[v.end+1]++
 		in[id] = true
 		r.size[id] = bufSize[bufOf[id]]
-		r.unpadded[id] = v.unpadded(r.size[id])
+		r.unpadded[id] = lv.unpadded(id, r.size[id])
 		if lv.untraced(id) {
 			if r.untraced == nil {
 				r.untraced = map[int32]bool{}
@@ -204,8 +204,8 @@ func sequential(n int, do func(i int) error) error {
 // id may take over at step t: defined by an operand, alone in its buffer,
 // in this heap, ending at t and not yet freed or shared.
 func (lv *liveness) reusableOperand(id int32, t int, freeing []int32, in []bool, bufOf []int32, bufLen []int) (int32, bool) {
-	v := lv.values[id]
-	user := v.def.in
+	v := &lv.values[id]
+	user := lv.def(v).in
 	if user.Opcode == hlo.OpCopy {
 		return 0, false
 	}
@@ -215,12 +215,12 @@ func (lv *liveness) reusableOperand(id int32, t int, freeing []int32, in []bool,
 			continue
 		}
 		for _, ov := range os.sets[0] {
-			o := lv.values[ov]
+			o := &lv.values[ov]
 			if !in[ov] || bufLen[bufOf[ov]] > 1 || o.end != t || !slices.Contains(freeing, ov) ||
-				!slices.Contains(user.Operands, o.def.in) {
+				!slices.Contains(user.Operands, lv.def(o).in) {
 				continue
 			}
-			if canShareOperand(o.def.in, o.path(), user, v.path(), lv.t.Backend) {
+			if canShareOperand(lv.def(o).in, lv.path(o), user, lv.path(v), lv.t.Backend) {
 				return ov, true
 			}
 		}

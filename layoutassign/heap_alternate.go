@@ -59,8 +59,8 @@ func (lv *liveness) alternatePeak(ids []int32, size func(id int32) int64) int64 
 	var phiUses [][]*step
 	var phiEnd []int
 	for _, id := range ids {
-		v := lv.values[id]
-		if isConcatBitcast(v.def.in) {
+		v := &lv.values[id]
+		if isConcatBitcast(lv.def(v).in) {
 			continue // its operands hold its memory
 		}
 		sizes[id] = size(id)
@@ -133,13 +133,13 @@ func (lv *liveness) allocateUses(id int32, uses []*step, start, end int, add fun
 // the node of its output that v reaches, or nil when v does not leave a
 // branch that way.
 func (lv *liveness) conditionalOut(v *hloValue) (*step, int) {
-	for _, c := range lv.callers[v.def.in.Parent] {
+	for _, c := range lv.callers[lv.def(v).in.Parent] {
 		if c.in.Opcode != hlo.OpConditional {
 			continue
 		}
-		for _, p := range v.positions {
-			if p.st == c {
-				return c, p.node
+		for _, p := range lv.positionsOf(v) {
+			if int(p.st) == c.time {
+				return c, int(p.node)
 			}
 		}
 	}
@@ -182,20 +182,21 @@ func (lv *liveness) splitConditional(id int32, uses []*step, cond *step, start, 
 // there, which counts as a use of the operand that passes v on (a tuple's
 // element, a get-tuple-element's).
 func (lv *liveness) traceUses(v *hloValue) []*step {
-	out := make([]*step, 0, len(v.uses)+1)
-	for _, u := range v.uses {
-		out = append(out, u.st)
+	out := make([]*step, 0, v.uses.n+1)
+	for _, u := range lv.usesOf(v) {
+		out = append(out, lv.seq[u.st])
 	}
-	id := v.def.defs[v.node]
-	for _, p := range v.positions {
-		in := p.st.in
-		if in.Parent == nil || in.Parent.Root != in || slices.Contains(out, p.st) {
+	id := lv.def(v).defs[v.node]
+	for _, p := range lv.positionsOf(v) {
+		st := lv.seq[p.st]
+		in := st.in
+		if in.Parent == nil || in.Parent.Root != in || slices.Contains(out, st) {
 			continue
 		}
-		// p.st is a root holding v: it uses the operands that hold v.
+		// st is a root holding v: it uses the operands that hold v.
 		for _, op := range in.Operands {
 			if os := lv.stepOf(op); os != nil && slices.ContainsFunc(os.sets, func(set []int32) bool { return slices.Contains(set, id) }) {
-				out = append(out, p.st)
+				out = append(out, st)
 				break
 			}
 		}
@@ -210,8 +211,8 @@ func (lv *liveness) traceUses(v *hloValue) []*step {
 // allocation outside the heap simulation (every trace of the xla-diff
 // seeds' TPU compiles that testdata/xladiff/gen/traces.py printed).
 func (lv *liveness) untraced(id int32) bool {
-	v := lv.values[id]
-	return v.offloaded || lv.t.Backend == BackendTPU && v.shape().IsTuple()
+	v := &lv.values[id]
+	return v.offloaded || lv.t.Backend == BackendTPU && lv.shape(v).IsTuple()
 }
 
 // concatBitcastTarget is the custom call target of memory-space
@@ -236,7 +237,7 @@ func (lv *liveness) concatUses(v *hloValue) (uses []*step, start, end int) {
 			uses = append(uses, u)
 			continue
 		}
-		c := lv.values[u.defs[0]]
+		c := &lv.values[u.defs[0]]
 		uses = append(uses, lv.traceUses(c)...)
 		start, end = min(start, c.start), max(end, c.end)
 	}

@@ -37,10 +37,13 @@ type liveness struct {
 	// parallel fans out independent work (nil: one goroutine).
 	parallel fanOut
 
-	values []*hloValue
-	// slab holds the values define makes, allocated at once (one per
-	// node of the schedule at most).
-	slab []hloValue
+	// values are the values by id; valueCosts their arrays' costs (nil
+	// for a tuple table or token). positions and uses hold the spans of
+	// every value's positions and uses, in id order.
+	values     []hloValue
+	valueCosts []*ArrayCost
+	positions  []position
+	uses       []use
 	// parent is the union-find of values into buffers; buffers lists each
 	// buffer's values, bufOf each value's buffer.
 	parent  unionFind[int32]

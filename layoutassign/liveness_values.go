@@ -13,8 +13,8 @@ func (lv *liveness) define() {
 	for _, st := range lv.seq {
 		nodes += len(st.nodes)
 	}
-	lv.slab = make([]hloValue, 0, nodes)
-	lv.values = make([]*hloValue, 0, nodes)
+	lv.values = make([]hloValue, 0, nodes)
+	lv.valueCosts = make([]*ArrayCost, 0, nodes)
 	// Each step's sets and defs are carved from one array each.
 	sets, defs := make([][]int32, nodes), make([]int32, nodes)
 	for _, st := range lv.seq {
@@ -53,14 +53,10 @@ func (lv *liveness) define() {
 }
 
 func (lv *liveness) newValue(st *step, n int, cost *ArrayCost) int32 {
-	var v *hloValue
-	if len(lv.slab) < cap(lv.slab) {
-		lv.slab = lv.slab[:len(lv.slab)+1]
-		v = &lv.slab[len(lv.slab)-1]
-	} else {
-		v = new(hloValue)
-	}
-	v.def, v.node, v.cost = st, n, cost
+	id := int32(len(lv.values))
+	lv.values = append(lv.values, hloValue{def: int32(st.time), node: int32(n)})
+	lv.valueCosts = append(lv.valueCosts, cost)
+	v := &lv.values[id]
 	s := st.nodes[n].shape
 	switch {
 	case s.IsTuple():
@@ -72,8 +68,6 @@ func (lv *liveness) newValue(st *step, n int, cost *ArrayCost) int32 {
 		v.space = s.Layout.MemorySpace
 	}
 	v.offloaded = offloadedContext(st.in, st.nodes[n].path)
-	id := int32(len(lv.values))
-	lv.values = append(lv.values, v)
 	st.defs[n] = id
 	st.sets[n] = st.defs[n : n+1 : n+1] // never written in place (see union)
 	return id
@@ -98,27 +92,23 @@ func (lv *liveness) positionsAndUses() {
 			last[id] = u
 		}
 	})
-	var totalPos, totalUse int
+	var totalPos, totalUse int32
 	for id := range lv.values {
-		totalPos += int(nPos[id])
-		totalUse += int(nUse[id])
+		v := &lv.values[id]
+		v.positions, v.uses = span32{off: totalPos}, span32{off: totalUse}
+		totalPos += nPos[id]
+		totalUse += nUse[id]
 	}
-	positions, uses := make([]position, totalPos), make([]use, totalUse)
-	for id, v := range lv.values {
-		if n := nPos[id]; n > 0 {
-			v.positions, positions = positions[:0:n], positions[n:]
-		}
-		if n := nUse[id]; n > 0 {
-			v.uses, uses = uses[:0:n], uses[n:]
-		}
-	}
+	lv.positions, lv.uses = make([]position, totalPos), make([]use, totalUse)
 	lv.eachPositionAndUse(func(id int32, p position) {
-		v := lv.values[id]
-		v.positions = append(v.positions, p)
+		v := &lv.values[id]
+		lv.positions[v.positions.off+v.positions.n] = p
+		v.positions.n++
 	}, func(id int32, u use) {
-		v := lv.values[id]
-		if l := len(v.uses); l == 0 || v.uses[l-1] != u {
-			v.uses = append(v.uses, u)
+		v := &lv.values[id]
+		if v.uses.n == 0 || lv.uses[v.uses.off+v.uses.n-1] != u {
+			lv.uses[v.uses.off+v.uses.n] = u
+			v.uses.n++
 		}
 	})
 }
@@ -131,8 +121,8 @@ func (lv *liveness) eachPositionAndUse(pos func(int32, position), read func(int3
 	for _, st := range lv.seq {
 		for n, set := range st.sets {
 			for _, id := range set {
-				if v := lv.values[id]; v.def != st || v.node != n {
-					pos(id, position{st, n})
+				if v := &lv.values[id]; int(v.def) != st.time || int(v.node) != n {
+					pos(id, position{int32(st.time), int32(n)})
 				}
 			}
 		}
@@ -143,7 +133,7 @@ func (lv *liveness) eachPositionAndUse(pos func(int32, position), read func(int3
 			}
 			for _, set := range os.sets[:usedNodes(st.in, len(os.sets))] {
 				for _, id := range set {
-					read(id, use{st, k})
+					read(id, use{int32(st.time), int32(k)})
 				}
 			}
 		}

@@ -14,8 +14,10 @@ import (
 type ArrayCost struct {
 	// Index is the tuple index of the leaf (empty for an array result).
 	Index []int64
-	// Shape is the leaf shape with its layout.
-	Shape hlo.Shape
+	// Shape is the leaf shape with its layout: the instruction's own (or
+	// an equal one's, for costs shared by equal shapes). Treat it as
+	// read-only.
+	Shape *hlo.Shape
 	// Bytes is the padded size, Unpadded the size of the data.
 	Bytes, Unpadded int64
 	// Expansion is Bytes / Unpadded (1 for empty arrays).
@@ -151,14 +153,15 @@ type ArraySuggestion struct {
 const MaxSuggestions = 10
 
 // costOf is the cost of an array leaf as laid out.
-func costOf(s hlo.Shape, t Target) (ArrayCost, error) {
-	c := ArrayCost{Shape: s}
+func costOf(sp *hlo.Shape, t Target) (ArrayCost, error) {
+	s := *sp
+	c := ArrayCost{Shape: sp}
 	if slices.Contains(s.Dims, hlo.UnboundedDim) {
 		c.Rule, c.Unsized, c.Expansion = RuleUnbounded, true, 1
 		return c, nil
 	}
 	if inVectorRegisters(s, t) {
-		return vregCost(s, t)
+		return vregCost(sp, t)
 	}
 	var err error
 	if c.Unpadded, err = hlo.UnpaddedBytes(s, t.SizeOptions()); err != nil {
@@ -197,8 +200,9 @@ func inVectorRegisters(s hlo.Shape, t Target) bool {
 
 // vregCost is the cost of an array kept in vector registers: its elements
 // rounded up to whole registers.
-func vregCost(s hlo.Shape, t Target) (ArrayCost, error) {
-	c := ArrayCost{Shape: s, Rule: RuleTPUVectorRegisters}
+func vregCost(sp *hlo.Shape, t Target) (ArrayCost, error) {
+	s := *sp
+	c := ArrayCost{Shape: sp, Rule: RuleTPUVectorRegisters}
 	var err error
 	if c.Unpadded, err = hlo.UnpaddedBytes(s, t.SizeOptions()); err != nil {
 		return c, err
@@ -510,7 +514,7 @@ func (cc *costCache) cost(s *hlo.Shape, t Target) (ArrayCost, int32, error) {
 		if cc.unlaidInVregs && s.Layout == nil {
 			cost = vregCost
 		}
-		ac, err := cost(*s, t)
+		ac, err := cost(s, t)
 		if err != nil {
 			return ac, 0, err
 		}
@@ -550,7 +554,7 @@ func suggestions(m *hlo.Module, t Target, costs [][][]ArrayCost, cc *costCache) 
 					continue
 				}
 				// Equal shapes are one candidate (their cost class).
-				if _, id, _ := cc.cost(&ac.Shape, t); !seen[id] {
+				if _, id, _ := cc.cost(ac.Shape, t); !seen[id] {
 					seen[id] = true
 					cands = append(cands, cand{in, ac, ac.Bytes - ac.Unpadded})
 				}
@@ -575,8 +579,8 @@ func suggestions(m *hlo.Module, t Target, costs [][][]ArrayCost, cc *costCache) 
 // Suggest does not look at), and only a layout that differs from its own
 // and makes it smaller.
 func suggestFor(ac *ArrayCost, t Target) (Suggestion, bool) {
-	for _, s := range Suggest(ac.Shape, t) {
-		if s.After < ac.Bytes && !s.Shape.Equal(ac.Shape) {
+	for _, s := range Suggest(*ac.Shape, t) {
+		if s.After < ac.Bytes && !s.Shape.Equal(*ac.Shape) {
 			s.Before = ac.Bytes
 			return s, true
 		}

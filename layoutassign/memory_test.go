@@ -159,12 +159,12 @@ ENTRY main {
 func TestSuggestionAgainstModuleLayout(t *testing.T) {
 	sh, err := hlo.ParseShape("f32[128,2]{1,0}")
 	require.NoError(t, err)
-	s, ok := suggestFor(&ArrayCost{Shape: sh, Bytes: 65536}, TPU())
+	s, ok := suggestFor(&ArrayCost{Shape: &sh, Bytes: 65536}, TPU())
 	require.True(t, ok)
 	assert.Equal(t, int64(65536), s.Before)
 	assert.Less(t, s.After, s.Before)
 	assert.False(t, s.Shape.Equal(sh))
-	_, ok = suggestFor(&ArrayCost{Shape: sh, Bytes: s.After}, TPU())
+	_, ok = suggestFor(&ArrayCost{Shape: &sh, Bytes: s.After}, TPU())
 	assert.False(t, ok, "the module's layout is as small as the proposal")
 }
 
@@ -399,7 +399,7 @@ func checkSuggestions(t *testing.T, name string, m *hlo.Module, r *MemoryReport,
 		found := false
 		for _, in := range byName[s.Instruction] {
 			for _, ac := range r.Arrays[in] {
-				found = found || slices.Equal(ac.Index, s.Index) && s.Before == ac.Bytes && s.After < s.Before && !s.Shape.Equal(ac.Shape)
+				found = found || slices.Equal(ac.Index, s.Index) && s.Before == ac.Bytes && s.After < s.Before && !s.Shape.Equal(*ac.Shape)
 			}
 		}
 		check(found, "suggestion for %s%v: no array of %d bytes other than %s", s.Instruction, s.Index, s.Before, s.Shape)
@@ -435,13 +435,13 @@ func checkAllocations(t *testing.T, name string, m *hlo.Module, tgt Target, r *M
 		for i, x := range a.values {
 			if sizes[lv.bufOf[x]] > a.size {
 				ok = false
-				t.Errorf("%s: allocation of %s (%d bytes) holds a %d-byte buffer", name, lv.values[a.first].def.in.Name, a.size, sizes[lv.bufOf[x]])
+				t.Errorf("%s: allocation of %s (%d bytes) holds a %d-byte buffer", name, lv.def(&lv.values[a.first]).in.Name, a.size, sizes[lv.bufOf[x]])
 			}
 			for _, y := range a.values[i+1:] {
-				if lv.bufOf[x] != lv.bufOf[y] && lv.interfere(lv.values[x], lv.values[y]) {
+				if lv.bufOf[x] != lv.bufOf[y] && lv.interfere(&lv.values[x], &lv.values[y]) {
 					ok = false
-					t.Errorf("%s: allocation of %s holds %s and %s, live at once", name, lv.values[a.first].def.in.Name,
-						lv.values[x].def.in.Name, lv.values[y].def.in.Name)
+					t.Errorf("%s: allocation of %s holds %s and %s, live at once", name, lv.def(&lv.values[a.first]).in.Name,
+						lv.def(&lv.values[x]).in.Name, lv.def(&lv.values[y]).in.Name)
 				}
 			}
 		}
@@ -845,14 +845,19 @@ func (x *xlaRun) step(name string) *step {
 // value is the value at instruction name's node path: the one it defines
 // there, else the one that flows there.
 func (x *xlaRun) value(name string, path ...int64) *hloValue {
+	return &x.lv.values[x.valueID(name, path...)]
+}
+
+// valueID is the id of value.
+func (x *xlaRun) valueID(name string, path ...int64) int32 {
 	st := x.step(name)
 	n := nodeAt(st.nodes, path)
 	require.GreaterOrEqual(x.t, n, 0, "%s%v", name, path)
 	if id := st.defs[n]; id >= 0 {
-		return x.lv.values[id]
+		return id
 	}
 	require.NotEmpty(x.t, st.sets[n], "%s%v has no value", name, path)
-	return x.lv.values[st.sets[n][0]] // the first of several (a loop's)
+	return st.sets[n][0] // the first of several (a loop's)
 }
 
 // rng is the live range of the value at name's path.
@@ -865,16 +870,15 @@ func (x *xlaRun) time(name string) int { return x.step(name).time }
 
 // buffer is the buffer of the value at name's path.
 func (x *xlaRun) buffer(name string, path ...int64) int32 {
-	v := x.value(name, path...)
-	return x.lv.bufOf[slices.Index(x.lv.values, v)]
+	return x.lv.bufOf[x.valueID(name, path...)]
 }
 
 // heapAll replays every value but the constants, as XLA's heap simulator
 // tests run the simulator without a set of buffers to assign.
 func (x *xlaRun) heapAll() *heapRun {
 	var ids []int32
-	for id, v := range x.lv.values {
-		if v.def.in.Opcode != hlo.OpConstant {
+	for id := range x.lv.values {
+		if x.lv.def(&x.lv.values[id]).in.Opcode != hlo.OpConstant {
 			ids = append(ids, int32(id))
 		}
 	}
@@ -892,9 +896,9 @@ func (x *xlaRun) heapAll() *heapRun {
 func (x *xlaRun) calls() []string {
 	var out []string
 	for _, e := range x.heapAll().events {
-		v := x.lv.values[e.v]
-		name := v.def.in.Name
-		if p := v.path(); len(p) > 0 {
+		v := &x.lv.values[e.v]
+		name := x.lv.def(v).in.Name
+		if p := x.lv.path(v); len(p) > 0 {
 			name += "{" + joinInts(p) + "}"
 		}
 		out = append(out, [...]string{"Alloc", "Share", "Free"}[e.kind]+" "+name)
@@ -933,7 +937,7 @@ func (x *xlaRun) peakMoment() (int, int64) {
 // the value at name's path, and the buffer's allocation (nil for a
 // temporary).
 func (x *xlaRun) allocation(name string, path ...int64) (*alloc, bool) {
-	id := int32(slices.Index(x.lv.values, x.value(name, path...)))
+	id := x.valueID(name, path...)
 	infos := x.lv.classify()
 	var bufs []int32
 	for b := range x.lv.buffers {
@@ -952,7 +956,7 @@ func (x *xlaRun) allocation(name string, path ...int64) (*alloc, bool) {
 func (x *xlaRun) namesOf(ids []int32) []string {
 	var out []string
 	for _, id := range ids {
-		out = append(out, x.lv.values[id].def.in.Name)
+		out = append(out, x.lv.def(&x.lv.values[id]).in.Name)
 	}
 	slices.Sort(out)
 	return out

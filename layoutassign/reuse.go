@@ -156,7 +156,7 @@ func (r *reuser) hold(a *alloc, ids []int32, made bool) {
 		return // no buffer may go into a (see alloc.accepts)
 	}
 	for _, id := range ids {
-		if v := r.lv.values[id]; v.start < v.end {
+		if v := &r.lv.values[id]; v.start < v.end {
 			a.tree.add(a, interiorOf(v))
 		}
 		a.occ.byStart.insert(id)
@@ -178,7 +178,7 @@ func (r *reuser) find(b int32, in bufferInfo, of []*alloc) *alloc {
 	}
 	r.q = r.q[:0]
 	for _, id := range lv.buffers[b] {
-		r.q = append(r.q, queryOf(lv.values[id]))
+		r.q = append(r.q, queryOf(&lv.values[id]))
 	}
 	// The last made that fits, of the trees the buffer may go into.
 	var found *alloc
@@ -199,11 +199,11 @@ func (r *reuser) find(b int32, in bufferInfo, of []*alloc) *alloc {
 // XLA's BufferAssigner tries them before any other.
 func (lv *liveness) operandAlloc(b int32, of []*alloc, fits func(*alloc) bool) *alloc {
 	for _, id := range lv.buffers[b] {
-		v := lv.values[id]
-		if len(v.path()) > 0 {
+		v := &lv.values[id]
+		if len(lv.path(v)) > 0 {
 			continue
 		}
-		for _, op := range v.def.in.Operands {
+		for _, op := range lv.def(v).in.Operands {
 			st := lv.stepOf(op)
 			if st == nil {
 				continue
@@ -229,8 +229,8 @@ func (r *reuser) fits(a *alloc, b int32, in bufferInfo) bool {
 		return false
 	}
 	for _, nid := range lv.buffers[b] {
-		nv := lv.values[nid]
-		if nv.def.in.Opcode == hlo.OpCopy {
+		nv := &lv.values[nid]
+		if lv.def(nv).in.Opcode == hlo.OpCopy {
 			return lv.fits(a, b, in) // a copy does not write over its operand: see every value
 		}
 		if a.tree.interior(a).meets(queryOf(nv)) {
@@ -238,7 +238,7 @@ func (r *reuser) fits(a *alloc, b int32, in bufferInfo) bool {
 		}
 		free := true
 		touching := func(aid int32) bool {
-			free = !lv.interfere(nv, lv.values[aid])
+			free = !lv.interfere(nv, &lv.values[aid])
 			return free
 		}
 		if a.occ.byEnd.each(nv.start, nv.start, touching); !free {

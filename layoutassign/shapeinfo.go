@@ -93,7 +93,7 @@ func DescribeShape(s hlo.Shape, t Target, opts ShapeInfoOptions) (*ShapeInfo, er
 	if err != nil {
 		return nil, err
 	}
-	c, err := costOf(sh, t)
+	c, err := costOf(&sh, t)
 	if err != nil {
 		return nil, err
 	}

@@ -459,7 +459,7 @@ ENTRY e {
 		a, ok := x.allocation("mul")
 		expect(&d, "mul has an allocation of its own", ok, true)
 		if ok {
-			expect(&d, "peak buffers of mul's allocation", x.lv.values[a.first].def.in.Name, "sub")
+			expect(&d, "peak buffers of mul's allocation", x.lv.def(&x.lv.values[a.first]).in.Name, "sub")
 		}
 		return d
 	}},
@@ -478,7 +478,7 @@ ENTRY e {
 		var temps []int32
 		for _, a := range sp.LiveAtPeak {
 			if a.Kind == KindTemp {
-				temps = append(temps, int32(slices.IndexFunc(x.lv.values, func(v *hloValue) bool { return v.def.in == a.Instruction })))
+				temps = append(temps, int32(slices.IndexFunc(x.lv.values, func(v hloValue) bool { return x.lv.def(&v).in == a.Instruction })))
 			}
 		}
 		expect(&d, "peak buffers", x.namesOf(temps), []string{"concat", "neg", "rev"})
@@ -506,7 +506,7 @@ ENTRY test_module {
 		var d []string
 		arrays := 0
 		for _, id := range x.heapAll().liveAtPeak() {
-			if x.lv.values[id].shape().IsArray() && x.lv.bufOf[id] == x.buffer("copy") {
+			if x.lv.shape(&x.lv.values[id]).IsArray() && x.lv.bufOf[id] == x.buffer("copy") {
 				arrays++
 			}
 		}
@@ -555,7 +555,7 @@ ENTRY main {
 				continue
 			}
 			for _, id := range a.values {
-				op := x.lv.values[id].def.in.Opcode
+				op := x.lv.def(&x.lv.values[id]).in.Opcode
 				expect(&d, c+"'s allocation holds no copy or conditional", op == hlo.OpCopy || op == hlo.OpConditional, false)
 			}
 		}
