@@ -52,8 +52,10 @@ bench-shapes:
 # cores; default: GOMAXPROCS, as a user runs it, where the layout pass's
 # two best-fit orders run at once); and parse + print of 120 mobilenet_v2
 # modules of the corpus split by '// -----' (99 MB, written to SCALEDIR,
-# never to the repository) against wc -l on the same file.
-SCALEDIR ?= /tmp/hlo-opt-scale
+# never to the repository) against wc -l on the same file. SCALEDIR is one
+# per checkout, so that two checkouts measuring at once do not write each
+# other's files.
+SCALEDIR ?= /tmp/hlo-opt-scale$(subst /,-,$(CURDIR))
 SCALERUNS ?= 5
 SCALEJOBS ?= 1 default
 CORPUS ?= ../shared/corpus
