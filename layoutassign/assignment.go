@@ -575,14 +575,29 @@ func (lv *liveness) interfere(a, b *hloValue) bool {
 	return true
 }
 
-// canShareAsOperand reports whether user may be written over operand at
-// the position where operand's range ends.
+// canShareAsOperand reports whether user may be written over operand at a
+// position of operand's that user reads (its definition or any other, as
+// XLA's BufferAssigner::LiveRangeInterferes checks every position: a value
+// whose range ends at a bitcast of it may still be read directly, seed
+// 12629's gemm result by the loop fusion that writes over it on the H100).
 func (lv *liveness) canShareAsOperand(user, operand *hloValue) bool {
-	end, def := lv.seq[operand.endPos.st], lv.def(user).in
-	if def.Opcode == hlo.OpCopy || !slices.Contains(def.Operands, end.in) {
+	def := lv.def(user).in
+	if def.Opcode == hlo.OpCopy {
 		return false
 	}
-	return canShareOperand(end.in, end.nodes[operand.endPos.node].path, def, lv.path(user), lv.t.Backend)
+	share := func(p position) bool {
+		st := lv.seq[p.st]
+		return slices.Contains(def.Operands, st.in) && canShareOperand(st.in, st.nodes[p.node].path, def, lv.path(user), lv.t.Backend)
+	}
+	if share(position{operand.def, operand.node}) {
+		return true
+	}
+	for _, p := range lv.positionsOf(operand) {
+		if share(p) {
+			return true
+		}
+	}
+	return false
 }
 
 // allocation describes value id's buffer of the given size and kind for
