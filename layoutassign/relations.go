@@ -607,8 +607,11 @@ func tpuDotOperandLayouts(in *hlo.Instruction, out []int64, t Target) (lhs, rhs 
 		pos[dim] = len(out) - 1 - i
 	}
 	operand := func(s hlo.Shape, batch, contracting, free []int64, first int64) []int64 {
+		if !hlo.IsPermutation(majorToMinor(batch, free, contracting), s.Rank()) {
+			return nil // dims out of range (an unverified module)
+		}
 		// result dim of operand dim: batch k -> k, free j -> first+j.
-		resDim := make(map[int64]int64, s.Rank())
+		resDim := make([]int64, s.Rank())
 		for k, b := range batch {
 			resDim[b] = int64(k)
 		}

@@ -198,6 +198,9 @@ func TestTPUDotOperandLayouts(t *testing.T) {
 		// A rank-2 result constrains no operand.
 		{"f32[16,5]", "f32[5,9]", "f32[16,9] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
 			[]int64{1, 0}, nil, nil},
+		// Dims out of range (a module not verified): no layouts, no panic.
+		{"f32[4,16,5]", "f32[5,9]", "f32[4,16,9] dot(a, b), lhs_contracting_dims={7}, rhs_contracting_dims={0}",
+			[]int64{2, 1, 0}, nil, nil},
 	} {
 		m, err := hlo.ParseString("HloModule m\nENTRY e {\n  a = " + tc.a + " parameter(0)\n  b = " + tc.b +
 			" parameter(1)\n  ROOT d = " + tc.dot + "\n}\n")
