@@ -597,8 +597,8 @@ func (a *assigner) sortOperands() []sortOperand {
 	return out
 }
 
-// classTile is the tile of an entry parameter, for the arrays of its type
-// in its class.
+// classTile is the tile of an entry parameter (or a result), for the
+// arrays of its type in its class.
 type classTile struct {
 	typ        hlo.PrimitiveType
 	rows, cols int64
@@ -612,7 +612,8 @@ type classTile struct {
 // in T(8,128) whatever their second-minor dim (f32[17,48,1], f32[17,48,2]),
 // and weighs the layouts of a concatenate at risk in that tile (seed 5208:
 // f32[17,48,2] pinned to {1,0,2:T(8,128)}, where (2,128) tiles would pad
-// {1,2,0} least).
+// {1,2,0} least). A class no parameter's tile reaches takes the small
+// tile of a result in it (see below).
 func (a *assigner) paramTiles() map[int]classTile {
 	out := map[int]classTile{}
 	if a.m.Entry == nil {
@@ -631,6 +632,26 @@ func (a *assigner) paramTiles() map[int]classTile {
 			if _, seen := out[a.find(base+k)]; !seen {
 				t := s.Layout.Tiles[0]
 				out[a.find(base+k)] = classTile{typ: s.Type, rows: t[0], cols: t[1]}
+			}
+		}
+	}
+	// Then the small tiles the signature gives the results (T(1,128),
+	// T(2,128), T(4,128): a second-minor dim of 1, 2 or 4), which spread
+	// the same way (seed 12116: an associative scan of f32[1000,1,126]
+	// along dim 0, returned in {2,1,0:T(1,128)}, needs no second pass:
+	// in T(1,128) no concatenate is at risk). Results in full tiles
+	// change nothing measured in (8,128), and taking a 16-bit result's
+	// tile lost arrays on the development seeds (seed 7202).
+	if root := a.m.Entry.Root; root != nil && a.ecl != nil {
+		for _, l := range root.Shape.Leaves() {
+			r, ok := a.ecl.Result.Subshape(l.Index)
+			id := a.leafID(root, l.Index)
+			if !ok || id < 0 || !r.IsArray() || r.Rank() < 2 || r.Layout == nil || len(r.Layout.Tiles) == 0 ||
+				len(r.Layout.Tiles[0]) != 2 || r.Layout.Tiles[0][0] >= 8 {
+				continue
+			}
+			if _, seen := out[a.find(id)]; !seen {
+				out[a.find(id)] = classTile{typ: r.Type, rows: r.Layout.Tiles[0][0], cols: r.Layout.Tiles[0][1]}
 			}
 		}
 	}
