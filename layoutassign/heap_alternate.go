@@ -33,7 +33,13 @@ type alternateEvent struct {
 // before the first branch, and in each branch that uses it, from the
 // branch's start to its last use there. A conditional's output is a value
 // of its own (XLA's phi), defined at the conditional and used after it,
-// where the branches' values it takes end. A ConcatBitcast custom call
+// where the branches' values it takes end; so is a while loop's output that
+// takes its init or its body's result (whileOut): the uses after the loop
+// are the phi's, in this trace when the loop's output is in the alternate
+// memory, else in the other memory's (seed 13150: a loop's f32[48,48,2,12]
+// state in VMEM passed to a lax.cond; its init and body result counted
+// into each branch beside the phi made the peak 2971136 B for XLA's
+// 2381312). A ConcatBitcast custom call
 // (memory-space assignment's concatenation of the slices it is given in
 // place) holds no memory of its own: the slices live as long as it and
 // are used where it is. size gives each value's bytes.
@@ -51,7 +57,7 @@ func (lv *liveness) alternatePeak(ids []int32, size func(id int32) int64) int64 
 	}
 	// The phis get ids after the values'.
 	type phiKey struct {
-		cond *step
+		at   *step // the conditional or loop
 		node int
 	}
 	phis := map[phiKey]int32{}
@@ -65,8 +71,17 @@ func (lv *liveness) alternatePeak(ids []int32, size func(id int32) int64) int64 
 		}
 		sizes[id] = size(id)
 		uses, start, end := lv.concatUses(v)
-		if cond, node := lv.conditionalOut(v); cond != nil {
-			k := phiKey{cond, node}
+		at, node := lv.conditionalOut(v)
+		if w, n := lv.whileOut(v); at == nil && w != nil {
+			if sh := w.nodes[n].shape; sh.Layout != nil && sh.Layout.MemorySpace == lv.t.alternateSpace() {
+				at, node = w, n
+			} else {
+				// The loop's phi is not in this memory.
+				uses = slices.DeleteFunc(uses, func(u *step) bool { return u.time > w.time })
+			}
+		}
+		if at != nil {
+			k := phiKey{at, node}
 			p, ok := phis[k]
 			if !ok {
 				p = int32(len(lv.values) + len(phis))
@@ -75,7 +90,7 @@ func (lv *liveness) alternatePeak(ids []int32, size func(id int32) int64) int64 
 			}
 			i := int(p) - len(lv.values)
 			uses = slices.DeleteFunc(uses, func(u *step) bool {
-				if u.time > cond.time {
+				if u.time > at.time {
 					phiUses[i] = append(phiUses[i], u)
 					return true
 				}
@@ -87,7 +102,7 @@ func (lv *liveness) alternatePeak(ids []int32, size func(id int32) int64) int64 
 	}
 	for k, p := range phis {
 		i := int(p) - len(lv.values)
-		lv.allocateUses(p, phiUses[i], k.cond.time, phiEnd[i], add)
+		lv.allocateUses(p, phiUses[i], k.at.time, phiEnd[i], add)
 	}
 	slices.SortFunc(events, func(a, b alternateEvent) int {
 		return cmp.Or(cmp.Compare(a.time, b.time), cmpBool(a.free, b.free), cmp.Compare(a.v, b.v))
@@ -141,6 +156,20 @@ func (lv *liveness) conditionalOut(v *hloValue) (*step, int) {
 			if int(p.st) == c.time {
 				return c, int(p.node)
 			}
+		}
+	}
+	return nil, 0
+}
+
+// whileOut returns the while loop whose output holds value v (its init
+// or its body's result) where the loop makes a phi of it, and the node of
+// the output; nil when v reaches no loop's output or the loop's body
+// passes it through unchanged (one value in that output's set: XLA's
+// dataflow makes no phi of it).
+func (lv *liveness) whileOut(v *hloValue) (*step, int) {
+	for _, p := range lv.positionsOf(v) {
+		if st := lv.seq[p.st]; st.in.Opcode == hlo.OpWhile && len(st.sets[p.node]) > 1 {
+			return st, int(p.node)
 		}
 	}
 	return nil, 0
