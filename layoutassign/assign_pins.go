@@ -212,16 +212,7 @@ func dropHeldPins(a, b *assigner, pins *secondPass) bool {
 			if reached == nil {
 				reached = a.reachInClass(in, r)
 			}
-			at := h.at
-			for at.Parent != in.Parent && callers[at.Parent] != nil {
-				call := callers[at.Parent]
-				if at.Opcode == hlo.OpParameter && at.ParameterNumber < len(call.Operands) {
-					at = call.Operands[at.ParameterNumber]
-				} else {
-					at = call
-				}
-			}
-			if at.Parent != in.Parent || a.touches(at, reached) {
+			if at := inlinedInto(h.at, in.Parent, callers); at.Parent != in.Parent || a.touches(at, reached) {
 				delete(pins.concats, in)
 				dropped = true
 				break
@@ -229,6 +220,22 @@ func dropHeldPins(a, b *assigner, pins *secondPass) bool {
 		}
 	}
 	return dropped
+}
+
+// inlinedInto is what x stands for in computation c once the calls
+// between them are inlined: a callee's parameter the call's operand, any
+// other instruction of a callee the call itself; x itself where no call
+// leads from c to it.
+func inlinedInto(x *hlo.Instruction, c *hlo.Computation, callers map[*hlo.Computation]*hlo.Instruction) *hlo.Instruction {
+	for x.Parent != c && callers[x.Parent] != nil {
+		call := callers[x.Parent]
+		if x.Opcode == hlo.OpParameter && x.ParameterNumber < len(call.Operands) {
+			x = call.Operands[x.ParameterNumber]
+		} else {
+			x = call
+		}
+	}
+	return x
 }
 
 // hold is an instruction that holds its class in its first-pass layout
@@ -567,7 +574,8 @@ func tiledElements(dims, m2m []int64, rows, cols int64) int64 {
 	return n
 }
 
-// sortOperand is an array operand of a sort and the dimension it sorts.
+// sortOperand is an array operand (id) of a sort and the dimension it
+// sorts.
 type sortOperand struct {
 	sort *hlo.Instruction
 	id   int

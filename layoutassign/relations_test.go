@@ -318,7 +318,7 @@ func TestDotLayoutMemo(t *testing.T) {
 // call (the differential tester's compiles: top-1 of an f32 or s32 matrix
 // with rows of 2 or more) and those it makes sorts.
 func TestTPUTopKCall(t *testing.T) {
-	m, err := hlo.ParseString(`HloModule m
+	assert.Equal(t, map[string]bool{"k1": true, "k2": false, "kb": false, "kc": false, "kd": false}, topKs(t, `HloModule m
 ENTRY e {
   a = f32[24,64] parameter(0)
   b = bf16[24,64] parameter(1)
@@ -331,22 +331,14 @@ ENTRY e {
   kd = (f32[4,24,1], s32[4,24,1]) topk(d), k=1, largest=true
   ROOT t = tuple(k1, k2, kb, kc, kd)
 }
-`)
-	require.NoError(t, err)
-	kept := map[string]bool{}
-	for _, in := range m.Entry.Instructions {
-		if in.Opcode == hlo.OpTopK {
-			kept[in.Name] = tpuTopKCall(in)
-		}
-	}
-	assert.Equal(t, map[string]bool{"k1": true, "k2": false, "kb": false, "kc": false, "kd": false}, kept)
+`, tpuTopKCall))
 }
 
 // TestTPUTopKKept: beyond top-1, XLA's TPU compiler keeps the top k of an
 // f32 or s32 matrix whose rows hold 50k elements or more (bf16 with 8 rows
 // or more) as its TopK custom call; the others become sorts.
 func TestTPUTopKKept(t *testing.T) {
-	m, err := hlo.ParseString(`HloModule m
+	assert.Equal(t, map[string]bool{"ka": true, "kb": false, "kc": false, "kd": true, "ke": false}, topKs(t, `HloModule m
 ENTRY e {
   a = f32[512,1000] parameter(0)
   b = f32[470,232] parameter(1)
@@ -360,13 +352,19 @@ ENTRY e {
   ke = (f32[4,24,2], s32[4,24,2]) topk(e), k=2, largest=true
   ROOT t = tuple(ka, kb, kc, kd, ke)
 }
-`)
+`, tpuTopKKept))
+}
+
+// topKs parses src and reports kept for each top-k of its entry, by name.
+func topKs(t *testing.T, src string, kept func(*hlo.Instruction) bool) map[string]bool {
+	t.Helper()
+	m, err := hlo.ParseString(src)
 	require.NoError(t, err)
-	kept := map[string]bool{}
+	out := map[string]bool{}
 	for _, in := range m.Entry.Instructions {
 		if in.Opcode == hlo.OpTopK {
-			kept[in.Name] = tpuTopKKept(in)
+			out[in.Name] = kept(in)
 		}
 	}
-	assert.Equal(t, map[string]bool{"ka": true, "kb": false, "kc": false, "kd": true, "ke": false}, kept)
+	return out
 }
