@@ -36,6 +36,9 @@ type liveness struct {
 	order   string
 	// parallel fans out independent work (nil: one goroutine).
 	parallel fanOut
+	// summary makes the spaces' reports hold their figures and the
+	// allocations live at their peaks only (Options.Summary).
+	summary bool
 
 	// values are the values by id; valueCosts their arrays' costs (nil
 	// for a tuple table or token). positions and uses hold the spans of
