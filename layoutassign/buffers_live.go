@@ -144,13 +144,13 @@ func (lv *liveness) tempLives(r *heapRun) tempLives {
 	for s := range at {
 		at[s] = -1
 	}
-	allocs := 0 // each starts a life, and a few shares do
+	starts := 0 // each allocation starts a life, and so may a share
 	for _, e := range r.events {
-		if e.kind == evAlloc {
-			allocs++
+		if e.kind != evFree {
+			starts++
 		}
 	}
-	lives := make([]bufferLife, 0, allocs)
+	lives := make([]bufferLife, 0, starts)
 	lifeOf := make([]int32, len(r.size)) // by the value naming the buffer: its life, plus one
 	bufs := newBufferRefs(len(r.size))
 	var mem, most int64

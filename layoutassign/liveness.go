@@ -99,8 +99,8 @@ func newLiveness(m *hlo.Module, entry *hlo.Computation, t Target, costs func(*hl
 func (lv *liveness) collectBuffers() {
 	n := len(lv.values)
 	lv.bufOf = make([]int32, n)
-	index := make([]int32, n) // a root value -> its buffer, plus one
-	var count []int32         // each buffer's values
+	index := make([]int32, n)    // a root value -> its buffer, plus one
+	count := make([]int32, 0, n) // each buffer's values
 	for id := range lv.values {
 		r := lv.find(int32(id))
 		if index[r] == 0 {
