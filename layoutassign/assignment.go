@@ -595,7 +595,7 @@ func (lv *liveness) canShareAsOperand(user, operand *hloValue) bool {
 		return false
 	}
 	share := func(p position) bool {
-		st := lv.seq[p.st]
+		st := &lv.seq[p.st]
 		return slices.Contains(def.Operands, st.in) && canShareOperand(st.in, st.nodes[p.node].path, def, lv.path(user), lv.t.Backend)
 	}
 	if share(position{operand.def, operand.node}) {

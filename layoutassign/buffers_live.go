@@ -284,7 +284,7 @@ func (lv *liveness) aliasRefs(first int32, values []int32) []ValueRef {
 		ps = append(ps, lv.positionsOf(v)...)
 	}
 	ref := func(p position) ValueRef {
-		st := lv.seq[p.st]
+		st := &lv.seq[p.st]
 		in := st.in
 		if o := lv.orig[in]; o != nil {
 			in = o

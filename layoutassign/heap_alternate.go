@@ -184,11 +184,11 @@ func (lv *liveness) splitConditional(id int32, uses []*step, cond *step, start, 
 func (lv *liveness) traceUses(v *hloValue) []*step {
 	out := make([]*step, 0, v.uses.n+1)
 	for _, u := range lv.usesOf(v) {
-		out = append(out, lv.seq[u.st])
+		out = append(out, &lv.seq[u.st])
 	}
 	id := lv.def(v).defs[v.node]
 	for _, p := range lv.positionsOf(v) {
-		st := lv.seq[p.st]
+		st := &lv.seq[p.st]
 		in := st.in
 		if in.Parent == nil || in.Parent.Root != in || slices.Contains(out, st) {
 			continue

@@ -833,7 +833,8 @@ func analyzeXLA(t *testing.T, src string) *xlaRun {
 }
 
 func (x *xlaRun) step(name string) *step {
-	for _, st := range x.lv.seq {
+	for i := range x.lv.seq {
+		st := &x.lv.seq[i]
 		if st.in.Name == name {
 			return st
 		}
