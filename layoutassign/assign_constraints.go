@@ -79,6 +79,10 @@ func (a *assigner) fixStated() error {
 				switch in.Opcode {
 				case hlo.OpSort:
 					a.requireLeastPadding(in)
+				case hlo.OpTopK:
+					if !a.fused[c] && !tpuTopKKept(in) {
+						a.requireTopK(in)
+					}
 				case hlo.OpDot:
 					// A dot XLA makes a multiply and a reduce before laying
 					// the module out has no dot layout (reproducer
@@ -432,6 +436,50 @@ func (a *assigner) requireLeastPadding(sort *hlo.Instruction) {
 		}
 		a.require(id, sortOrder(op.Shape, sort.Typed.Dimensions[0], a.opts.Target), site{user: sort, op: i}, nil)
 	}
+}
+
+// requireTopK requires the results of a top-k, which XLA's TPU compiler
+// makes a sort along the operand's last dim and a slice before laying the
+// module out, in the layout of that sort (sortOrder of the operand). Its
+// log lists the sort as incompatible when the first pass gave it another
+// layout and pins it, ahead of the entry signature (seed 12167: the top 5
+// of f32[31,200]{1,0}, scanned along dim 0 and returned in {0,1}, run in
+// {1,0}, the result copied). The operand is left alone: requiring it too
+// made 23 of the development programs worse (seed 5056's f32[513,127],
+// top 2 along dim 1, stays {1,0} where sortOrder is {0,1}).
+func (a *assigner) requireTopK(in *hlo.Instruction) {
+	op := in.Operands[0]
+	if len(in.Operands) != 1 || !op.Shape.IsArray() || op.Shape.Rank() < 2 || !in.Shape.IsTuple() {
+		return
+	}
+	m2m := sortOrder(op.Shape, int64(op.Shape.Rank()-1), a.opts.Target)
+	for k := range int64(2) {
+		if id := a.leafID(in, []int64{k}); a.assignable(id) {
+			a.require(id, m2m, site{}, nil)
+		}
+	}
+}
+
+// tpuTopKKept reports whether XLA's TPU compiler keeps top-k in as its
+// TopK custom call rather than making it a sort: top-1 (tpuTopKCall) and
+// the top k of an f32 or s32 matrix (bf16 with 8 rows or more) whose rows
+// hold 50k elements or more. In the development compiles, every kept
+// top-k of k >= 2 has rows of 63.5k or more (f32[513,127] top 2,
+// f32[512,1000] top 8: reproducer issue24-topk-sort-tpu-v5e-11573fe5),
+// every one made a sort 46.4k or fewer (f32[470,232] top 5); bf16[4,768]
+// top 2 is a sort.
+func tpuTopKKept(in *hlo.Instruction) bool {
+	if tpuTopKCall(in) {
+		return true
+	}
+	if len(in.Operands) != 1 {
+		return false
+	}
+	s := in.Operands[0].Shape
+	kv, _ := in.Attr("k")
+	k, err := strconv.ParseInt(strings.TrimSpace(kv), 10, 64)
+	return err == nil && k >= 1 && s.IsArray() && s.Rank() == 2 && s.Dims[1] >= 50*k &&
+		(s.Type == hlo.F32 || s.Type == hlo.S32 || s.Type == hlo.BF16 && s.Dims[0] >= 8)
 }
 
 // sortOrder is the layout XLA's TPU layout assignment gives a sort along

@@ -127,10 +127,23 @@ func (a *assigner) concatPins(pins *secondPass) {
 // second pass because a conditional's result, settled, stands between
 // (seed 11136: f32[513,64] scanned along dim 0, passed through a cond and
 // argsorted along dim 1: the scan is {1,0}, the pin's, the sort {0,1};
-// reproducer layouts-tpu-v5e-838e885d). A scatter holds its class the same way (seed 11086: f32[64,513] scanned
-// along dim 1 and scattered into by rows stays {1,0}, the scatter's, its
-// concatenates pinned to {0,1} in the second pass; reproducer
-// layouts-tpu-v5e-7f01f8c7).
+// reproducer layouts-tpu-v5e-838e885d). A scatter holds its class the
+// same way (seed 11086: f32[64,513] scanned along dim 1 and scattered
+// into by rows stays {1,0}, the scatter's, its concatenates pinned to
+// {0,1} in the second pass; reproducer layouts-tpu-v5e-7f01f8c7), and so
+// does a reduce of an operand outside the class, in the layout its
+// operand gives it (seed 12661: f32[7,256,64]{1,2,0} reduced over dim 0
+// and scanned along dim 0 stays {0,1} after four passes, its
+// concatenates pinned to {1,0} in the second, the reduce then listed as
+// incompatible).
+//
+// Only what the pin reaches holds it: in its computation (a call's
+// callee counts as its call, which XLA inlines first), connected to the
+// concatenate through operands and users of the class, never through an
+// entry parameter, whose layout is fixed, nor a tuple (reachInClass).
+// Seed 12473: bf16[31,257] scanned along dim 1 and, through a sigmoid,
+// sorted along dim 0 is {0,1}, the pin's; seed 12392: u32[32,255]
+// scattered into and, converted, scanned along dim 1 is {0,1} too.
 func dropHeldPins(a, b *assigner, pins *secondPass) bool {
 	settled := map[int]bool{}
 	for in := range pins.settled {
@@ -138,23 +151,50 @@ func dropHeldPins(a, b *assigner, pins *secondPass) bool {
 			settled[b.find(id)] = true
 		}
 	}
-	sorted := map[int][]int64{}
-	for _, s := range a.sortOperands() {
-		if !settled[b.find(s.id)] {
-			sorted[a.find(s.id)] = append(sorted[a.find(s.id)], s.dim)
+	// holds lists, by first-pass class, the instructions that hold it and
+	// whether a pin's layout upsets each.
+	holds := map[int][]hold{}
+	add := func(at *hlo.Instruction, id int, upset func(pin []int64) bool) {
+		if !settled[b.find(id)] {
+			holds[a.find(id)] = append(holds[a.find(id)], hold{at, upset})
 		}
 	}
-	scattered := map[int][][]int64{}
+	for _, s := range a.sortOperands() {
+		add(s.sort, s.id, func(pin []int64) bool { return pin[0] == s.dim })
+	}
 	for _, c := range a.m.Computations {
 		if a.fused[c] {
 			continue
 		}
 		for _, in := range c.Instructions {
-			if !tpuScatter(in) {
+			id := a.leafID(in, nil)
+			if id < 0 {
 				continue
 			}
-			if id := a.leafID(in, nil); id >= 0 && !settled[b.find(id)] {
-				scattered[a.find(id)] = append(scattered[a.find(id)], scatterLayout(in.Shape, in.Typed.Scatter, a.opts.Target))
+			switch {
+			case tpuScatter(in):
+				want := scatterLayout(in.Shape, in.Typed.Scatter, a.opts.Target)
+				add(in, id, func(pin []int64) bool { return !slices.Equal(want, pin) })
+			case in.Opcode == hlo.OpReduce && len(in.Operands) == 2 && in.Shape.IsArray() && in.Shape.Rank() >= 2:
+				// A reduce of an operand outside its class keeps the
+				// layout its operand gives it.
+				oid := a.leafID(in.Operands[0], nil)
+				if oid < 0 || a.find(oid) == a.find(id) || a.layoutOf(oid) == nil {
+					continue
+				}
+				if want := reduceOutputLayout(a.layoutOf(oid), in.Typed.Dimensions); slices.Equal(want, a.layoutOf(id)) {
+					add(in, id, func(pin []int64) bool { return len(pin) == len(want) && !slices.Equal(want, pin) })
+				}
+			}
+		}
+	}
+	// callers maps a computation a call runs to the call (XLA inlines it
+	// before laying the module out).
+	callers := map[*hlo.Computation]*hlo.Instruction{}
+	for _, c := range a.m.Computations {
+		for _, in := range c.Instructions {
+			if in.Opcode == hlo.OpCall && len(in.Called) == 1 {
+				callers[in.Called[0]] = in
 			}
 		}
 	}
@@ -164,12 +204,82 @@ func dropHeldPins(a, b *assigner, pins *secondPass) bool {
 			continue
 		}
 		r := a.find(a.leafID(in, nil))
-		if slices.Contains(sorted[r], m2m[0]) || slices.ContainsFunc(scattered[r], func(w []int64) bool { return !slices.Equal(w, m2m) }) {
-			delete(pins.concats, in)
-			dropped = true
+		var reached map[*hlo.Instruction]bool
+		for _, h := range holds[r] {
+			if !h.upset(m2m) {
+				continue
+			}
+			if reached == nil {
+				reached = a.reachInClass(in, r)
+			}
+			at := h.at
+			for at.Parent != in.Parent && callers[at.Parent] != nil {
+				call := callers[at.Parent]
+				if at.Opcode == hlo.OpParameter && at.ParameterNumber < len(call.Operands) {
+					at = call.Operands[at.ParameterNumber]
+				} else {
+					at = call
+				}
+			}
+			if at.Parent != in.Parent || a.touches(at, reached) {
+				delete(pins.concats, in)
+				dropped = true
+				break
+			}
 		}
 	}
 	return dropped
+}
+
+// hold is an instruction that holds its class in its first-pass layout
+// against a pin that upsets it (dropHeldPins).
+type hold struct {
+	at    *hlo.Instruction
+	upset func(pin []int64) bool
+}
+
+// touches reports whether x, one of its operands or one of its users is
+// in reached.
+func (a *assigner) touches(x *hlo.Instruction, reached map[*hlo.Instruction]bool) bool {
+	if reached[x] || slices.ContainsFunc(x.Operands, func(op *hlo.Instruction) bool { return reached[op] }) {
+		return true
+	}
+	b, ok := a.base(x)
+	return ok && slices.ContainsFunc(a.users.at(b), func(u *hlo.Instruction) bool { return reached[u] })
+}
+
+// reachInClass returns the instructions of from's computation whose array
+// result is in class r and is connected to from through operands and users
+// in it, never through a tuple nor an entry parameter: a parameter's
+// layout is fixed, so a pin's layout stops there (seed 12473: a0 scanned
+// and, through a sigmoid, sorted along the dim the scan's pin makes minor;
+// the sort does not hold the scan).
+func (a *assigner) reachInClass(from *hlo.Instruction, r int) map[*hlo.Instruction]bool {
+	inClass := func(x *hlo.Instruction) bool {
+		b, ok := a.base(x)
+		return ok && x.Shape.IsArray() && !(x.Opcode == hlo.OpParameter && x.Parent == a.m.Entry) && a.find(b) == r
+	}
+	seen := map[*hlo.Instruction]bool{from: true}
+	queue := []*hlo.Instruction{from}
+	visit := func(x *hlo.Instruction) {
+		if !seen[x] && x.Parent == from.Parent && inClass(x) {
+			seen[x] = true
+			queue = append(queue, x)
+		}
+	}
+	for len(queue) > 0 {
+		x := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		for _, op := range x.Operands {
+			visit(op)
+		}
+		if b, ok := a.base(x); ok {
+			for _, u := range a.users.at(b) {
+				visit(u)
+			}
+		}
+	}
+	return seen
 }
 
 // controlResult reports whether in is the result of a while loop or a
@@ -459,8 +569,9 @@ func tiledElements(dims, m2m []int64, rows, cols int64) int64 {
 
 // sortOperand is an array operand of a sort and the dimension it sorts.
 type sortOperand struct {
-	id  int
-	dim int64
+	sort *hlo.Instruction
+	id   int
+	dim  int64
 }
 
 // sortOperands returns the operands of the sorts that keep the dimension
@@ -478,7 +589,7 @@ func (a *assigner) sortOperands() []sortOperand {
 			d := in.Typed.Dimensions[0]
 			for _, op := range in.Operands {
 				if id := a.leafID(op, nil); id >= 0 && op.Shape.IsArray() && d < int64(op.Shape.Rank()) && op.Shape.Dims[d] < 128 {
-					out = append(out, sortOperand{id: id, dim: d})
+					out = append(out, sortOperand{sort: in, id: id, dim: d})
 				}
 			}
 		}
@@ -486,8 +597,8 @@ func (a *assigner) sortOperands() []sortOperand {
 	return out
 }
 
-// classTile is the tile of an entry parameter, for the arrays of its type
-// in its class.
+// classTile is the tile of an entry parameter (or a result), for the
+// arrays of its type in its class.
 type classTile struct {
 	typ        hlo.PrimitiveType
 	rows, cols int64
@@ -501,7 +612,8 @@ type classTile struct {
 // in T(8,128) whatever their second-minor dim (f32[17,48,1], f32[17,48,2]),
 // and weighs the layouts of a concatenate at risk in that tile (seed 5208:
 // f32[17,48,2] pinned to {1,0,2:T(8,128)}, where (2,128) tiles would pad
-// {1,2,0} least).
+// {1,2,0} least). A class no parameter's tile reaches takes the small
+// tile of a result in it (see below).
 func (a *assigner) paramTiles() map[int]classTile {
 	out := map[int]classTile{}
 	if a.m.Entry == nil {
@@ -520,6 +632,26 @@ func (a *assigner) paramTiles() map[int]classTile {
 			if _, seen := out[a.find(base+k)]; !seen {
 				t := s.Layout.Tiles[0]
 				out[a.find(base+k)] = classTile{typ: s.Type, rows: t[0], cols: t[1]}
+			}
+		}
+	}
+	// Then the small tiles the signature gives the results (T(1,128),
+	// T(2,128), T(4,128): a second-minor dim of 1, 2 or 4), which spread
+	// the same way (seed 12116: an associative scan of f32[1000,1,126]
+	// along dim 0, returned in {2,1,0:T(1,128)}, needs no second pass:
+	// in T(1,128) no concatenate is at risk). Results in full tiles
+	// change nothing measured in (8,128), and taking a 16-bit result's
+	// tile lost arrays on the development seeds (seed 7202).
+	if root := a.m.Entry.Root; root != nil && a.ecl != nil {
+		for _, l := range root.Shape.Leaves() {
+			r, ok := a.ecl.Result.Subshape(l.Index)
+			id := a.leafID(root, l.Index)
+			if !ok || id < 0 || !r.IsArray() || r.Rank() < 2 || r.Layout == nil || len(r.Layout.Tiles) == 0 ||
+				len(r.Layout.Tiles[0]) != 2 || r.Layout.Tiles[0][0] >= 8 {
+				continue
+			}
+			if _, seen := out[a.find(id)]; !seen {
+				out[a.find(id)] = classTile{typ: r.Type, rows: r.Layout.Tiles[0][0], cols: r.Layout.Tiles[0][1]}
 			}
 		}
 	}

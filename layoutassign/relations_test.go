@@ -341,3 +341,32 @@ ENTRY e {
 	}
 	assert.Equal(t, map[string]bool{"k1": true, "k2": false, "kb": false, "kc": false, "kd": false}, kept)
 }
+
+// TestTPUTopKKept: beyond top-1, XLA's TPU compiler keeps the top k of an
+// f32 or s32 matrix whose rows hold 50k elements or more (bf16 with 8 rows
+// or more) as its TopK custom call; the others become sorts.
+func TestTPUTopKKept(t *testing.T) {
+	m, err := hlo.ParseString(`HloModule m
+ENTRY e {
+  a = f32[512,1000] parameter(0)
+  b = f32[470,232] parameter(1)
+  c = bf16[4,768] parameter(2)
+  d = bf16[24,255] parameter(3)
+  e = f32[4,24,1000] parameter(4)
+  ka = (f32[512,8], s32[512,8]) topk(a), k=8, largest=true
+  kb = (f32[470,5], s32[470,5]) topk(b), k=5, largest=true
+  kc = (bf16[4,2], s32[4,2]) topk(c), k=2, largest=true
+  kd = (bf16[24,2], s32[24,2]) topk(d), k=2, largest=true
+  ke = (f32[4,24,2], s32[4,24,2]) topk(e), k=2, largest=true
+  ROOT t = tuple(ka, kb, kc, kd, ke)
+}
+`)
+	require.NoError(t, err)
+	kept := map[string]bool{}
+	for _, in := range m.Entry.Instructions {
+		if in.Opcode == hlo.OpTopK {
+			kept[in.Name] = tpuTopKKept(in)
+		}
+	}
+	assert.Equal(t, map[string]bool{"ka": true, "kb": false, "kc": false, "kd": true, "ke": false}, kept)
+}

@@ -144,8 +144,13 @@ func (n *LayoutTally) Compare(name string, ours, after *hlo.Module) {
 				continue
 			}
 			cands := byKey[layoutKey(in)]
-			if in.Opcode == hlo.OpParameter && fusionParams[comp] {
-				cands = nil // made by XLA's fusion or async wrapping, whatever its metadata says
+			if in.Opcode == hlo.OpParameter && fusionParams[comp] || in.Opcode == hlo.OpCopy {
+				// Made by XLA's fusion or async wrapping, whatever its
+				// metadata says; or a copy, made by XLA's layout
+				// assignment (a before-optimizations module has none),
+				// whose key would match one the laid-out module inserted
+				// by shape alone.
+				cands = nil
 			}
 			if len(cands) == 0 {
 				n.Unmatched++

@@ -73,3 +73,28 @@ ENTRY e {
 	assert.Equal(t, 2, n.Agree)
 	assert.Empty(t, n.List)
 }
+
+// TestLayoutTallySkipsCopies: a copy of XLA's after-optimizations module
+// was made by its layout assignment; the laid-out module's copies are ours,
+// and the two would match by shape alone.
+func TestLayoutTallySkipsCopies(t *testing.T) {
+	ours, err := hlo.ParseString(`HloModule m
+ENTRY e {
+  p = f32[8,16]{1,0} parameter(0)
+  n = f32[8,16]{1,0} negate(p), metadata={op_name="n"}
+  ROOT copy.layout.1 = f32[8,16]{0,1} copy(n)
+}`)
+	require.NoError(t, err)
+	after, err := hlo.ParseString(`HloModule m
+ENTRY e {
+  p = f32[8,16]{1,0} parameter(0)
+  n = f32[8,16]{1,0} negate(p), metadata={op_name="n"}
+  ROOT copy.3 = f32[8,16]{1,0} copy(n)
+}`)
+	require.NoError(t, err)
+	n := NewLayoutTally()
+	n.Compare("case", ours, after)
+	assert.Equal(t, 2, n.Arrays, "p and n, not the copies")
+	assert.Equal(t, 1, n.Unmatched)
+	assert.Empty(t, n.List)
+}
