@@ -22,6 +22,13 @@ type Options struct {
 	//
 	// Deprecated: stated layouts are kept unless Relayout.
 	KeepLayouts bool
+	// Summary makes the layout pass's memory report keep what its text
+	// report prints: each memory space's figures and the allocations live
+	// at its peak, not its Buffers (with their aliases) nor its Timeline
+	// (on a module of many thousand buffers, several times the data the
+	// report prints). The JSON, HTML and DOT reports need them. hlo-opt
+	// sets it when the text reports are its only output.
+	Summary bool
 	// Logger receives debug logs; nil means zap.NewNop().
 	Logger *zap.Logger
 }

@@ -99,7 +99,8 @@ type SpaceReport struct {
 	// Buffers are the space's buffers, each once (its own allocations in
 	// the order made, then the temporaries in the order the heap
 	// replay allocates them): what the Timeline counts at each step (see
-	// LiveAt).
+	// LiveAt). A summary (Options.Summary) leaves Buffers and Timeline
+	// empty.
 	Buffers []Buffer
 	// Timeline is what the space holds at each step of the schedule: the
 	// parameters, constants and outputs throughout, plus the temporaries
@@ -257,7 +258,10 @@ func sortedKeys[V any](m map[int64]V) []int64 {
 }
 
 // fillSpace sets a memory space's figures from its allocations and the
-// replay of its temporaries (nil when it has none).
+// replay of its temporaries (nil when it has none). In a summary
+// (liveness.summary) it makes only the buffers live at the peak, without
+// their aliases, to find LiveAtPeak, and leaves Buffers and Timeline
+// empty.
 func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, sizes []int64) {
 	var fixed, fixedU int64 // parameters, constants and outputs
 	own := func(a *alloc) bool {
@@ -272,8 +276,14 @@ func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, si
 	var temps tempLives
 	if run != nil {
 		temps = lv.tempLives(run)
+		if run.peakEvent >= 0 {
+			sr.PeakStep = run.events[run.peakEvent].time
+			if sr.PeakStep < len(lv.seq) {
+				sr.PeakAt = lv.seq[sr.PeakStep].in.Name
+			}
+		}
 	}
-	sr.Buffers = make([]Buffer, 0, n+len(temps.lives))
+	sr.Buffers = make([]Buffer, 0, n+temps.count(lv.summary, sr.PeakStep))
 	for _, a := range allocs {
 		if !own(a) {
 			continue
@@ -295,18 +305,14 @@ func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, si
 		fixed, fixedU = fixed+b.Cost.Bytes, fixedU+b.Cost.Unpadded
 		sr.Buffers = append(sr.Buffers, b)
 	}
-	sr.Timeline = lv.timeline(fixed, fixedU, run)
+	if !lv.summary {
+		sr.Timeline = lv.timeline(fixed, fixedU, run)
+	}
 	sr.ArgumentBytes, sr.OutputBytes = sr.Stats.ParameterBytes, sr.Stats.MaybeLiveOutBytes
 	if run != nil {
 		sr.Stats.PreallocatedTempFragmentationBytes = run.heapSize - run.noFrag
 		sr.TemporaryPeakBytes = run.peak
-		sr.Buffers = lv.appendTempBuffers(sr.Buffers, temps, sizes)
-		if run.peakEvent >= 0 {
-			sr.PeakStep = run.events[run.peakEvent].time
-			if sr.PeakStep < len(lv.seq) {
-				sr.PeakAt = lv.seq[sr.PeakStep].in.Name
-			}
-		}
+		sr.Buffers = lv.appendTempBuffers(sr.Buffers, temps, sizes, sr.PeakStep)
 	}
 	idx := sr.liveAt(sr.PeakStep)
 	sr.LiveAtPeak = make([]Allocation, len(idx))
@@ -315,6 +321,9 @@ func (lv *liveness) fillSpace(sr *SpaceReport, allocs []*alloc, run *heapRun, si
 		sr.PeakBytes += b.Cost.Bytes
 		sr.PeakUnpadded += b.Cost.Unpadded
 		sr.LiveAtPeak[k] = b.Allocation
+	}
+	if lv.summary {
+		sr.Buffers = nil
 	}
 }
 
@@ -586,7 +595,7 @@ func (lv *liveness) canShareAsOperand(user, operand *hloValue) bool {
 		return false
 	}
 	share := func(p position) bool {
-		st := lv.seq[p.st]
+		st := &lv.seq[p.st]
 		return slices.Contains(def.Operands, st.in) && canShareOperand(st.in, st.nodes[p.node].path, def, lv.path(user), lv.t.Backend)
 	}
 	if share(position{operand.def, operand.node}) {

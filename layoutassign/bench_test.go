@@ -82,7 +82,7 @@ func BenchmarkPlace(b *testing.B) {
 	require.NoError(b, err)
 	r, err := AnalyzeMemory(m, tgt)
 	require.NoError(b, err)
-	lv, err := newLiveness(m, m.Entry, tgt, func(in *hlo.Instruction) []ArrayCost { return r.Arrays[in] })
+	lv, err := newLiveness(m, m.Entry, tgt, r.ArraysOf)
 	require.NoError(b, err)
 	infos := lv.classify()
 	all := make([]int32, len(lv.buffers))

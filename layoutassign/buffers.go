@@ -149,7 +149,8 @@ func (lv *liveness) unite(ids ...int32) {
 // is, as XLA's buffer assignment would.)
 func (lv *liveness) groupBuffers() {
 	lv.parent = newUnionFind[int32](len(lv.values))
-	for _, st := range lv.seq {
+	for i := range lv.seq {
+		st := &lv.seq[i]
 		for _, set := range st.sets {
 			if len(set) > 1 {
 				lv.unite(set...)

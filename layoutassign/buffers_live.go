@@ -104,7 +104,9 @@ func (sp *SpaceReport) order(keep func(*Buffer) bool) []int {
 func (lv *liveness) fixedBuffer(a *alloc) Buffer {
 	b := Buffer{Allocation: lv.allocation(a.first, a.size, a.kind()), defined: int(lv.values[a.first].def)}
 	b.Start, b.End = 0, max(len(lv.seq)-1, 0)
-	b.Aliases = lv.aliasRefs(a.first, a.values)
+	if !lv.summary {
+		b.Aliases = lv.aliasRefs(a.first, a.values)
+	}
 	return b
 }
 
@@ -117,6 +119,9 @@ type bufferLife struct {
 	alloc, free int
 	root        int32
 	first, last int32
+	// start and end are the first and last steps at which the Timeline
+	// counts the buffer: those whose shown event falls in [alloc, free).
+	start, end int
 }
 
 // tempLives are the lives of a heap run's buffers, in the order of their
@@ -139,13 +144,13 @@ func (lv *liveness) tempLives(r *heapRun) tempLives {
 	for s := range at {
 		at[s] = -1
 	}
-	allocs := 0 // each starts a life, and a few shares do
+	starts := 0 // each allocation starts a life, and so may a share
 	for _, e := range r.events {
-		if e.kind == evAlloc {
-			allocs++
+		if e.kind != evFree {
+			starts++
 		}
 	}
-	lives := make([]bufferLife, 0, allocs)
+	lives := make([]bufferLife, 0, starts)
 	lifeOf := make([]int32, len(r.size)) // by the value naming the buffer: its life, plus one
 	bufs := newBufferRefs(len(r.size))
 	var mem, most int64
@@ -189,30 +194,53 @@ func (lv *liveness) tempLives(r *heapRun) tempLives {
 	if n := len(r.events); n > 0 {
 		fill(at, r.events[n-1].time+1, len(at), n-1)
 	}
+	for k := range lives {
+		// at does not decrease: the steps are one run.
+		l := &lives[k]
+		l.start, l.end = firstIndex(at, l.alloc), firstIndex(at, l.free)-1
+	}
 	tl.lives = lives
 	return tl
 }
 
 // appendTempBuffers appends to out the buffers of a heap run whose lives
 // are tl, each with the steps it is live at as the space's Timeline counts
-// them.
-func (lv *liveness) appendTempBuffers(out []Buffer, tl tempLives, sizes []int64) []Buffer {
-	out = slices.Grow(out, len(tl.lives))
+// them; in a summary (liveness.summary) only those live at step peak,
+// without their aliases.
+func (lv *liveness) appendTempBuffers(out []Buffer, tl tempLives, sizes []int64, peak int) []Buffer {
+	out = slices.Grow(out, tl.count(lv.summary, peak))
 	var members []int32
 	for _, l := range tl.lives {
-		members = members[:0]
-		for v := l.first; v >= 0; v = tl.next[v] - 1 {
-			members = append(members, v)
+		if lv.summary && (peak < l.start || peak > l.end) {
+			continue
 		}
 		b := Buffer{Allocation: lv.allocation(l.root, sizes[lv.bufOf[l.root]], KindTemp), defined: int(lv.values[l.root].def)}
-		// The steps whose shown event falls in [alloc, free): at does not
-		// decrease, so they are one run.
-		b.Start = firstIndex(tl.at, l.alloc)
-		b.End = firstIndex(tl.at, l.free) - 1
-		b.Aliases = lv.aliasRefs(l.root, members)
+		b.Start, b.End = l.start, l.end
+		if !lv.summary {
+			members = members[:0]
+			for v := l.first; v >= 0; v = tl.next[v] - 1 {
+				members = append(members, v)
+			}
+			b.Aliases = lv.aliasRefs(l.root, members)
+		}
 		out = append(out, b)
 	}
 	return out
+}
+
+// count is how many buffers appendTempBuffers makes of the lives: one a
+// life, or in a summary one a life the Timeline counts at step peak.
+func (tl tempLives) count(summary bool, peak int) int {
+	if !summary {
+		return len(tl.lives)
+	}
+	n := 0
+	for _, l := range tl.lives {
+		if l.start <= peak && peak <= l.end {
+			n++
+		}
+	}
+	return n
 }
 
 // fill sets at[s] = e for the steps from <= s < to that at holds.
@@ -256,7 +284,7 @@ func (lv *liveness) aliasRefs(first int32, values []int32) []ValueRef {
 		ps = append(ps, lv.positionsOf(v)...)
 	}
 	ref := func(p position) ValueRef {
-		st := lv.seq[p.st]
+		st := &lv.seq[p.st]
 		in := st.in
 		if o := lv.orig[in]; o != nil {
 			in = o

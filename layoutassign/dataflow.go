@@ -130,7 +130,7 @@ type use struct {
 }
 
 // def is the step that defines v.
-func (lv *liveness) def(v *hloValue) *step { return lv.seq[v.def] }
+func (lv *liveness) def(v *hloValue) *step { return &lv.seq[v.def] }
 
 // path is v's shape index.
 func (lv *liveness) path(v *hloValue) []int64 { return lv.seq[v.def].nodes[v.node].path }

@@ -38,7 +38,7 @@ ENTRY main {
 		fmt.Println(err)
 		return
 	}
-	c := mr.Arrays[m.Entry.Instructions[2]][0]
+	c := mr.ArraysOf(m.Entry.Instructions[2])[0]
 	fmt.Printf("small: %d bytes for %d (%.1fx, %s)\n", c.Bytes, c.Unpadded, c.Expansion, c.Rule)
 	// Output:
 	// p f32[128,256]{0,1:T(8,128)}

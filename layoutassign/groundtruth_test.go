@@ -123,7 +123,7 @@ func valueBytes(r *MemoryReport, in *hlo.Instruction, index []int64, t Target) (
 	if sub.IsTuple() {
 		return t.TupleTableBytes(len(sub.Tuple)), "tuple index table"
 	}
-	for _, c := range r.Arrays[in] {
+	for _, c := range r.ArraysOf(in) {
 		if slices.Equal(c.Index, index) || in.Shape.IsArray() {
 			return c.Bytes, "array " + sub.String() + ", " + c.Rule.Name
 		}

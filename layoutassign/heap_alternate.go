@@ -168,7 +168,7 @@ func (lv *liveness) conditionalOut(v *hloValue) (*step, int) {
 // dataflow makes no phi of it).
 func (lv *liveness) whileOut(v *hloValue) (*step, int) {
 	for _, p := range lv.positionsOf(v) {
-		if st := lv.seq[p.st]; st.in.Opcode == hlo.OpWhile && len(st.sets[p.node]) > 1 {
+		if st := &lv.seq[p.st]; st.in.Opcode == hlo.OpWhile && len(st.sets[p.node]) > 1 {
 			return st, int(p.node)
 		}
 	}
@@ -213,11 +213,11 @@ func (lv *liveness) splitConditional(id int32, uses []*step, cond *step, start, 
 func (lv *liveness) traceUses(v *hloValue) []*step {
 	out := make([]*step, 0, v.uses.n+1)
 	for _, u := range lv.usesOf(v) {
-		out = append(out, lv.seq[u.st])
+		out = append(out, &lv.seq[u.st])
 	}
 	id := lv.def(v).defs[v.node]
 	for _, p := range lv.positionsOf(v) {
-		st := lv.seq[p.st]
+		st := &lv.seq[p.st]
 		in := st.in
 		if in.Parent == nil || in.Parent.Root != in || slices.Contains(out, st) {
 			continue

@@ -20,12 +20,14 @@ type liveness struct {
 	// (flatCallGraph) to the module's; nil when entry is the module's.
 	orig map[*hlo.Instruction]*hlo.Instruction
 
-	// seq is the flattened schedule; steps[c][i] the state of the
-	// instruction at index i of computation c (see stepOf).
-	seq   []*step
-	steps map[*hlo.Computation][]*step
+	// seq is the flattened schedule, its steps by time; steps[c][i] is the
+	// time of the instruction at index i of computation c (see stepOf).
+	// Steps are named by their time, not by pointers, so that the
+	// collector has fewer pointers to follow in every cycle.
+	seq   []step
+	steps map[*hlo.Computation][]int32
 	// entrySteps are steps[entry], where most lookups go.
-	entrySteps []*step
+	entrySteps []int32
 	// span is each scheduled computation's [start, end) in seq; callers
 	// lists the control-flow instructions calling it.
 	span    map[*hlo.Computation][2]int
@@ -36,6 +38,9 @@ type liveness struct {
 	order   string
 	// parallel fans out independent work (nil: one goroutine).
 	parallel fanOut
+	// summary makes the spaces' reports hold their figures and the
+	// allocations live at their peaks only (Options.Summary).
+	summary bool
 
 	// values are the values by id; valueCosts their arrays' costs (nil
 	// for a tuple table or token). positions and uses hold the spans of
@@ -54,7 +59,7 @@ type liveness struct {
 // newLiveness flattens the schedule from entry and computes the values,
 // their uses and buffers, and their live ranges.
 func newLiveness(m *hlo.Module, entry *hlo.Computation, t Target, costs func(*hlo.Instruction) []ArrayCost) (*liveness, error) {
-	lv := &liveness{m: m, entry: entry, t: t, costs: costs, steps: map[*hlo.Computation][]*step{},
+	lv := &liveness{m: m, entry: entry, t: t, costs: costs, steps: map[*hlo.Computation][]int32{},
 		span: map[*hlo.Computation][2]int{}, callers: map[*hlo.Computation][]*step{}, asyncOf: map[*hlo.Computation]*hlo.Computation{}}
 	if entry == m.Entry {
 		var err error
@@ -77,7 +82,7 @@ func newLiveness(m *hlo.Module, entry *hlo.Computation, t Target, costs func(*hl
 			n += len(c.Instructions)
 		}
 	}
-	lv.seq = make([]*step, 0, n) // enough unless the call graph was flattened into copies
+	lv.seq = make([]step, 0, n) // enough unless the call graph was flattened into copies
 	if err := lv.flatten(lv.entry, nil); err != nil {
 		return nil, err
 	}
@@ -96,8 +101,8 @@ func newLiveness(m *hlo.Module, entry *hlo.Computation, t Target, costs func(*hl
 func (lv *liveness) collectBuffers() {
 	n := len(lv.values)
 	lv.bufOf = make([]int32, n)
-	index := make([]int32, n) // a root value -> its buffer, plus one
-	var count []int32         // each buffer's values
+	index := make([]int32, n)    // a root value -> its buffer, plus one
+	count := make([]int32, 0, n) // each buffer's values
 	for id := range lv.values {
 		r := lv.find(int32(id))
 		if index[r] == 0 {
@@ -185,12 +190,14 @@ func (lv *liveness) flatten(c *hlo.Computation, async *hlo.Computation) error {
 		return err
 	}
 	start := len(lv.seq)
-	steps := make([]*step, len(c.Instructions))
+	steps := make([]int32, len(c.Instructions))
+	for i := range steps {
+		steps[i] = -1
+	}
 	lv.steps[c] = steps
 	if c == lv.entry {
 		lv.entrySteps = steps
 	}
-	slab := make([]step, len(order))
 	// The one node of each array-shaped instruction is carved from one
 	// array (preorder allocates a list for each).
 	arrays := 0
@@ -200,7 +207,7 @@ func (lv *liveness) flatten(c *hlo.Computation, async *hlo.Computation) error {
 		}
 	}
 	leaves := make([]shapeNode, arrays)
-	for i, in := range order {
+	for _, in := range order {
 		if err := lv.flattenCallees(in, async); err != nil {
 			return err
 		}
@@ -211,10 +218,8 @@ func (lv *liveness) flatten(c *hlo.Computation, async *hlo.Computation) error {
 			nodes, leaves = leaves[:1:1], leaves[1:]
 			nodes[0] = shapeNode{shape: &in.Shape, end: 1}
 		}
-		st := &slab[i]
-		*st = step{in: in, time: len(lv.seq), nodes: nodes}
-		steps[in.Index] = st
-		lv.seq = append(lv.seq, st)
+		steps[in.Index] = int32(len(lv.seq))
+		lv.seq = append(lv.seq, step{in: in, time: len(lv.seq), nodes: nodes})
 	}
 	lv.span[c] = [2]int{start, len(lv.seq)}
 	return nil
@@ -288,8 +293,8 @@ func (lv *liveness) stepOf(in *hlo.Instruction) *step {
 	if in.Parent != lv.entry {
 		s = lv.steps[in.Parent]
 	}
-	if uint(in.Index) < uint(len(s)) && s[in.Index] != nil && s[in.Index].in == in {
-		return s[in.Index]
+	if uint(in.Index) < uint(len(s)) && s[in.Index] >= 0 && lv.seq[s[in.Index]].in == in {
+		return &lv.seq[s[in.Index]]
 	}
 	return nil
 }

@@ -13,7 +13,8 @@ import (
 func (lv *liveness) propagate() {
 	for range 64 {
 		changed := false
-		for _, st := range lv.seq {
+		for i := range lv.seq {
+			st := &lv.seq[i]
 			if lv.inflow(st) {
 				changed = true
 			}
@@ -24,7 +25,8 @@ func (lv *liveness) propagate() {
 	}
 	// A node nothing flows to (a malformed module) gets a value of its
 	// own, so that every position has one.
-	for _, st := range lv.seq {
+	for i := range lv.seq {
+		st := &lv.seq[i]
 		for n := range st.nodes {
 			if len(st.sets[n]) == 0 {
 				var cost *ArrayCost

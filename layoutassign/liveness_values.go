@@ -10,14 +10,16 @@ import (
 // the control-flow callers of each scheduled computation.
 func (lv *liveness) define() {
 	nodes := 0
-	for _, st := range lv.seq {
+	for i := range lv.seq {
+		st := &lv.seq[i]
 		nodes += len(st.nodes)
 	}
 	lv.values = make([]hloValue, 0, nodes)
 	lv.valueCosts = make([]*ArrayCost, 0, nodes)
 	// Each step's sets and defs are carved from one array each.
 	sets, defs := make([][]int32, nodes), make([]int32, nodes)
-	for _, st := range lv.seq {
+	for i := range lv.seq {
+		st := &lv.seq[i]
 		in := st.in
 		switch in.Opcode {
 		case hlo.OpAsyncStart, hlo.OpAsyncUpdate, hlo.OpAsyncDone:
@@ -118,7 +120,8 @@ func (lv *liveness) positionsAndUses() {
 // same read once more for each other node of the operand that holds it),
 // in schedule order.
 func (lv *liveness) eachPositionAndUse(pos func(int32, position), read func(int32, use)) {
-	for _, st := range lv.seq {
+	for i := range lv.seq {
+		st := &lv.seq[i]
 		for n, set := range st.sets {
 			for _, id := range set {
 				if v := &lv.values[id]; int(v.def) != st.time || int(v.node) != n {

@@ -3,6 +3,7 @@ package layoutassign
 import (
 	"cmp"
 	"fmt"
+	"iter"
 	"slices"
 	"strconv"
 
@@ -65,9 +66,12 @@ type Allocation struct {
 type MemoryReport struct {
 	Target Target
 	Module string
-	// Arrays maps each instruction to the cost of its array leaves. The
-	// costs of equal array shapes share memory: treat them as read-only.
-	Arrays map[*hlo.Instruction][]ArrayCost
+	// arrays[ci][i] are the costs of the array leaves of instruction
+	// insts[ci][i], the instructions of computation ci as they were when
+	// the module was analysed (comps finds ci): see ArraysOf and Arrays.
+	arrays [][][]ArrayCost
+	insts  [][]*hlo.Instruction
+	comps  map[*hlo.Computation]int
 	// ArrayCount is the number of array values in the module; Bytes and
 	// Unpadded sum them over every computation except fused ones (whose
 	// values are never materialised).
@@ -132,6 +136,39 @@ type MemoryReport struct {
 	// Suggestions are layout changes that would cut the padding of the
 	// most padded arrays, most saving first.
 	Suggestions []ArraySuggestion
+}
+
+// ArraysOf returns the cost of each array leaf of in's result (one for an
+// array, none for a token or an instruction of another module). The costs
+// of equal array shapes share memory: treat them as read-only.
+func (r *MemoryReport) ArraysOf(in *hlo.Instruction) []ArrayCost {
+	ci, ok := r.comps[in.Parent]
+	if !ok {
+		return nil
+	}
+	insts := r.insts[ci]
+	i := in.Index
+	if uint(i) >= uint(len(insts)) || insts[i] != in {
+		// The instruction moved since the analysis (or was not there).
+		if i = slices.Index(insts, in); i < 0 {
+			return nil
+		}
+	}
+	return r.arrays[ci][i]
+}
+
+// Arrays yields every instruction of the module with the costs of its
+// array leaves (see ArraysOf), in module order.
+func (r *MemoryReport) Arrays() iter.Seq2[*hlo.Instruction, []ArrayCost] {
+	return func(yield func(*hlo.Instruction, []ArrayCost) bool) {
+		for ci, insts := range r.insts {
+			for i, in := range insts {
+				if !yield(in, r.arrays[ci][i]) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // ComputationPeak is the HBM peak of one computation analysed as if it
@@ -291,43 +328,33 @@ func laidOut(m *hlo.Module) bool {
 // no entry peak: each computation no other one calls is analysed as if it
 // were the entry (Computations).
 func AnalyzeMemory(m *hlo.Module, t Target) (*MemoryReport, error) {
-	return analyzeMemory(m, t, nil)
+	return analyzeMemory(m, t, nil, false)
 }
 
 // analyzeMemory is AnalyzeMemory, fanning out its independent parts
 // (the two best-fit orders of a heap) with parallel (the pass's
-// Unit.Parallel; nil: one goroutine).
-func analyzeMemory(m *hlo.Module, t Target, parallel fanOut) (*MemoryReport, error) {
+// Unit.Parallel; nil: one goroutine). A summary (Options.Summary) keeps
+// what the text report prints: no space's Buffers or Timeline.
+func analyzeMemory(m *hlo.Module, t Target, parallel fanOut, summary bool) (*MemoryReport, error) {
 	if m == nil || len(m.Computations) == 0 {
 		return nil, fmt.Errorf("memory: module has no computation")
 	}
-	r, costs, cc, err := arrayCosts(m, t)
+	r, cc, err := arrayCosts(m, t)
 	if err != nil {
 		return nil, err
 	}
-	// Each instruction's costs by its computation and index (which
-	// arrayCosts set): cheaper than r.Arrays, one map of every instruction.
-	byComp := make(map[*hlo.Computation][][]ArrayCost, len(m.Computations))
-	for ci, c := range m.Computations {
-		byComp[c] = costs[ci]
-	}
-	costOf := func(in *hlo.Instruction) []ArrayCost {
-		if cs := byComp[in.Parent]; uint(in.Index) < uint(len(cs)) && in.Parent.Instructions[in.Index] == in {
-			return cs[in.Index]
-		}
-		return r.Arrays[in]
-	}
+	costOf := r.ArraysOf
 	if m.Entry != nil {
 		lv, err := newLiveness(m, m.Entry, t, costOf)
 		if err != nil {
 			return nil, err
 		}
-		lv.parallel = parallel
+		lv.parallel, lv.summary = parallel, summary
 		r.fill(lv, threadLocal(lv.span, t, costOf))
-	} else if err := r.perComputation(m, t, costOf, parallel); err != nil {
+	} else if err := r.perComputation(m, t, costOf, parallel, summary); err != nil {
 		return nil, err
 	}
-	r.Suggestions = suggestions(m, t, costs, cc)
+	r.Suggestions = suggestions(m, t, r.arrays, cc)
 	return r, nil
 }
 
@@ -357,7 +384,7 @@ func (r *MemoryReport) fill(lv *liveness, tl threadLocals) {
 
 // perComputation analyses each computation that no other one calls, as
 // if it were the entry.
-func (r *MemoryReport) perComputation(m *hlo.Module, t Target, costOf func(*hlo.Instruction) []ArrayCost, parallel fanOut) error {
+func (r *MemoryReport) perComputation(m *hlo.Module, t Target, costOf func(*hlo.Instruction) []ArrayCost, parallel fanOut, summary bool) error {
 	called := map[*hlo.Computation]bool{}
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
@@ -374,7 +401,7 @@ func (r *MemoryReport) perComputation(m *hlo.Module, t Target, costOf func(*hlo.
 		if err != nil {
 			return err
 		}
-		lv.parallel = parallel
+		lv.parallel, lv.summary = parallel, summary
 		r.Order = lv.order
 		hbm := lv.spaces(threadLocals{})[0]
 		r.Computations = append(r.Computations, ComputationPeak{Computation: c.Name, Steps: len(lv.seq),
@@ -386,32 +413,31 @@ func (r *MemoryReport) perComputation(m *hlo.Module, t Target, costOf func(*hlo.
 
 // arrayCosts computes the cost of every array value of m, and the
 // module's array totals.
-func arrayCosts(m *hlo.Module, t Target) (*MemoryReport, [][][]ArrayCost, *costCache, error) {
-	nInst, nTupleLeaves := 0, 0
+func arrayCosts(m *hlo.Module, t Target) (*MemoryReport, *costCache, error) {
+	nTupleLeaves := 0
 	for _, c := range m.Computations {
-		nInst += len(c.Instructions)
 		for _, in := range c.Instructions {
 			if in.Shape.IsTuple() {
 				nTupleLeaves += leafCount(&in.Shape)
 			}
 		}
 	}
-	r := &MemoryReport{Target: t, Module: m.Name, Arrays: make(map[*hlo.Instruction][]ArrayCost, nInst)}
+	r := &MemoryReport{Target: t, Module: m.Name, arrays: make([][][]ArrayCost, len(m.Computations)),
+		insts: make([][]*hlo.Instruction, len(m.Computations)), comps: make(map[*hlo.Computation]int, len(m.Computations))}
 	fusedComps := fusedComputations(m)
-	// costs[ci][i] are the costs of instruction i of computation ci (the
-	// suggestions read them without map lookups), all carved from one
+	// The tuple leaves' costs (each with its Index) are carved from one
 	// backing array.
-	costs := make([][][]ArrayCost, len(m.Computations))
-	backing := make([]ArrayCost, 0, nTupleLeaves) // tuple leaves (each with its Index)
+	backing := make([]ArrayCost, 0, nTupleLeaves)
 	cc := &costCache{unlaidInVregs: t.Backend == BackendTPU && laidOut(m)}
 	for ci, c := range m.Computations {
 		fused := fusedComps[c]
-		costs[ci] = make([][]ArrayCost, len(c.Instructions))
+		costs := make([][]ArrayCost, len(c.Instructions))
+		r.arrays[ci], r.insts[ci], r.comps[c] = costs, slices.Clone(c.Instructions), ci
 		for i, in := range c.Instructions {
 			in.Index = i
 			own, err := instructionCosts(in, t, cc, &backing)
 			if err != nil {
-				return nil, nil, nil, err
+				return nil, nil, err
 			}
 			for k := range own {
 				r.ArrayCount++
@@ -423,11 +449,10 @@ func arrayCosts(m *hlo.Module, t Target) (*MemoryReport, [][][]ArrayCost, *costC
 					r.Unpadded += own[k].Unpadded
 				}
 			}
-			costs[ci][i] = own
-			r.Arrays[in] = own
+			costs[i] = own
 		}
 	}
-	return r, costs, cc, nil
+	return r, cc, nil
 }
 
 // fusedComputations are the computations fusions call, whose values are

@@ -398,7 +398,7 @@ func checkSuggestions(t *testing.T, name string, m *hlo.Module, r *MemoryReport,
 	for _, s := range r.Suggestions {
 		found := false
 		for _, in := range byName[s.Instruction] {
-			for _, ac := range r.Arrays[in] {
+			for _, ac := range r.ArraysOf(in) {
 				found = found || slices.Equal(ac.Index, s.Index) && s.Before == ac.Bytes && s.After < s.Before && !s.Shape.Equal(*ac.Shape)
 			}
 		}
@@ -410,7 +410,7 @@ func checkSuggestions(t *testing.T, name string, m *hlo.Module, r *MemoryReport,
 // allocations and the heaps.
 func checkAllocations(t *testing.T, name string, m *hlo.Module, tgt Target, r *MemoryReport) bool {
 	t.Helper()
-	lv, err := newLiveness(m, m.Entry, tgt, func(in *hlo.Instruction) []ArrayCost { return r.Arrays[in] })
+	lv, err := newLiveness(m, m.Entry, tgt, r.ArraysOf)
 	require.NoError(t, err, name)
 	infos := lv.classify()
 	all := make([]int32, len(lv.buffers))
@@ -825,15 +825,16 @@ func analyzeXLA(t *testing.T, src string) *xlaRun {
 	// computations start at the caller's start (the XLA of the ground
 	// truth's jax does not).
 	target.AsyncFromOuterStart = true
-	r, _, _, err := arrayCosts(m, target)
+	r, _, err := arrayCosts(m, target)
 	require.NoError(t, err)
-	lv, err := newLiveness(m, m.Entry, target, func(in *hlo.Instruction) []ArrayCost { return r.Arrays[in] })
+	lv, err := newLiveness(m, m.Entry, target, r.ArraysOf)
 	require.NoError(t, err)
 	return &xlaRun{t: t, m: m, lv: lv}
 }
 
 func (x *xlaRun) step(name string) *step {
-	for _, st := range x.lv.seq {
+	for i := range x.lv.seq {
+		st := &x.lv.seq[i]
 		if st.in.Name == name {
 			return st
 		}

@@ -54,7 +54,7 @@ func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
 // tuple sums its leaves and lists them. Instructions without arrays have
 // none.
 func (r *Result) InstructionReport(in *hlo.Instruction) any {
-	costs := r.Memory.Arrays[in]
+	costs := r.Memory.ArraysOf(in)
 	if len(costs) == 0 {
 		return nil
 	}

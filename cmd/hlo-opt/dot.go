@@ -81,7 +81,7 @@ func newDOTFigures(res *passes.Results) *dotFigures {
 		switch r := v.(type) {
 		case *layoutassign.Result:
 			f.bytes = map[*hlo.Instruction]int64{}
-			for in, costs := range r.Memory.Arrays {
+			for in, costs := range r.Memory.Arrays() {
 				for _, c := range costs {
 					f.bytes[in] += c.Bytes
 				}

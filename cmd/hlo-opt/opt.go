@@ -23,6 +23,7 @@ import (
 	"github.com/hlo-opt/hlo-opt/cost"
 	"github.com/hlo-opt/hlo-opt/graph"
 	"github.com/hlo-opt/hlo-opt/hlo"
+	"github.com/hlo-opt/hlo-opt/layoutassign"
 	"github.com/hlo-opt/hlo-opt/passes"
 	"github.com/hlo-opt/hlo-opt/passes/render"
 )
@@ -561,17 +562,23 @@ func (d *driver) analyse(ctx context.Context, idx int, ch chunk, start time.Time
 // runPasses runs the passes on a.m, their results into a.res (and their
 // reports into a.spool when it is set), writing --timing lines and the
 // modules --dump-dir asks for as they go. With textOnly, the results
-// serve the text reports alone: the cost pass keeps only what its report
-// prints (cost.Config.Summary).
+// serve the text reports alone: the cost and layout passes keep only what
+// their reports print (cost.Config.Summary, layoutassign.Options.Summary).
 func (d *driver) runPasses(ctx context.Context, a *analysis, dumpDir string, textOnly bool) error {
 	o := d.o
 	prog := d.prog
 	prog.restart()
 	config := d.config
-	if c, ok := config[cost.ConfigKey].(cost.Config); ok && textOnly {
+	if textOnly {
 		config = maps.Clone(config)
-		c.Summary = true
-		config[cost.ConfigKey] = c
+		if c, ok := config[cost.ConfigKey].(cost.Config); ok {
+			c.Summary = true
+			config[cost.ConfigKey] = c
+		}
+		if l, ok := config[layoutassign.ConfigKey].(layoutassign.Options); ok {
+			l.Summary = true
+			config[layoutassign.ConfigKey] = l
+		}
 	}
 	opts := passes.Options{
 		Config: config,

@@ -245,7 +245,7 @@ func padding(mr *layoutassign.MemoryReport, d describer) (rows []padRow, small *
 // most extra bytes first.
 func blame(mr *layoutassign.MemoryReport, d describer) []padRow {
 	fused := map[*hlo.Computation]bool{}
-	for in := range mr.Arrays {
+	for in := range mr.Arrays() {
 		if in.Opcode == hlo.OpFusion {
 			for _, c := range in.Called {
 				fused[c] = true
@@ -253,7 +253,7 @@ func blame(mr *layoutassign.MemoryReport, d describer) []padRow {
 		}
 	}
 	var rows []padRow
-	for in, costs := range mr.Arrays {
+	for in, costs := range mr.Arrays() {
 		if fused[in.Parent] {
 			continue // never materialised
 		}
