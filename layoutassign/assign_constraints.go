@@ -448,11 +448,11 @@ func (a *assigner) requireLeastPadding(sort *hlo.Instruction) {
 // made 23 of the development programs worse (seed 5056's f32[513,127],
 // top 2 along dim 1, stays {1,0} where sortOrder is {0,1}).
 func (a *assigner) requireTopK(in *hlo.Instruction) {
-	op := in.Operands[0]
-	if len(in.Operands) != 1 || !op.Shape.IsArray() || op.Shape.Rank() < 2 || !in.Shape.IsTuple() {
+	s, _, ok := topKOperand(in)
+	if !ok || s.Rank() < 2 {
 		return
 	}
-	m2m := sortOrder(op.Shape, int64(op.Shape.Rank()-1), a.opts.Target)
+	m2m := sortOrder(*s, int64(s.Rank()-1), a.opts.Target)
 	for k := range int64(2) {
 		if id := a.leafID(in, []int64{k}); a.assignable(id) {
 			a.require(id, m2m, site{}, nil)
@@ -472,13 +472,8 @@ func tpuTopKKept(in *hlo.Instruction) bool {
 	if tpuTopKCall(in) {
 		return true
 	}
-	if len(in.Operands) != 1 {
-		return false
-	}
-	s := in.Operands[0].Shape
-	kv, _ := in.Attr("k")
-	k, err := strconv.ParseInt(strings.TrimSpace(kv), 10, 64)
-	return err == nil && k >= 1 && s.IsArray() && s.Rank() == 2 && s.Dims[1] >= 50*k &&
+	s, k, ok := topKOperand(in)
+	return ok && s.Rank() == 2 && s.Dims[1] >= 50*k &&
 		(s.Type == hlo.F32 || s.Type == hlo.S32 || s.Type == hlo.BF16 && s.Dims[0] >= 8)
 }
 

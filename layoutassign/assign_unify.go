@@ -213,13 +213,19 @@ func (a *assigner) unifyInstruction(in *hlo.Instruction) {
 // the other top-ks mostly become sorts (the 8 of 247 kept, top-2s of long
 // rows among them, are not modelled).
 func tpuTopKCall(in *hlo.Instruction) bool {
-	if len(in.Operands) != 1 || !in.Shape.IsTuple() {
-		return false
+	s, k, ok := topKOperand(in)
+	return ok && k == 1 && s.Rank() == 2 && s.Dims[1] >= 2 && (s.Type == hlo.F32 || s.Type == hlo.S32)
+}
+
+// topKOperand returns the array top-k in reads and its k; ok is false for
+// anything else (another opcode, a module not verified).
+func topKOperand(in *hlo.Instruction) (s *hlo.Shape, k int64, ok bool) {
+	if in.Opcode != hlo.OpTopK || len(in.Operands) != 1 || !in.Shape.IsTuple() || !in.Operands[0].Shape.IsArray() {
+		return nil, 0, false
 	}
-	s := in.Operands[0].Shape
-	k, ok := in.Attr("k")
-	return ok && strings.TrimSpace(k) == "1" && s.IsArray() && s.Rank() == 2 && s.Dims[1] >= 2 &&
-		(s.Type == hlo.F32 || s.Type == hlo.S32)
+	v, _ := in.Attr("k")
+	k, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	return &in.Operands[0].Shape, k, err == nil && k >= 1
 }
 
 // rewrittenFft reports whether XLA's TPU compiler rewrites the FFT in into

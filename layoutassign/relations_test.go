@@ -353,6 +353,8 @@ ENTRY e {
   ROOT t = tuple(ka, kb, kc, kd, ke)
 }
 `, tpuTopKKept))
+	// A top-k of a module not verified (no operand) is neither, and no panic.
+	assert.False(t, tpuTopKKept(&hlo.Instruction{Opcode: hlo.OpTopK}))
 }
 
 // topKs parses src and reports kept for each top-k of its entry, by name.
