@@ -37,11 +37,14 @@ bench:
 
 # bench-shapes: BenchmarkShapes alone: the parse, the print and every pass
 # on each module shape of hlogen (unrolled entry, many computations, nested
-# loops, wide tuples) at 1x, 4x and 16x, one iteration each; it ends with a
-# table of ns per instruction by scale and its growth from 1x to 16x.
+# loops, wide tuples) at 1x, 4x and 16x, each for SHAPESTIME, SHAPESCOUNT
+# times; it ends with a table of the median ns per instruction by scale and
+# its growth from 1x to 16x (about 2.5 minutes).
+SHAPESTIME ?= 200ms
+SHAPESCOUNT ?= 3
 bench-shapes:
 	@uptime
-	$(GO) test ./cmd/hlo-opt -run='^$$' -bench='^BenchmarkShapes$$' -benchtime=1x -count=$(BENCHCOUNT)
+	$(GO) test ./cmd/hlo-opt -run='^$$' -bench='^BenchmarkShapes$$' -benchtime=$(SHAPESTIME) -count=$(SHAPESCOUNT)
 
 # scale: issue 25's figures, each a ratio of two times taken in one run
 # (medians of SCALERUNS fresh processes, interleaved) so that the load of
