@@ -820,6 +820,35 @@ func TestEntryLayoutCheckedAsParsed(t *testing.T) {
 	assert.Greater(t, printed, 20, "layouts taken as printed")
 }
 
+// An entry_computation_layout written as XLA writes it, every fifth
+// parameter marked with its index, is taken as printed (printsEntryLayout),
+// as are those of hlogen's modules, written so; a wrong mark is not.
+func TestEntryLayoutIndexMarks(t *testing.T) {
+	var params, shapes []string
+	for i := range 12 {
+		params = append(params, fmt.Sprintf("p%d = f32[%d]{0} parameter(%d)", i, i+1, i))
+		shape := fmt.Sprintf("f32[%d]{0}", i+1)
+		if i > 0 && i%5 == 0 {
+			shape = fmt.Sprintf("/*index=%d*/%s", i, shape)
+		}
+		shapes = append(shapes, shape)
+	}
+	src := "HloModule m, entry_computation_layout={(" + strings.Join(shapes, ", ") + ")->f32[1]{0}}\n\nENTRY e {\n  " +
+		strings.Join(params, "\n  ") + "\n  ROOT r = f32[1]{0} negate(p0)\n}\n"
+	m := mustParse(t, src)
+	v, _ := m.Attr("entry_computation_layout")
+	assert.True(t, printsEntryLayout(v, m.Entry), "XLA's index marks")
+	assert.False(t, printsEntryLayout(strings.Replace(v, "/*index=5*/", "/*index=6*/", 1), m.Entry), "a wrong index")
+	ps, err := m.EntryComputationLayout()
+	require.NoError(t, err)
+	assert.Len(t, ps.Params, 12)
+	for _, sh := range hlogen.Shapes {
+		m := mustParse(t, string(sh.Gen(1)))
+		v, _ := m.Attr("entry_computation_layout")
+		assert.True(t, printsEntryLayout(v, m.Entry), sh.Name)
+	}
+}
+
 // Attributes are printed in XLA's order whatever order the text gives
 // them in, whether printed as they are (inPrintOrder) or sorted.
 func TestAttributesPrintedInXLAOrder(t *testing.T) {

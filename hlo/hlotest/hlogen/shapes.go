@@ -104,8 +104,7 @@ func Unrolled(layers int) []byte {
 		results = append(results, wt)
 		sig = append(sig, "f32[512,512]")
 	}
-	fmt.Fprintf(&b, "HloModule jit_train_step_unrolled, entry_computation_layout={(%s)->(%s)}\n\n",
-		strings.Join(params, ", "), strings.Join(results, ", "))
+	fmt.Fprintf(&b, "HloModule jit_train_step_unrolled, entry_computation_layout={(%s)->(%s)}\n\n", list(params), list(results))
 	b.WriteString("%add_f32 (x: f32[], y: f32[]) -> f32[] {\n  %x = f32[] parameter(0)\n  %y = f32[] parameter(1)\n  ROOT %sum = f32[] add(f32[] %x, f32[] %y)\n}\n\n")
 	b.WriteString("ENTRY %main (h.0: f32[256,512]")
 	for i := range layers {
