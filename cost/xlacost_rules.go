@@ -21,18 +21,18 @@ import (
 // `go doc ./cost` lists where they differ.
 func XLACost(m *hlo.Module, t XLATarget) *XLAModuleCost {
 	a := newXLAAnalysis(t)
-	// The maps filled for each instruction are made their size: grown one
-	// insertion at a time they cost a sixth of the analysis of the
-	// unrolled training step of hlogen.
-	n := 0
-	for _, c := range m.Computations {
-		n += len(c.Instructions)
-	}
-	a.out = make(map[*hlo.Instruction]*XLACostValues, n)
 	if a.tpu != nil {
+		// The memo is made its size: grown one insertion at a time it
+		// costs a sixth of the analysis of the unrolled training step
+		// of hlogen.
+		n := 0
+		for _, c := range m.Computations {
+			n += len(c.Instructions)
+		}
 		a.tpu.sizes = make(map[*hlo.Shape]float64, n)
 	}
-	c := &XLAModuleCost{Target: t, Instructions: a.out}
+	c := &XLAModuleCost{Target: t, module: m, byComputation: make([][]XLACostValues, len(m.Computations))}
+	a.out = c
 	if m.Entry != nil {
 		c.Module = a.computation(m.Entry)
 	}
@@ -43,12 +43,15 @@ func XLACost(m *hlo.Module, t XLATarget) *XLAModuleCost {
 // visited so far.
 type xlaAnalysis struct {
 	target XLATarget
-	out    map[*hlo.Instruction]*XLACostValues
+	// out receives the figures of each computation visited (record),
+	// unless the analysis is unrecorded.
+	out *XLAModuleCost
 	// floats is what operand slices are cut from (newFloats): the chunk
 	// set aside for the computation being visited; an unrecorded analysis
 	// reuses it for each kernel (reuse).
 	floats []float64
-	// unrecorded keeps out empty: the analysis is asked for totals only.
+	// unrecorded keeps no instruction's figures: the analysis is asked
+	// for totals only.
 	unrecorded bool
 	// active guards against a computation that (through a malformed
 	// module) calls itself.
@@ -57,7 +60,7 @@ type xlaAnalysis struct {
 }
 
 func newXLAAnalysis(t XLATarget) *xlaAnalysis {
-	a := &xlaAnalysis{target: t, out: map[*hlo.Instruction]*XLACostValues{}, active: map[*hlo.Computation]bool{}}
+	a := &xlaAnalysis{target: t, active: map[*hlo.Computation]bool{}}
 	if t.Backend == XLATPU {
 		a.tpu = newTPURules(t.Device)
 	}
@@ -110,6 +113,7 @@ func (a *xlaAnalysis) computation(c *hlo.Computation) (total XLACostValues) {
 	var scratch XLACostValues
 	if !a.unrecorded {
 		vals = make([]XLACostValues, len(c.Instructions))
+		a.record(c, vals)
 		// A computation an instruction calls cuts from a chunk of its
 		// own; the caller's goes on with the rest of its own (it had
 		// every instruction after such a call make a slice).
@@ -124,11 +128,24 @@ func (a *xlaAnalysis) computation(c *hlo.Computation) (total XLACostValues) {
 			total.add(&scratch)
 			continue
 		}
-		a.out[in] = &vals[i]
 		a.fill(&vals[i], in)
 		total.add(&vals[i])
 	}
 	return total
+}
+
+// record makes vals the figures of c's instructions in a.out: those of
+// its last visit, when several instructions call c.
+func (a *xlaAnalysis) record(c *hlo.Computation, vals []XLACostValues) {
+	o := a.out
+	if ci := o.module.ComputationIndex(c); ci >= 0 {
+		o.byComputation[ci] = vals
+		return
+	}
+	if o.foreign == nil {
+		o.foreign = map[*hlo.Computation][]XLACostValues{}
+	}
+	o.foreign[c] = vals
 }
 
 // size is GetShapeSize: the bytes of a shape on the backend; a tuple's

@@ -551,3 +551,53 @@ func TestXLACostElementwise(t *testing.T) {
 		assert.Equal(t, w.Transcendentals, got.Transcendentals, "%s transcendentals", op)
 	}
 }
+
+// Of finds the figures of every instruction the analysis visits, of a
+// computation called from several places too, and nil for the others:
+// those of a computation nothing calls and those of another module.
+func TestXLACostOf(t *testing.T) {
+	const text = `HloModule m
+sq {
+  x = f32[16] parameter(0)
+  ROOT m = f32[16] multiply(x, x)
+}
+dead {
+  x = f32[16] parameter(0)
+  ROOT e = f32[16] exponential(x)
+}
+ENTRY e {
+  x = f32[16] parameter(0)
+  a = f32[16] call(x), to_apply=sq
+  ROOT b = f32[16] call(a), to_apply=sq
+}`
+	m, err := hlo.ParseString(text)
+	require.NoError(t, err)
+	other, err := hlo.ParseString(text)
+	require.NoError(t, err)
+	sq, dead := m.Computation("sq"), m.Computation("dead")
+	require.NotNil(t, sq)
+	require.NotNil(t, dead)
+	c := XLACost(m, XLATarget{Backend: XLACPU})
+	assert.Equal(t, 32.0, c.Module.Flops, "sq runs twice")
+	for _, in := range append(m.Entry.Instructions, sq.Instructions...) {
+		assert.NotNil(t, c.Of(in), in.Name)
+	}
+	assert.Equal(t, 16.0, c.Of(sq.Root).Flops)
+	assert.Equal(t, 16.0, c.Of(m.Entry.Root).Flops)
+	for _, in := range dead.Instructions {
+		assert.Nil(t, c.Of(in), "%s: dead is not called", in.Name)
+	}
+	for _, in := range other.Computation("sq").Instructions {
+		assert.Nil(t, c.Of(in), "%s of another module", in.Name)
+	}
+	assert.Nil(t, (&XLAModuleCost{}).Of(sq.Root), "no analysis")
+
+	// A computation missing from the module's list (a module edited by
+	// hand) is still visited, and found.
+	m.Computations = []*hlo.Computation{dead, m.Entry}
+	dead.Index, m.Entry.Index = 0, 1
+	c = XLACost(m, XLATarget{Backend: XLACPU})
+	assert.Equal(t, 32.0, c.Module.Flops)
+	assert.Equal(t, 16.0, c.Of(sq.Root).Flops, "sq is outside the module's list")
+	assert.Nil(t, c.Of(dead.Root))
+}
