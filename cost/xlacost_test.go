@@ -601,3 +601,44 @@ ENTRY e {
 	assert.Equal(t, 16.0, c.Of(sq.Root).Flops, "sq is outside the module's list")
 	assert.Nil(t, c.Of(dead.Root))
 }
+
+// XLACost's figures do not depend on the position hints that Of
+// (Computation.Index, Instruction.Index) and the TPU's memo of sizes
+// (Instruction.Index) use: on every module, with the hints wrong (every
+// computation's 0, every other instruction's -1), the figures are those
+// with the hints right.
+func TestXLACostPositionHints(t *testing.T) {
+	mods := xlaCostModules(t)
+	for name, m := range mods {
+		for _, target := range []XLATarget{{Backend: XLACPU}, {Backend: XLATPU, Device: "tpu-v5e"}} {
+			want := XLACost(m, target)
+			scrambleHints(m, true)
+			got := XLACost(m, target)
+			scrambleHints(m, false)
+			require.Equal(t, want.Module, got.Module, "%s %v", name, target)
+			for _, comp := range m.Computations {
+				for _, in := range comp.Instructions {
+					require.Equal(t, want.Of(in), got.Of(in), "%s %v: %s", name, target, in.Name)
+				}
+			}
+		}
+	}
+	t.Logf("%d modules", len(mods))
+}
+
+// scrambleHints makes m's position hints wrong or, with wrong false,
+// right.
+func scrambleHints(m *hlo.Module, wrong bool) {
+	for ci, c := range m.Computations {
+		c.Index = ci
+		if wrong {
+			c.Index = 0
+		}
+		for i, in := range c.Instructions {
+			in.Index = i
+			if wrong && i%2 == 1 {
+				in.Index = -1
+			}
+		}
+	}
+}
