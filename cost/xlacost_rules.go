@@ -168,12 +168,12 @@ func (a *xlaAnalysis) outBytes(in *hlo.Instruction) float64 {
 		return a.leafBytes(&in.Shape)
 	}
 	memo := a.tpu.memo(in)
-	if memo != nil && *memo >= 0 {
-		return *memo
+	if memo != nil && memo.shape == &in.Shape {
+		return memo.bytes
 	}
 	n := a.leafBytes(&in.Shape)
 	if memo != nil {
-		*memo = n
+		memo.shape, memo.bytes = &in.Shape, n
 	}
 	return n
 }

@@ -642,3 +642,19 @@ func scrambleHints(m *hlo.Module, wrong bool) {
 		}
 	}
 }
+
+// The TPU's memo of sizes by position holds the shape each size is of: an
+// analysis kept across an edit of its module (a Model's) sizes an
+// instruction put in another's place, or moved, anew.
+func TestXLACostSizeMemoAfterEdit(t *testing.T) {
+	m, err := hlo.ParseString("HloModule m\nENTRY e {\n  p = f32[8,128]{1,0:T(8,128)} parameter(0)\n  ROOT r = f32[8,128]{1,0:T(8,128)} negate(p)\n}\n")
+	require.NoError(t, err)
+	a := newXLAAnalysis(XLATarget{Backend: XLATPU, Device: "tpu-v5e"})
+	r := m.Entry.Instructions[1]
+	assert.Equal(t, 4096.0, a.outBytes(r))
+	wider := &hlo.Instruction{Name: "w", Opcode: hlo.OpNegate, Parent: r.Parent, Index: r.Index, Operands: r.Operands,
+		Shape: hlo.MakeShapeWithLayout(hlo.F32, []int64{16, 128}, []int64{1, 0}), Typed: hlo.NewTypedAttrs()}
+	m.Entry.Instructions[1], m.Entry.Root = wider, wider
+	assert.Equal(t, tpuShapeSize(&wider.Shape), a.outBytes(wider), "the instruction in r's place")
+	assert.Equal(t, 8192.0, a.outBytes(wider))
+}

@@ -16,13 +16,21 @@ type tpuRules struct {
 	// sizes memoizes outBytes: an analysis sizes each instruction's
 	// shape as its output and again as every user's operand, and a tiled
 	// size costs a walk of the layout's tiles. sizes holds, per
-	// computation, its instructions' bytes by position (-1 where not yet
-	// sized); last is lastComp's, the computation sized last. A lookup
-	// per change of computation: a map by shape had an entry per
-	// instruction, tens of thousands whose lookups miss the caches.
-	sizes    map[*hlo.Computation][]float64
+	// computation, its instructions' bytes by position, each with the
+	// shape it is the size of (an instruction replaced or moved, in a
+	// module edited between two uses of a Model, is sized again); last is
+	// lastComp's, the computation sized last. A lookup per change of
+	// computation: a map by shape had an entry per instruction, tens of
+	// thousands whose lookups miss the caches.
+	sizes    map[*hlo.Computation][]sizeMemo
 	lastComp *hlo.Computation
-	last     []float64
+	last     []sizeMemo
+}
+
+// sizeMemo is the memoized size of a shape (nil: none yet).
+type sizeMemo struct {
+	shape *hlo.Shape
+	bytes float64
 }
 
 // tpuRates are the per-second rates the TPU compiler's cost analysis
@@ -47,13 +55,13 @@ func newTPURules(device string) *tpuRules {
 	if err != nil || t.Backend != layoutassign.BackendTPU {
 		t = layoutassign.TPU()
 	}
-	return &tpuRules{device: device, layout: t, rates: tpuRatesByDevice[device], sizes: map[*hlo.Computation][]float64{}}
+	return &tpuRules{device: device, layout: t, rates: tpuRatesByDevice[device], sizes: map[*hlo.Computation][]sizeMemo{}}
 }
 
 // memo is in's entry in sizes, or nil when in.Index does not point back
 // to it or is past what its computation held when first sized (a module
 // edited by hand).
-func (r *tpuRules) memo(in *hlo.Instruction) *float64 {
+func (r *tpuRules) memo(in *hlo.Instruction) *sizeMemo {
 	p := in.Parent
 	if p == nil || in.Index < 0 || in.Index >= len(p.Instructions) || p.Instructions[in.Index] != in {
 		return nil
@@ -61,10 +69,7 @@ func (r *tpuRules) memo(in *hlo.Instruction) *float64 {
 	if p != r.lastComp {
 		b, ok := r.sizes[p]
 		if !ok {
-			b = make([]float64, len(p.Instructions))
-			for i := range b {
-				b[i] = -1
-			}
+			b = make([]sizeMemo, len(p.Instructions))
 			r.sizes[p] = b
 		}
 		r.lastComp, r.last = p, b
