@@ -43,7 +43,7 @@ func (m *Model) tpuEstimate(in *hlo.Instruction) *Estimate {
 	unknown := x.BytesAccessed < 0
 	out := x.OutputBytes
 	if unknown {
-		out = m.xla.leafBytes(&in.Shape)
+		out = m.xla.outBytes(in)
 	}
 	c := &InstructionCost{Flops: total, OutputBytes: int64(max(out, 0)), Operands: make([]OperandCost, len(in.Operands))}
 	e := &Estimate{Instr: in, Unit: UnitVector, Cost: c, Flops: total, MatrixUnit: mxu > 0,

@@ -65,7 +65,8 @@ type XLACostValues struct {
 }
 
 // XLAModuleCost is the cost analysis of a module: its totals, what
-// compiled.cost_analysis() returns, and each instruction's figures.
+// compiled.cost_analysis() returns, and each instruction's figures (Of),
+// kept by the instructions' positions in the module analysed.
 type XLAModuleCost struct {
 	Target XLATarget
 	// Assumed says how the backend was chosen when the caller did not name
@@ -76,12 +77,16 @@ type XLAModuleCost struct {
 	// largest of its branches per figure, a fusion its fused instructions'
 	// flops and its own bytes.
 	Module XLACostValues
-	// Instructions are the figures of every instruction XLA's analysis
-	// visits: the entry computation's and, nested, those of the
-	// computations they call (fused, loop, branch and reducer
-	// computations). A fused instruction's bytes are what it would move
-	// unfused; only the fusion's own are counted.
-	Instructions map[*hlo.Instruction]*XLACostValues
+	// module is the module analysed; byComputation[i] holds the figures
+	// of module.Computations[i]'s instructions by position, nil for a
+	// computation the analysis does not visit (of a computation visited
+	// from several places, the last visit's), and foreign those of a
+	// visited computation missing from module.Computations (a module
+	// built by hand). Slices by position, not a map by instruction: at
+	// tens of thousands of instructions the map's lookups miss the caches.
+	module        *hlo.Module
+	byComputation [][]XLACostValues
+	foreign       map[*hlo.Computation][]XLACostValues
 }
 
 // HasOptimalSeconds reports whether the figures include optimal_seconds:
@@ -92,9 +97,32 @@ func (c *XLAModuleCost) HasOptimalSeconds() bool {
 	return c.Target.Backend == XLATPU && ok
 }
 
-// Of returns the figures of in, or nil when XLA's analysis does not visit
-// it (an instruction of a computation the entry does not reach).
-func (c *XLAModuleCost) Of(in *hlo.Instruction) *XLACostValues { return c.Instructions[in] }
+// Of returns the figures of an instruction XLA's analysis visits: one of
+// the entry computation or, nested, of the computations it calls (fused,
+// loop, branch and reducer computations). A fused instruction's bytes are
+// what it would move unfused; only the fusion's own are counted. Of
+// returns nil for an instruction the analysis does not visit (of a
+// computation the entry does not reach). in.Parent must be in's
+// computation, as the parser and hlotest.Builder set it.
+//
+// Of replaces the map XLAModuleCost.Instructions of earlier versions:
+// loop over a module's computations and their instructions and call Of.
+func (c *XLAModuleCost) Of(in *hlo.Instruction) *XLACostValues {
+	p := in.Parent
+	if c.module == nil || p == nil {
+		return nil
+	}
+	var vals []XLACostValues
+	if ci := c.module.ComputationIndex(p); ci >= 0 {
+		vals = c.byComputation[ci]
+	} else {
+		vals = c.foreign[p]
+	}
+	if i := p.InstructionIndex(in); i >= 0 && i < len(vals) {
+		return &vals[i]
+	}
+	return nil
+}
 
 // Keys returns the module totals as the dictionary cost_analysis() returns
 // them: "flops", "transcendentals", "bytes accessed", "optimal_seconds",

@@ -339,8 +339,21 @@ func appendXLAFigures(b []byte, v *XLACostValues, seconds, all bool) []byte {
 // unknownFigures reports whether a custom call left XLA's -1 in the
 // totals.
 func unknownFigures(c *XLAModuleCost) bool {
-	for in, v := range c.Instructions {
-		if in.Opcode == hlo.OpCustomCall && v.BytesAccessed < 0 {
+	unknown := func(comp *hlo.Computation, vals []XLACostValues) bool {
+		for i := range vals {
+			if comp.Instructions[i].Opcode == hlo.OpCustomCall && vals[i].BytesAccessed < 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for ci, vals := range c.byComputation {
+		if unknown(c.module.Computations[ci], vals) {
+			return true
+		}
+	}
+	for comp, vals := range c.foreign {
+		if unknown(comp, vals) {
 			return true
 		}
 	}

@@ -21,18 +21,8 @@ import (
 // `go doc ./cost` lists where they differ.
 func XLACost(m *hlo.Module, t XLATarget) *XLAModuleCost {
 	a := newXLAAnalysis(t)
-	// The maps filled for each instruction are made their size: grown one
-	// insertion at a time they cost a sixth of the analysis of the
-	// unrolled training step of hlogen.
-	n := 0
-	for _, c := range m.Computations {
-		n += len(c.Instructions)
-	}
-	a.out = make(map[*hlo.Instruction]*XLACostValues, n)
-	if a.tpu != nil {
-		a.tpu.sizes = make(map[*hlo.Shape]float64, n)
-	}
-	c := &XLAModuleCost{Target: t, Instructions: a.out}
+	c := &XLAModuleCost{Target: t, module: m, byComputation: make([][]XLACostValues, len(m.Computations))}
+	a.out = c
 	if m.Entry != nil {
 		c.Module = a.computation(m.Entry)
 	}
@@ -43,12 +33,15 @@ func XLACost(m *hlo.Module, t XLATarget) *XLAModuleCost {
 // visited so far.
 type xlaAnalysis struct {
 	target XLATarget
-	out    map[*hlo.Instruction]*XLACostValues
+	// out receives the figures of each computation visited (record),
+	// unless the analysis is unrecorded.
+	out *XLAModuleCost
 	// floats is what operand slices are cut from (newFloats): the chunk
 	// set aside for the computation being visited; an unrecorded analysis
 	// reuses it for each kernel (reuse).
 	floats []float64
-	// unrecorded keeps out empty: the analysis is asked for totals only.
+	// unrecorded keeps no instruction's figures: the analysis is asked
+	// for totals only.
 	unrecorded bool
 	// active guards against a computation that (through a malformed
 	// module) calls itself.
@@ -57,7 +50,7 @@ type xlaAnalysis struct {
 }
 
 func newXLAAnalysis(t XLATarget) *xlaAnalysis {
-	a := &xlaAnalysis{target: t, out: map[*hlo.Instruction]*XLACostValues{}, active: map[*hlo.Computation]bool{}}
+	a := &xlaAnalysis{target: t, active: map[*hlo.Computation]bool{}}
 	if t.Backend == XLATPU {
 		a.tpu = newTPURules(t.Device)
 	}
@@ -110,6 +103,7 @@ func (a *xlaAnalysis) computation(c *hlo.Computation) (total XLACostValues) {
 	var scratch XLACostValues
 	if !a.unrecorded {
 		vals = make([]XLACostValues, len(c.Instructions))
+		a.record(c, vals)
 		// A computation an instruction calls cuts from a chunk of its
 		// own; the caller's goes on with the rest of its own (it had
 		// every instruction after such a call make a slice).
@@ -124,11 +118,24 @@ func (a *xlaAnalysis) computation(c *hlo.Computation) (total XLACostValues) {
 			total.add(&scratch)
 			continue
 		}
-		a.out[in] = &vals[i]
 		a.fill(&vals[i], in)
 		total.add(&vals[i])
 	}
 	return total
+}
+
+// record makes vals the figures of c's instructions in a.out: those of
+// its last visit, when several instructions call c.
+func (a *xlaAnalysis) record(c *hlo.Computation, vals []XLACostValues) {
+	o := a.out
+	if ci := o.module.ComputationIndex(c); ci >= 0 {
+		o.byComputation[ci] = vals
+		return
+	}
+	if o.foreign == nil {
+		o.foreign = map[*hlo.Computation][]XLACostValues{}
+	}
+	o.foreign[c] = vals
 }
 
 // size is GetShapeSize: the bytes of a shape on the backend; a tuple's
@@ -138,9 +145,37 @@ func (a *xlaAnalysis) size(s *hlo.Shape) float64 {
 		return float64(a.tupleTable(len(s.Tuple)))
 	}
 	if a.tpu != nil {
-		return a.tpu.size(s)
+		return tpuShapeSize(s)
 	}
 	return shapeSize(s)
+}
+
+// sizeOf is the size of in's shape; a TPU's are memoized (outBytes).
+func (a *xlaAnalysis) sizeOf(in *hlo.Instruction) float64 {
+	if a.tpu == nil {
+		return a.size(&in.Shape)
+	}
+	if in.Shape.IsTuple() {
+		return float64(a.tpu.tupleTable(len(in.Shape.Tuple)))
+	}
+	return a.outBytes(in)
+}
+
+// outBytes is the leafBytes of in's shape, what it writes; a TPU's are
+// memoized (tpuRules.sizes).
+func (a *xlaAnalysis) outBytes(in *hlo.Instruction) float64 {
+	if a.tpu == nil {
+		return a.leafBytes(&in.Shape)
+	}
+	memo := a.tpu.memo(in)
+	if memo != nil && memo.shape == &in.Shape {
+		return memo.bytes
+	}
+	n := a.leafBytes(&in.Shape)
+	if memo != nil {
+		memo.shape, memo.bytes = &in.Shape, n
+	}
+	return n
 }
 
 // leafBytes is the bytes of the arrays of s (s itself when an array),
@@ -195,12 +230,12 @@ func (a *xlaAnalysis) defaults(in *hlo.Instruction) *XLACostValues {
 
 // setDefaults sets v to defaults' figures.
 func (a *xlaAnalysis) setDefaults(v *XLACostValues, in *hlo.Instruction) {
-	*v = XLACostValues{OutputBytes: a.leafBytes(&in.Shape)}
+	*v = XLACostValues{OutputBytes: a.outBytes(in)}
 	v.BytesAccessed = v.OutputBytes
 	n := len(in.Operands)
 	v.OperandBytes, v.OperandUtilization = a.newFloats(n), a.newFloats(n)
 	for i, op := range in.Operands {
-		b := a.size(&op.Shape)
+		b := a.sizeOf(op)
 		v.OperandBytes[i] = b
 		v.OperandUtilization[i] = 1
 		v.BytesAccessed += b
@@ -243,7 +278,7 @@ func (a *xlaAnalysis) handle(in *hlo.Instruction, v *XLACostValues) bool {
 	case hlo.OpCopy, hlo.OpIota, hlo.OpReverse, hlo.OpConcatenate, hlo.OpPad, hlo.OpReshape, hlo.OpDynamicReshape:
 	case hlo.OpTuple:
 		clear(v.OperandBytes)
-		v.OutputBytes = a.size(&in.Shape)
+		v.OutputBytes = a.sizeOf(in)
 		v.BytesAccessed = v.OutputBytes
 	case hlo.OpSlice, hlo.OpDynamicSlice:
 		a.sliceLike(in, v)
@@ -336,7 +371,7 @@ func (a *xlaAnalysis) sliceLike(in *hlo.Instruction, v *XLACostValues) {
 	if len(in.Operands) == 0 {
 		return
 	}
-	out := a.size(&in.Shape)
+	out := a.sizeOf(in)
 	v.OutputBytes = out
 	v.BytesAccessed = 2 * out
 	v.OperandBytes[0] = out
@@ -354,8 +389,8 @@ func (a *xlaAnalysis) dynamicUpdateSlice(in *hlo.Instruction, v *XLACostValues) 
 	if len(in.Operands) < 3 {
 		return
 	}
-	upd := a.size(&in.Operands[1].Shape)
-	idx := a.size(&in.Operands[2].Shape)
+	upd := a.sizeOf(in.Operands[1])
+	idx := a.sizeOf(in.Operands[2])
 	v.BytesAccessed = 2*upd + idx
 	v.OutputBytes = upd
 	v.OperandBytes[0] = 0
@@ -387,12 +422,12 @@ func (a *xlaAnalysis) scatter(in *hlo.Instruction, v *XLACostValues) {
 	}
 	total := 0.0
 	for i := range n {
-		u := a.size(&in.Operands[n+1+i].Shape)
+		u := a.sizeOf(in.Operands[n+1+i])
 		v.OperandBytes[i] = u
 		v.OperandBytes[n+1+i] = u
 		total += u
 	}
-	idx := a.size(&in.Operands[n].Shape)
+	idx := a.sizeOf(in.Operands[n])
 	v.OperandBytes[n] = idx
 	v.BytesAccessed = 3*total + idx
 	v.OutputBytes = total
@@ -477,7 +512,7 @@ func (a *xlaAnalysis) allReduce(in *hlo.Instruction, v *XLACostValues) {
 	v.OutputBytes = out
 	v.BytesAccessed = out
 	for _, op := range in.Operands {
-		v.BytesAccessed += a.size(&op.Shape)
+		v.BytesAccessed += a.sizeOf(op)
 	}
 }
 
@@ -488,8 +523,8 @@ func (a *xlaAnalysis) triangularSolve(in *hlo.Instruction, v *XLACostValues) {
 	if len(in.Operands) < 2 {
 		return
 	}
-	out := a.size(&in.Shape)
-	aBytes, bBytes := a.size(&in.Operands[0].Shape), a.size(&in.Operands[1].Shape)
+	out := a.sizeOf(in)
+	aBytes, bBytes := a.sizeOf(in.Operands[0]), a.sizeOf(in.Operands[1])
 	v.OutputBytes = out
 	v.BytesAccessed = out + aBytes/2 + bBytes
 	v.OperandBytes[0] = bBytes
@@ -504,7 +539,7 @@ func (a *xlaAnalysis) cholesky(in *hlo.Instruction, v *XLACostValues) {
 	if len(in.Operands) < 1 {
 		return
 	}
-	half := a.size(&in.Operands[0].Shape) / 2
+	half := a.sizeOf(in.Operands[0]) / 2
 	v.OutputBytes = half
 	v.OperandBytes[0] = half
 	v.BytesAccessed = 2 * half
@@ -691,7 +726,7 @@ func (a *xlaAnalysis) fusion(f *hlo.Instruction, v *XLACostValues) {
 	v.BytesAccessed += v.OutputBytes
 	for _, in := range comp.Instructions {
 		if in.Opcode == hlo.OpConstant && elementsRecursive(&in.Shape) > 1 {
-			v.BytesAccessed += a.size(&in.Shape)
+			v.BytesAccessed += a.sizeOf(in)
 		}
 	}
 	for i := range f.Operands {
@@ -793,7 +828,7 @@ func usersIn(in *hlo.Instruction) []*hlo.Instruction {
 // aliases the output); every other user shares one whole read. A nested
 // fusion's user is followed into its own parameter.
 func (a *xlaAnalysis) parameterReadBytes(p *hlo.Instruction) float64 {
-	size := a.size(&p.Shape)
+	size := a.sizeOf(p)
 	n, shared := 0.0, false
 	share := func(s float64) float64 {
 		if shared {
@@ -807,10 +842,10 @@ func (a *xlaAnalysis) parameterReadBytes(p *hlo.Instruction) float64 {
 		case hlo.OpFusion:
 			n += a.nestedFusionReadBytes(p, u)
 		case hlo.OpSlice:
-			n += a.size(&u.Shape)
+			n += a.sizeOf(u)
 		case hlo.OpDynamicSlice:
 			if u.Operands[0] == p {
-				n += a.size(&u.Shape)
+				n += a.sizeOf(u)
 			} else {
 				n += share(size)
 			}
@@ -848,18 +883,18 @@ func (a *xlaAnalysis) nestedFusionReadBytes(p, u *hlo.Instruction) float64 {
 		for _, fu := range usersIn(u) {
 			switch {
 			case simple && fu.Opcode == hlo.OpSlice:
-				n += a.size(&fu.Shape)
+				n += a.sizeOf(fu)
 			case simple && fu.Opcode == hlo.OpDynamicSlice:
 				if fu.Operands[0] == u {
-					n += a.size(&fu.Shape)
+					n += a.sizeOf(fu)
 				} else if !shared {
 					shared = true
-					n += a.size(&u.Shape)
+					n += a.sizeOf(u)
 				}
 			case simple && fu.Opcode == hlo.OpDynamicUpdateSlice:
 				if fu.Operands[0] != u && !shared {
 					shared = true
-					n += a.size(&u.Shape)
+					n += a.sizeOf(u)
 				}
 			case !shared:
 				shared = true

@@ -551,3 +551,110 @@ func TestXLACostElementwise(t *testing.T) {
 		assert.Equal(t, w.Transcendentals, got.Transcendentals, "%s transcendentals", op)
 	}
 }
+
+// Of finds the figures of every instruction the analysis visits, of a
+// computation called from several places too, and nil for the others:
+// those of a computation nothing calls and those of another module.
+func TestXLACostOf(t *testing.T) {
+	const text = `HloModule m
+sq {
+  x = f32[16] parameter(0)
+  ROOT m = f32[16] multiply(x, x)
+}
+dead {
+  x = f32[16] parameter(0)
+  ROOT e = f32[16] exponential(x)
+}
+ENTRY e {
+  x = f32[16] parameter(0)
+  a = f32[16] call(x), to_apply=sq
+  ROOT b = f32[16] call(a), to_apply=sq
+}`
+	m, err := hlo.ParseString(text)
+	require.NoError(t, err)
+	other, err := hlo.ParseString(text)
+	require.NoError(t, err)
+	sq, dead := m.Computation("sq"), m.Computation("dead")
+	require.NotNil(t, sq)
+	require.NotNil(t, dead)
+	c := XLACost(m, XLATarget{Backend: XLACPU})
+	assert.Equal(t, 32.0, c.Module.Flops, "sq runs twice")
+	for _, in := range append(m.Entry.Instructions, sq.Instructions...) {
+		assert.NotNil(t, c.Of(in), in.Name)
+	}
+	assert.Equal(t, 16.0, c.Of(sq.Root).Flops)
+	assert.Equal(t, 16.0, c.Of(m.Entry.Root).Flops)
+	for _, in := range dead.Instructions {
+		assert.Nil(t, c.Of(in), "%s: dead is not called", in.Name)
+	}
+	for _, in := range other.Computation("sq").Instructions {
+		assert.Nil(t, c.Of(in), "%s of another module", in.Name)
+	}
+	assert.Nil(t, (&XLAModuleCost{}).Of(sq.Root), "no analysis")
+
+	// A computation missing from the module's list (a module edited by
+	// hand) is still visited, and found.
+	m.Computations = []*hlo.Computation{dead, m.Entry}
+	dead.Index, m.Entry.Index = 0, 1
+	c = XLACost(m, XLATarget{Backend: XLACPU})
+	assert.Equal(t, 32.0, c.Module.Flops)
+	assert.Equal(t, 16.0, c.Of(sq.Root).Flops, "sq is outside the module's list")
+	assert.Nil(t, c.Of(dead.Root))
+}
+
+// XLACost's figures do not depend on the position hints that Of
+// (Computation.Index, Instruction.Index) and the TPU's memo of sizes
+// (Instruction.Index) use: on every module, with the hints wrong (every
+// computation's 0, every other instruction's -1), the figures are those
+// with the hints right.
+func TestXLACostPositionHints(t *testing.T) {
+	mods := xlaCostModules(t)
+	for name, m := range mods {
+		for _, target := range []XLATarget{{Backend: XLACPU}, {Backend: XLATPU, Device: "tpu-v5e"}} {
+			want := XLACost(m, target)
+			scrambleHints(m, true)
+			got := XLACost(m, target)
+			scrambleHints(m, false)
+			require.Equal(t, want.Module, got.Module, "%s %v", name, target)
+			for _, comp := range m.Computations {
+				for _, in := range comp.Instructions {
+					require.Equal(t, want.Of(in), got.Of(in), "%s %v: %s", name, target, in.Name)
+				}
+			}
+		}
+	}
+	t.Logf("%d modules", len(mods))
+}
+
+// scrambleHints makes m's position hints wrong or, with wrong false,
+// right.
+func scrambleHints(m *hlo.Module, wrong bool) {
+	for ci, c := range m.Computations {
+		c.Index = ci
+		if wrong {
+			c.Index = 0
+		}
+		for i, in := range c.Instructions {
+			in.Index = i
+			if wrong && i%2 == 1 {
+				in.Index = -1
+			}
+		}
+	}
+}
+
+// The TPU's memo of sizes by position holds the shape each size is of: an
+// analysis kept across an edit of its module (a Model's) sizes an
+// instruction put in another's place, or moved, anew.
+func TestXLACostSizeMemoAfterEdit(t *testing.T) {
+	m, err := hlo.ParseString("HloModule m\nENTRY e {\n  p = f32[8,128]{1,0:T(8,128)} parameter(0)\n  ROOT r = f32[8,128]{1,0:T(8,128)} negate(p)\n}\n")
+	require.NoError(t, err)
+	a := newXLAAnalysis(XLATarget{Backend: XLATPU, Device: "tpu-v5e"})
+	r := m.Entry.Instructions[1]
+	assert.Equal(t, 4096.0, a.outBytes(r))
+	wider := &hlo.Instruction{Name: "w", Opcode: hlo.OpNegate, Parent: r.Parent, Index: r.Index, Operands: r.Operands,
+		Shape: hlo.MakeShapeWithLayout(hlo.F32, []int64{16, 128}, []int64{1, 0}), Typed: hlo.NewTypedAttrs()}
+	m.Entry.Instructions[1], m.Entry.Root = wider, wider
+	assert.Equal(t, tpuShapeSize(&wider.Shape), a.outBytes(wider), "the instruction in r's place")
+	assert.Equal(t, 8192.0, a.outBytes(wider))
+}

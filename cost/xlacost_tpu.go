@@ -13,10 +13,24 @@ type tpuRules struct {
 	device string
 	layout layoutassign.Target
 	rates  tpuRates
-	// sizes memoizes size: an analysis sizes each instruction's shape as
-	// its output and again as every user's operand, and a tiled size
-	// costs a walk of the layout's tiles.
-	sizes map[*hlo.Shape]float64
+	// sizes memoizes outBytes: an analysis sizes each instruction's
+	// shape as its output and again as every user's operand, and a tiled
+	// size costs a walk of the layout's tiles. sizes holds, per
+	// computation, its instructions' bytes by position, each with the
+	// shape it is the size of (an instruction replaced or moved, in a
+	// module edited between two uses of a Model, is sized again); last is
+	// lastComp's, the computation sized last. A lookup per change of
+	// computation: a map by shape had an entry per instruction, tens of
+	// thousands whose lookups miss the caches.
+	sizes    map[*hlo.Computation][]sizeMemo
+	lastComp *hlo.Computation
+	last     []sizeMemo
+}
+
+// sizeMemo is the memoized size of a shape (nil: none yet).
+type sizeMemo struct {
+	shape *hlo.Shape
+	bytes float64
 }
 
 // tpuRates are the per-second rates the TPU compiler's cost analysis
@@ -41,22 +55,34 @@ func newTPURules(device string) *tpuRules {
 	if err != nil || t.Backend != layoutassign.BackendTPU {
 		t = layoutassign.TPU()
 	}
-	return &tpuRules{device: device, layout: t, rates: tpuRatesByDevice[device], sizes: map[*hlo.Shape]float64{}}
+	return &tpuRules{device: device, layout: t, rates: tpuRatesByDevice[device], sizes: map[*hlo.Computation][]sizeMemo{}}
 }
 
-// size is the TPU's shape size: an array's tiled, padded bytes; an
-// untiled scalar (a DMA semaphore u32[]{:S(2)}) counts 4096 bytes, as the
-// TPU's analysis counts it (measured: every copy-start of the probes).
-func (r *tpuRules) size(s *hlo.Shape) float64 {
-	n, ok := r.sizes[s]
-	if !ok {
-		n = tpuShapeSize(s)
-		r.sizes[s] = n
+// memo is in's entry in sizes, or nil when in.Index does not point back
+// to it or is past what its computation held when first sized (a module
+// edited by hand).
+func (r *tpuRules) memo(in *hlo.Instruction) *sizeMemo {
+	p := in.Parent
+	if p == nil || in.Index < 0 || in.Index >= len(p.Instructions) || p.Instructions[in.Index] != in {
+		return nil
 	}
-	return n
+	if p != r.lastComp {
+		b, ok := r.sizes[p]
+		if !ok {
+			b = make([]sizeMemo, len(p.Instructions))
+			r.sizes[p] = b
+		}
+		r.lastComp, r.last = p, b
+	}
+	if in.Index >= len(r.last) {
+		return nil
+	}
+	return &r.last[in.Index]
 }
 
-// tpuShapeSize is size without the memo.
+// tpuShapeSize is the TPU's shape size: an array's tiled, padded bytes;
+// an untiled scalar (a DMA semaphore u32[]{:S(2)}) counts 4096 bytes, as
+// the TPU's analysis counts it (measured: every copy-start of the probes).
 func tpuShapeSize(s *hlo.Shape) float64 {
 	n, err := hlo.PaddedBytes(*s, hlo.SizeOptions{PredBytes: 1})
 	if err != nil {
@@ -124,8 +150,8 @@ func (r *tpuRules) gather(a *xlaAnalysis, in *hlo.Instruction, v *XLACostValues)
 	op := &in.Operands[0].Shape
 	win := in.Typed.Gather.SliceSizes
 	read := float64(windows(in.Shape.ElementCount(), win)) * r.windowBytes(op, win)
-	idx := a.size(&in.Operands[1].Shape)
-	out := a.size(&in.Shape)
+	idx := a.sizeOf(in.Operands[1])
+	out := a.sizeOf(in)
 	v.OperandBytes[0], v.OperandBytes[1], v.OutputBytes = read, idx, out
 	v.BytesAccessed = read + idx + out
 }
@@ -157,7 +183,7 @@ func (r *tpuRules) scatter(a *xlaAnalysis, in *hlo.Instruction, v *XLACostValues
 		}
 		b := float64(windows(upd.ElementCount(), win)) * r.windowBytes(op, win)
 		v.OperandBytes[i] = b
-		u := a.size(upd)
+		u := a.sizeOf(in.Operands[n+1+i])
 		v.OperandBytes[n+1+i] = u
 		total += 2*b + u
 	}
@@ -166,7 +192,7 @@ func (r *tpuRules) scatter(a *xlaAnalysis, in *hlo.Instruction, v *XLACostValues
 		out += v.OperandBytes[i]
 	}
 	v.OutputBytes = out
-	idx := a.size(&in.Operands[n].Shape)
+	idx := a.sizeOf(in.Operands[n])
 	v.OperandBytes[n] = idx
 	v.BytesAccessed = total + idx
 	sub := a.computation(calledComp(in))
