@@ -2,6 +2,7 @@ package layoutassign
 
 import (
 	"fmt"
+	"slices"
 
 	"go.uber.org/zap"
 
@@ -93,16 +94,12 @@ type assigner struct {
 	opts   Options
 	log    *zap.Logger
 	values []value
-	// first gives, per computation (by position in the module) and
-	// instruction (by Index), the id of its first leaf value; users lists
-	// an instruction's users by that id.
-	compIdx map[*hlo.Computation]int
-	// lastComp and lastCI cache base's last computation lookup.
-	lastComp *hlo.Computation
-	lastCI   int
-	first    [][]int
-	users    csr[*hlo.Instruction]
-	leaves   leafIndex
+	// first gives, per computation (by Index, its position in the module)
+	// and instruction (by Index), the id of its first leaf value; users
+	// lists an instruction's users by that id.
+	first  [][]int
+	users  csr[*hlo.Instruction]
+	leaves leafIndex
 
 	parent unionFind[int]
 	fixed  [][]int64 // per class root: the fixed minor_to_major
@@ -147,8 +144,9 @@ type assigner struct {
 	keepUnlaid bool
 	// firstByInst replaces first once insertCopies shifted instructions.
 	firstByInst map[*hlo.Instruction]int
-	// fused are the computations fusions call.
-	fused map[*hlo.Computation]bool
+	// fused marks, by position in the module, the computations fusions
+	// call (see isFused).
+	fused []bool
 	// deferredValue marks the values whose edges unifyAll defers
 	// (deferred) until fixEntry has fixed them: the leaves of the entry
 	// parameters, of a root tuple and of the settled values.
@@ -232,8 +230,8 @@ func Assign(m *hlo.Module, opts Options) (*Assignment, error) {
 // of while loops and conditionals keep their first-pass layouts (settled):
 // XLA lays a callee out before its caller.
 func newAssigner(m *hlo.Module, opts Options, pins *secondPass) (*assigner, error) {
-	a := &assigner{m: m, opts: opts, log: opts.Logger, compIdx: make(map[*hlo.Computation]int, len(m.Computations)),
-		fused: fusedComputations(m), leaves: leafIndex{}}
+	a := &assigner{m: m, opts: opts, log: opts.Logger,
+		fused: fusedByIndex(m), leaves: leafIndex{}}
 	a.collect()
 	a.findVregComputations()
 	if pins != nil {
@@ -259,6 +257,31 @@ func newAssigner(m *hlo.Module, opts Options, pins *secondPass) (*assigner, erro
 	return a, nil
 }
 
+// fusedByIndex marks, by position in m, the computations fusions call:
+// fusedComputations in a slice, which at tens of thousands of computations
+// is cheaper to build and to read than a map by pointer.
+func fusedByIndex(m *hlo.Module) []bool {
+	fused := make([]bool, len(m.Computations))
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			if in.Opcode == hlo.OpFusion {
+				for _, f := range in.Called {
+					if i := m.ComputationIndex(f); i >= 0 {
+						fused[i] = true
+					}
+				}
+			}
+		}
+	}
+	return fused
+}
+
+// isFused reports whether a fusion calls c.
+func (a *assigner) isFused(c *hlo.Computation) bool {
+	i := a.m.ComputationIndex(c)
+	return i >= 0 && a.fused[i]
+}
+
 // findVregComputations sets keepUnlaid (keeping layouts, on the TPU) for a
 // module laid out by XLA: some layout has tiles, and every array that
 // states no layout, fused computations aside, is a scalar or in a
@@ -269,23 +292,20 @@ func (a *assigner) findVregComputations() {
 	if !a.tiledModule || a.opts.Relayout || a.opts.Target.Backend != BackendTPU {
 		return
 	}
-	perElement, fused := map[*hlo.Computation]bool{}, map[*hlo.Computation]bool{}
+	perElement := make([]bool, len(a.m.Computations)) // by position
 	for _, c := range a.m.Computations {
 		for _, in := range c.Instructions {
-			switch {
-			case in.Opcode == hlo.OpFusion:
+			if in.Opcode != hlo.OpFusion && !controlFlow(in) {
 				for _, callee := range in.Called {
-					fused[callee] = true
-				}
-			case !controlFlow(in):
-				for _, callee := range in.Called {
-					perElement[callee] = true
+					if i := a.m.ComputationIndex(callee); i >= 0 {
+						perElement[i] = true
+					}
 				}
 			}
 		}
 	}
-	for _, c := range a.m.Computations {
-		if fused[c] || perElement[c] && statedLayouts(c) == 0 {
+	for i, c := range a.m.Computations {
+		if a.fused[i] || perElement[i] && statedLayouts(c) == 0 {
 			continue
 		}
 		for _, in := range c.Instructions {
@@ -332,7 +352,12 @@ func statedLayouts(c *hlo.Computation) int {
 	return -1
 }
 
-// collect numbers every leaf of every instruction result and records users.
+// collect numbers every leaf of every instruction result and records
+// users. It works a computation at a time, its values numbered, then its
+// users of them counted and filled in (an operand is in its user's
+// computation): at tens of thousands of instructions, a walk over the
+// module misses the cache on every one, and these walks find the
+// computation's instructions in the cache.
 func (a *assigner) collect() {
 	a.first = make([][]int, len(a.m.Computations))
 	total := 0
@@ -342,47 +367,58 @@ func (a *assigner) collect() {
 		}
 	}
 	a.values = make([]value, 0, total)
+	a.orig = make([]*hlo.Layout, 0, total)
+	a.users.off = append(make([]int32, 0, total+1), 0)
+	// About one user a value.
+	a.users.flat = make([]*hlo.Instruction, 0, total)
+	var last []*hlo.Instruction // per value of c, its last user
+	var cursor []int32
 	for ci, c := range a.m.Computations {
-		a.compIdx[c] = ci
+		c.Index = ci
 		a.first[ci] = make([]int, len(c.Instructions))
+		lo := len(a.values)
 		for i, in := range c.Instructions {
 			in.Index = i
 			a.first[ci][i] = len(a.values)
 			if !in.Shape.IsTuple() {
 				a.values = append(a.values, value{in: in})
+				a.orig = append(a.orig, in.Shape.Layout)
 			} else {
 				for _, l := range in.Shape.Leaves() {
 					a.values = append(a.values, value{in: in, path: l.Index})
+					a.orig = append(a.orig, l.Shape.Layout)
 				}
 			}
 		}
-	}
-	n := len(a.values)
-	a.orig = make([]*hlo.Layout, n)
-	for id := range a.values {
-		if sh := a.shapeOf(id); sh != nil {
-			a.orig[id] = sh.Layout
-			a.tiledModule = a.tiledModule || sh.Layout != nil && len(sh.Layout.Tiles) > 0
-		}
-	}
-	// users: counted, then filled into one array.
-	eachUse := func(f func(k int, in *hlo.Instruction)) {
-		last := make([]*hlo.Instruction, n) // one entry per user
-		for _, c := range a.m.Computations {
+		hi := len(a.values)
+		// off[k+1] counts the users of value k, then becomes its end.
+		off := slices.Grow(a.users.off, hi-lo)[:hi+1]
+		clear(off[lo+1:])
+		last = slices.Grow(last[:0], hi-lo)[:hi-lo]
+		eachUse := func(f func(k int, in *hlo.Instruction)) {
+			clear(last)
 			for _, in := range c.Instructions {
 				for _, op := range in.Operands {
-					if k, ok := a.base(op); ok && last[k] != in {
-						last[k] = in
+					if k, ok := a.base(op); ok && k >= lo && k < hi && last[k-lo] != in {
+						last[k-lo] = in
 						f(k, in)
 					}
 				}
 			}
 		}
+		eachUse(func(k int, _ *hlo.Instruction) { off[k+1]++ })
+		for k := lo; k < hi; k++ {
+			off[k+1] += off[k]
+		}
+		a.users.off = off
+		cursor = append(cursor[:0], off[lo:hi]...)
+		a.users.flat = slices.Grow(a.users.flat, int(off[hi]-off[lo]))[:off[hi]]
+		eachUse(func(k int, in *hlo.Instruction) { a.users.flat[cursor[k-lo]] = in; cursor[k-lo]++ })
 	}
-	a.users.off = make([]int32, n+1)
-	eachUse(func(k int, _ *hlo.Instruction) { a.users.off[k+1]++ })
-	cursor := a.users.prefixSums()
-	eachUse(func(k int, in *hlo.Instruction) { a.users.flat[cursor[k]] = in; cursor[k]++ })
+	n := len(a.values)
+	for _, l := range a.orig {
+		a.tiledModule = a.tiledModule || l != nil && len(l.Tiles) > 0
+	}
 	a.parent = newUnionFind[int](n)
 	a.fixed = make([][]int64, n)
 	a.exact = make([]bool, n)
@@ -395,12 +431,12 @@ func (a *assigner) base(in *hlo.Instruction) (int, bool) {
 		b, ok := a.firstByInst[in]
 		return b, ok
 	}
-	ci, ok := a.lastCI, in.Parent == a.lastComp && in.Parent != nil
-	if !ok {
-		ci, ok = a.compIdx[in.Parent]
-		a.lastComp, a.lastCI = in.Parent, ci
+	c := in.Parent
+	if c == nil || c.Index < 0 || c.Index >= len(a.first) || a.m.Computations[c.Index] != c {
+		return 0, false
 	}
-	if !ok || in.Index < 0 || in.Index >= len(a.first[ci]) || a.m.Computations[ci].Instructions[in.Index] != in {
+	ci := c.Index
+	if in.Index < 0 || in.Index >= len(a.first[ci]) || c.Instructions[in.Index] != in {
 		return 0, false
 	}
 	return a.first[ci][in.Index], true

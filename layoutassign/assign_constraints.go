@@ -80,33 +80,33 @@ func (a *assigner) fixStated() error {
 				case hlo.OpSort:
 					a.requireLeastPadding(in)
 				case hlo.OpTopK:
-					if !a.fused[c] && !tpuTopKKept(in) {
+					if !a.isFused(c) && !tpuTopKKept(in) {
 						a.requireTopK(in)
 					}
 				case hlo.OpDot:
 					// A dot XLA makes a multiply and a reduce before laying
 					// the module out has no dot layout (reproducer
 					// layouts-tpu-v5e-63d18396).
-					if out, tie, ok := a.dotLayout(in); ok && !tie && !a.fused[c] && a.assignable(a.leafID(in, nil)) && !strengthReducedDot(in) {
+					if out, tie, ok := a.dotLayout(in); ok && !tie && !a.isFused(c) && a.assignable(a.leafID(in, nil)) && !strengthReducedDot(in) {
 						a.require(a.leafID(in, nil), out, site{}, nil)
 					}
 				case hlo.OpConvolution:
 					// A fused convolution was a dot when XLA laid it out.
-					if _, _, out, ok := tpuConvLayouts(in); ok && !a.fused[c] && a.assignable(a.leafID(in, nil)) {
+					if _, _, out, ok := tpuConvLayouts(in); ok && !a.isFused(c) && a.assignable(a.leafID(in, nil)) {
 						a.require(a.leafID(in, nil), out, site{}, nil)
 					}
 				case hlo.OpReshape:
-					if !a.fused[c] {
+					if !a.isFused(c) {
 						a.requireVectorReshape(in)
 					}
 				case hlo.OpSlice:
-					if !a.fused[c] {
+					if !a.isFused(c) {
 						a.requireVectorSlice(in)
 					}
 				case hlo.OpFft:
 					// The convolutions it becomes lay out its result; its
 					// operand is not unified with it (unifyInstruction).
-					if out, ok := tpuFftLayout(in, a.opts.Target); ok && !a.fused[c] && a.assignable(a.leafID(in, nil)) {
+					if out, ok := tpuFftLayout(in, a.opts.Target); ok && !a.isFused(c) && a.assignable(a.leafID(in, nil)) {
 						a.require(a.leafID(in, nil), out, site{}, nil)
 					}
 				}
@@ -179,7 +179,7 @@ func (a *assigner) spreadThroughTransposes() {
 	seen := map[int]bool{}
 	byClass := map[int][]*hlo.Instruction{} // the transposes on each side of a class
 	for _, c := range a.m.Computations {
-		if a.fused[c] {
+		if a.isFused(c) {
 			continue
 		}
 		for _, in := range c.Instructions {
@@ -231,7 +231,7 @@ func (a *assigner) requireConvOperands() {
 	}
 	for _, c := range a.m.Computations {
 		for _, in := range c.Instructions {
-			if in.Opcode != hlo.OpConvolution || a.fused[c] || !a.assignable(a.leafID(in, nil)) {
+			if in.Opcode != hlo.OpConvolution || a.isFused(c) || !a.assignable(a.leafID(in, nil)) {
 				continue
 			}
 			if lhs, kernel, _, ok := tpuConvLayouts(in); ok {
@@ -253,7 +253,7 @@ func (a *assigner) requireDotOperands() {
 		return
 	}
 	for _, c := range a.m.Computations {
-		if a.fused[c] {
+		if a.isFused(c) {
 			continue
 		}
 		for _, in := range c.Instructions {

@@ -64,7 +64,7 @@ func (a *assigner) concatPins(pins *secondPass) {
 	var order []int
 	tiles := a.paramTiles()
 	for _, c := range a.m.Computations {
-		if a.fused[c] {
+		if a.isFused(c) {
 			continue
 		}
 		for _, in := range c.Instructions {
@@ -163,7 +163,7 @@ func dropHeldPins(a, b *assigner, pins *secondPass) bool {
 		add(s.sort, s.id, func(pin []int64) bool { return pin[0] == s.dim })
 	}
 	for _, c := range a.m.Computations {
-		if a.fused[c] {
+		if a.isFused(c) {
 			continue
 		}
 		for _, in := range c.Instructions {
@@ -333,7 +333,7 @@ type operandUse struct {
 // log ("Listing instructions with incompatible layouts") and its dumps.
 func (a *assigner) reshapePins(pins *secondPass) {
 	for _, c := range a.m.Computations {
-		if a.fused[c] {
+		if a.isFused(c) {
 			continue
 		}
 		for _, in := range c.Instructions {
@@ -385,7 +385,7 @@ func (a *assigner) reshapePins(pins *secondPass) {
 // lists no scatter; reproducer layouts-tpu-v5e-35da6a6e).
 func (a *assigner) scatterPins(pins *secondPass) {
 	for _, c := range a.m.Computations {
-		if a.fused[c] {
+		if a.isFused(c) {
 			continue
 		}
 		for _, in := range c.Instructions {
@@ -426,7 +426,7 @@ func tpuScatter(in *hlo.Instruction) bool {
 // {1,0}.
 func (a *assigner) reducePins(pins *secondPass) {
 	for _, c := range a.m.Computations {
-		if a.fused[c] {
+		if a.isFused(c) {
 			continue
 		}
 		for _, in := range c.Instructions {
@@ -587,7 +587,7 @@ type sortOperand struct {
 func (a *assigner) sortOperands() []sortOperand {
 	var out []sortOperand
 	for _, c := range a.m.Computations {
-		if a.fused[c] {
+		if a.isFused(c) {
 			continue
 		}
 		for _, in := range c.Instructions {
@@ -667,7 +667,7 @@ func (a *assigner) paramTiles() map[int]classTile {
 	// associative scan of a transposed f32[31,100,33]{1,0,2:T(8,128)}
 	// parameter, its concatenates pinned to {1,2,0:T(8,128)}).
 	for _, c := range a.m.Computations {
-		if a.fused[c] {
+		if a.isFused(c) {
 			continue
 		}
 		for _, in := range c.Instructions {

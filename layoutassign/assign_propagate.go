@@ -150,7 +150,7 @@ func (a *assigner) prefer(in *hlo.Instruction) {
 		if len(in.Operands) < 2 || a.opts.Target.Backend == BackendTPU && strengthReducedDot(in) {
 			return
 		}
-		if a.opts.Target.Backend == BackendTPU && !a.fused[in.Parent] {
+		if a.opts.Target.Backend == BackendTPU && !a.isFused(in.Parent) {
 			if lm, rm, ok := a.dotOperandLayouts(in); ok {
 				for i, m := range [][]int64{lm, rm} {
 					if !a.fusedIntoDot(in.Operands[i]) { // else required (requireDotOperands)
@@ -166,7 +166,7 @@ func (a *assigner) prefer(in *hlo.Instruction) {
 			a.offer(a.leafID(r, nil), rm)
 		}
 	case hlo.OpConvolution:
-		if _, _, _, ok := tpuConvLayouts(in); len(in.Operands) < 2 || ok && a.opts.Target.Backend == BackendTPU && !a.fused[in.Parent] {
+		if _, _, _, ok := tpuConvLayouts(in); len(in.Operands) < 2 || ok && a.opts.Target.Backend == BackendTPU && !a.isFused(in.Parent) {
 			return // required instead (requireConvOperands)
 		}
 		l, r := in.Operands[0], in.Operands[1]

@@ -32,7 +32,7 @@ func (a *assigner) unify(p, c int, st site, path []int64) {
 	}
 	fp, fc := a.fixed[rp], a.fixed[rc]
 	if fp != nil && fc != nil && !slices.Equal(fp, fc) {
-		if st.user != nil && len(st.user.Called) == 0 && a.fused[st.user.Parent] {
+		if st.user != nil && len(st.user.Called) == 0 && a.isFused(st.user.Parent) {
 			// Inside a fusion an instruction reads each operand in its own
 			// layout (XLA's layout assignment leaves fused computations
 			// alone; its emitters index every operand through its layout).
