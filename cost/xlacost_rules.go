@@ -150,13 +150,11 @@ func (a *xlaAnalysis) size(s *hlo.Shape) float64 {
 	return shapeSize(s)
 }
 
-// sizeOf is the size of in's shape; a TPU's are memoized (outBytes).
+// sizeOf is the size of in's shape; an array's on a TPU is memoized
+// (outBytes, which for an array is its size).
 func (a *xlaAnalysis) sizeOf(in *hlo.Instruction) float64 {
-	if a.tpu == nil {
+	if a.tpu == nil || in.Shape.IsTuple() {
 		return a.size(&in.Shape)
-	}
-	if in.Shape.IsTuple() {
-		return float64(a.tpu.tupleTable(len(in.Shape.Tuple)))
 	}
 	return a.outBytes(in)
 }

@@ -231,7 +231,7 @@ func Assign(m *hlo.Module, opts Options) (*Assignment, error) {
 // XLA lays a callee out before its caller.
 func newAssigner(m *hlo.Module, opts Options, pins *secondPass) (*assigner, error) {
 	a := &assigner{m: m, opts: opts, log: opts.Logger,
-		fused: fusedByIndex(m), leaves: leafIndex{}}
+		fused: fusedComputations(m), leaves: leafIndex{}}
 	a.collect()
 	a.findVregComputations()
 	if pins != nil {
@@ -257,10 +257,11 @@ func newAssigner(m *hlo.Module, opts Options, pins *secondPass) (*assigner, erro
 	return a, nil
 }
 
-// fusedByIndex marks, by position in m, the computations fusions call:
-// fusedComputations in a slice, which at tens of thousands of computations
-// is cheaper to build and to read than a map by pointer.
-func fusedByIndex(m *hlo.Module) []bool {
+// fusedComputations marks, by position in m, the computations fusions
+// call, whose values are never materialised (a slice: at tens of
+// thousands of computations cheaper to build and to read than a map by
+// pointer).
+func fusedComputations(m *hlo.Module) []bool {
 	fused := make([]bool, len(m.Computations))
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {

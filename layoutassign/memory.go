@@ -430,7 +430,7 @@ func arrayCosts(m *hlo.Module, t Target) (*MemoryReport, *costCache, error) {
 	backing := make([]ArrayCost, 0, nTupleLeaves)
 	cc := &costCache{unlaidInVregs: t.Backend == BackendTPU && laidOut(m)}
 	for ci, c := range m.Computations {
-		fused := fusedComps[c]
+		fused := fusedComps[ci]
 		costs := make([][]ArrayCost, len(c.Instructions))
 		r.arrays[ci], r.insts[ci], r.comps[c] = costs, slices.Clone(c.Instructions), ci
 		for i, in := range c.Instructions {
@@ -453,22 +453,6 @@ func arrayCosts(m *hlo.Module, t Target) (*MemoryReport, *costCache, error) {
 		}
 	}
 	return r, cc, nil
-}
-
-// fusedComputations are the computations fusions call, whose values are
-// never materialised.
-func fusedComputations(m *hlo.Module) map[*hlo.Computation]bool {
-	fused := map[*hlo.Computation]bool{}
-	for _, c := range m.Computations {
-		for _, in := range c.Instructions {
-			if in.Opcode == hlo.OpFusion {
-				for _, f := range in.Called {
-					fused[f] = true
-				}
-			}
-		}
-	}
-	return fused
 }
 
 // instructionCosts is the cost of each array leaf of in's result. An array
@@ -566,7 +550,7 @@ func suggestions(m *hlo.Module, t Target, costs [][][]ArrayCost, cc *costCache) 
 	seen := map[int32]bool{}
 	fused := fusedComputations(m)
 	for ci, c := range m.Computations {
-		if fused[c] {
+		if fused[ci] {
 			continue // never materialised
 		}
 		for i, in := range c.Instructions {
