@@ -2,7 +2,6 @@ package layoutassign
 
 import (
 	"fmt"
-	"slices"
 
 	"go.uber.org/zap"
 
@@ -353,12 +352,7 @@ func statedLayouts(c *hlo.Computation) int {
 	return -1
 }
 
-// collect numbers every leaf of every instruction result and records
-// users. It works a computation at a time, its values numbered, then its
-// users of them counted and filled in (an operand is in its user's
-// computation): at tens of thousands of instructions, a walk over the
-// module misses the cache on every one, and these walks find the
-// computation's instructions in the cache.
+// collect numbers every leaf of every instruction result and records users.
 func (a *assigner) collect() {
 	a.first = make([][]int, len(a.m.Computations))
 	total := 0
@@ -368,58 +362,47 @@ func (a *assigner) collect() {
 		}
 	}
 	a.values = make([]value, 0, total)
-	a.orig = make([]*hlo.Layout, 0, total)
-	a.users.off = append(make([]int32, 0, total+1), 0)
-	// About one user a value.
-	a.users.flat = make([]*hlo.Instruction, 0, total)
-	var last []*hlo.Instruction // per value of c, its last user
-	var cursor []int32
 	for ci, c := range a.m.Computations {
 		c.Index = ci
 		a.first[ci] = make([]int, len(c.Instructions))
-		lo := len(a.values)
 		for i, in := range c.Instructions {
 			in.Index = i
 			a.first[ci][i] = len(a.values)
 			if !in.Shape.IsTuple() {
 				a.values = append(a.values, value{in: in})
-				a.orig = append(a.orig, in.Shape.Layout)
 			} else {
 				for _, l := range in.Shape.Leaves() {
 					a.values = append(a.values, value{in: in, path: l.Index})
-					a.orig = append(a.orig, l.Shape.Layout)
 				}
 			}
 		}
-		hi := len(a.values)
-		// off[k+1] counts the users of value k, then becomes its end.
-		off := slices.Grow(a.users.off, hi-lo)[:hi+1]
-		clear(off[lo+1:])
-		last = slices.Grow(last[:0], hi-lo)[:hi-lo]
-		eachUse := func(f func(k int, in *hlo.Instruction)) {
-			clear(last)
+	}
+	n := len(a.values)
+	a.orig = make([]*hlo.Layout, n)
+	for id := range a.values {
+		if sh := a.shapeOf(id); sh != nil {
+			a.orig[id] = sh.Layout
+			a.tiledModule = a.tiledModule || sh.Layout != nil && len(sh.Layout.Tiles) > 0
+		}
+	}
+	// users: counted, then filled into one array.
+	eachUse := func(f func(k int, in *hlo.Instruction)) {
+		last := make([]*hlo.Instruction, n) // one entry per user
+		for _, c := range a.m.Computations {
 			for _, in := range c.Instructions {
 				for _, op := range in.Operands {
-					if k, ok := a.base(op); ok && k >= lo && k < hi && last[k-lo] != in {
-						last[k-lo] = in
+					if k, ok := a.base(op); ok && last[k] != in {
+						last[k] = in
 						f(k, in)
 					}
 				}
 			}
 		}
-		eachUse(func(k int, _ *hlo.Instruction) { off[k+1]++ })
-		for k := lo; k < hi; k++ {
-			off[k+1] += off[k]
-		}
-		a.users.off = off
-		cursor = append(cursor[:0], off[lo:hi]...)
-		a.users.flat = slices.Grow(a.users.flat, int(off[hi]-off[lo]))[:off[hi]]
-		eachUse(func(k int, in *hlo.Instruction) { a.users.flat[cursor[k-lo]] = in; cursor[k-lo]++ })
 	}
-	n := len(a.values)
-	for _, l := range a.orig {
-		a.tiledModule = a.tiledModule || l != nil && len(l.Tiles) > 0
-	}
+	a.users.off = make([]int32, n+1)
+	eachUse(func(k int, _ *hlo.Instruction) { a.users.off[k+1]++ })
+	cursor := a.users.prefixSums()
+	eachUse(func(k int, in *hlo.Instruction) { a.users.flat[cursor[k]] = in; cursor[k]++ })
 	a.parent = newUnionFind[int](n)
 	a.fixed = make([][]int64, n)
 	a.exact = make([]bool, n)
