@@ -219,7 +219,7 @@ func (lv *liveness) spaces(tl threadLocals) []SpaceReport {
 			}
 		}
 		runs[sp] = lv.simulate(sp, temps[sp], lv.bufOf, sizes, lens)
-		runs[sp].place(lv.t.heapAlignment(sp), lv.parallel)
+		runs[sp].place(lv.t.heapAlignment(sp))
 	}
 	combined := combineTemps(allocs, runs, tl.count, lv.t.heapAlignment)
 	var out []SpaceReport

@@ -160,44 +160,20 @@ func countingSort(dst, src []int32, n int, key func(id int32) int) {
 // place packs the run's temporaries into their heap (heapSize), as
 // buffer assignment does, by the best of XLA's two best-fit orders
 // (ChooseBestHeapAlgorithm keeps the smaller heap; only its size is
-// reported), which run at once when parallel (nil: one after the other,
-// in one heap index) finds a free job. A run replayed for its peak alone
-// needs no placement.
-func (r *heapRun) place(align int64, parallel fanOut) {
+// reported). The temporaries' peak bounds every placement from below
+// (the values live at once sit side by side in any heap), so when the
+// size order, the one that wins almost always, reaches it the duration
+// order cannot do better and is not run; otherwise it runs after, in
+// the same heap index. A run replayed for its peak alone needs no
+// placement.
+func (r *heapRun) place(align int64) {
 	ivs, horizon := r.intervals()
-	orders := []heapOrder{spatial, temporal}
-	sizes := make([]int64, len(orders))
-	idle := make(chan *heapIndex, len(orders)) // indexes not in use
-	fit := func(i int) error {
-		var idx *heapIndex
-		select {
-		case idx = <-idle:
-		default:
-			idx = &heapIndex{}
-		}
-		sizes[i], _ = r.fit(ivs, horizon, orders[i], align, idx)
-		idle <- idx
-		return nil
+	idx := &heapIndex{}
+	r.heapSize, _ = r.fit(ivs, horizon, spatial, align, idx)
+	if r.heapSize > r.peak {
+		size, _ := r.fit(ivs, horizon, temporal, align, idx)
+		r.heapSize = min(r.heapSize, size)
 	}
-	if parallel == nil {
-		parallel = sequential
-	}
-	_ = parallel(len(orders), fit)
-	r.heapSize = slices.Min(sizes)
-}
-
-// fanOut calls do(0), ..., do(n-1), maybe at once, and returns the error
-// of the lowest i that failed (passes.Unit.Parallel).
-type fanOut func(n int, do func(i int) error) error
-
-// sequential is the fanOut of one goroutine.
-func sequential(n int, do func(i int) error) error {
-	for i := range n {
-		if err := do(i); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // reusableOperand finds an operand value of id's instruction whose buffer

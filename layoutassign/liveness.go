@@ -36,8 +36,6 @@ type liveness struct {
 	// calling it (their done ends its values' lives).
 	asyncOf map[*hlo.Computation]*hlo.Computation
 	order   string
-	// parallel fans out independent work (nil: one goroutine).
-	parallel fanOut
 	// summary makes the spaces' reports hold their figures and the
 	// allocations live at their peaks only (Options.Summary).
 	summary bool

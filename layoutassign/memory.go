@@ -328,14 +328,12 @@ func laidOut(m *hlo.Module) bool {
 // no entry peak: each computation no other one calls is analysed as if it
 // were the entry (Computations).
 func AnalyzeMemory(m *hlo.Module, t Target) (*MemoryReport, error) {
-	return analyzeMemory(m, t, nil, false)
+	return analyzeMemory(m, t, false)
 }
 
-// analyzeMemory is AnalyzeMemory, fanning out its independent parts
-// (the two best-fit orders of a heap) with parallel (the pass's
-// Unit.Parallel; nil: one goroutine). A summary (Options.Summary) keeps
-// what the text report prints: no space's Buffers or Timeline.
-func analyzeMemory(m *hlo.Module, t Target, parallel fanOut, summary bool) (*MemoryReport, error) {
+// analyzeMemory is AnalyzeMemory; a summary (Options.Summary) keeps what
+// the text report prints: no space's Buffers or Timeline.
+func analyzeMemory(m *hlo.Module, t Target, summary bool) (*MemoryReport, error) {
 	if m == nil || len(m.Computations) == 0 {
 		return nil, fmt.Errorf("memory: module has no computation")
 	}
@@ -349,9 +347,9 @@ func analyzeMemory(m *hlo.Module, t Target, parallel fanOut, summary bool) (*Mem
 		if err != nil {
 			return nil, err
 		}
-		lv.parallel, lv.summary = parallel, summary
+		lv.summary = summary
 		r.fill(lv, threadLocal(lv.span, t, costOf))
-	} else if err := r.perComputation(m, t, costOf, parallel, summary); err != nil {
+	} else if err := r.perComputation(m, t, costOf, summary); err != nil {
 		return nil, err
 	}
 	r.Suggestions = suggestions(m, t, r.arrays, cc)
@@ -384,7 +382,7 @@ func (r *MemoryReport) fill(lv *liveness, tl threadLocals) {
 
 // perComputation analyses each computation that no other one calls, as
 // if it were the entry.
-func (r *MemoryReport) perComputation(m *hlo.Module, t Target, costOf func(*hlo.Instruction) []ArrayCost, parallel fanOut, summary bool) error {
+func (r *MemoryReport) perComputation(m *hlo.Module, t Target, costOf func(*hlo.Instruction) []ArrayCost, summary bool) error {
 	called := map[*hlo.Computation]bool{}
 	for _, c := range m.Computations {
 		for _, in := range c.Instructions {
@@ -401,7 +399,7 @@ func (r *MemoryReport) perComputation(m *hlo.Module, t Target, costOf func(*hlo.
 		if err != nil {
 			return err
 		}
-		lv.parallel, lv.summary = parallel, summary
+		lv.summary = summary
 		r.Order = lv.order
 		hbm := lv.spaces(threadLocals{})[0]
 		r.Computations = append(r.Computations, ComputationPeak{Computation: c.Name, Steps: len(lv.seq),

@@ -59,7 +59,7 @@ func assign(u *passes.Unit) (any, error) {
 
 func report(u *passes.Unit) (any, error) {
 	o := optionsOf(u)
-	mr, err := analyzeMemory(u.Module, o.Target, u.Parallel, o.Summary)
+	mr, err := analyzeMemory(u.Module, o.Target, o.Summary)
 	if err != nil {
 		return nil, err
 	}

@@ -26,11 +26,11 @@ func TestSummaryKeepsTheReport(t *testing.T) {
 				if err != nil {
 					continue // a module the assignment refuses has no report
 				}
-				full, err := analyzeMemory(cm.Module, tgt, nil, false)
+				full, err := analyzeMemory(cm.Module, tgt, false)
 				if err != nil {
 					continue
 				}
-				sum, err := analyzeMemory(cm.Module, tgt, nil, true)
+				sum, err := analyzeMemory(cm.Module, tgt, true)
 				require.NoError(t, err, "%s %s#%d", tgt, rel, cm.Chunk)
 				var want, got bytes.Buffer
 				require.NoError(t, (&Result{Assignment: as, Memory: full}).WriteText(&want, cm.Module))
