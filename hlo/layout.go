@@ -70,6 +70,25 @@ func (l Layout) Clone() Layout {
 	return c
 }
 
+// Equal reports whether l and o are the same layout, every field that
+// XLA prints compared (Layout::operator==); nil equals only nil.
+func (l *Layout) Equal(o *Layout) bool {
+	if l == nil || o == nil {
+		return l == o
+	}
+	if !slices.Equal(l.MinorToMajor, o.MinorToMajor) || l.DimLevelTypes != o.DimLevelTypes ||
+		!slices.EqualFunc(l.Tiles, o.Tiles, slices.Equal) || l.TailPaddingAlignment != o.TailPaddingAlignment ||
+		l.IndexType != o.IndexType || l.PointerType != o.PointerType || l.ElementSizeBits != o.ElementSizeBits ||
+		l.MemorySpace != o.MemorySpace || l.SplitConfigs != o.SplitConfigs ||
+		l.DynamicShapeMetadataPrefixBytes != o.DynamicShapeMetadataPrefixBytes {
+		return false
+	}
+	if l.PhysicalShape == nil || o.PhysicalShape == nil {
+		return l.PhysicalShape == o.PhysicalShape
+	}
+	return l.PhysicalShape.Equal(*o.PhysicalShape)
+}
+
 // String prints the layout as XLA does: "{3,2,0,1:T(8,128)(2,1)S(1)}".
 func (l *Layout) String() string {
 	var p printer

@@ -144,7 +144,7 @@ func (a *assigner) fixEntry() {
 		switch {
 		case p == nil:
 		case a.ecl != nil && n < len(a.ecl.Params):
-			a.applySignature(p, a.ecl.Params[n])
+			a.applySignature(p, &a.ecl.Params[n])
 		default:
 			a.fixAllLeaves(p)
 		}
@@ -394,21 +394,33 @@ func (a *assigner) requireOperandLayouts(in *hlo.Instruction) error {
 
 // applySignature fixes an entry parameter to a layout of the entry
 // computation layout: the signature's layout wins over the parameter's.
-func (a *assigner) applySignature(p *hlo.Instruction, sig hlo.Shape) {
-	for _, l := range sig.Leaves() {
-		id := a.leafID(p, l.Index)
-		if id < 0 || !l.Shape.IsArray() || l.Shape.Layout == nil {
-			continue
-		}
-		sh := a.shapeOf(id)
-		if !sh.EqualIgnoringLayout(*l.Shape) {
-			continue
-		}
-		lay := l.Shape.Layout.Clone()
-		sh.Layout = &lay
-		a.exact[id] = true
-		a.require(id, lay.MinorToMajor, site{}, nil)
+func (a *assigner) applySignature(p *hlo.Instruction, sig *hlo.Shape) {
+	if !sig.IsTuple() {
+		a.applySignatureLeaf(a.leafID(p, nil), sig)
+		return
 	}
+	for _, l := range sig.Leaves() {
+		a.applySignatureLeaf(a.leafID(p, l.Index), l.Shape)
+	}
+}
+
+// applySignatureLeaf fixes value id to the layout of sig, a leaf of the
+// entry computation layout. The parameter takes a copy of that layout
+// unless it states the same one already (as it does in XLA's dumps).
+func (a *assigner) applySignatureLeaf(id int, sig *hlo.Shape) {
+	if id < 0 || !sig.IsArray() || sig.Layout == nil {
+		return
+	}
+	sh := a.shapeOf(id)
+	if !sh.EqualIgnoringLayout(*sig) {
+		return
+	}
+	if !sh.Layout.Equal(sig.Layout) {
+		lay := sig.Layout.Clone()
+		sh.Layout = &lay
+	}
+	a.exact[id] = true
+	a.require(id, sh.Layout.MinorToMajor, site{}, nil)
 }
 
 // requireThroughTuples applies a requirement on leaf path of in, walking
