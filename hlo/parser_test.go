@@ -917,6 +917,21 @@ func TestIntegerLiteralValues(t *testing.T) {
 	}
 }
 
+// Print gives each batch of computations its share of the source's size:
+// the text of the unrolled step's entry, one batch longer than 256 bytes
+// an instruction, fills its buffer without outgrowing it.
+func TestPrintBatchSizedFromSource(t *testing.T) {
+	m := mustParse(t, string(hlogen.Unrolled(64)))
+	for _, b := range printBatches(m) {
+		cs := m.Computations[b[0]:b[1]]
+		buf := m.sized(nil, cs)
+		p := newPrinter(m, PrintOptions{}, buf)
+		p.computations(cs, b[0] > 0)
+		assert.Equal(t, cap(buf), cap(p.buf), "computations %d to %d outgrew their buffer", b[0], b[1])
+		assert.Greater(t, len(p.buf), textSize(cs), "the guess is short")
+	}
+}
+
 // A parsed module's text is appended into room about its source's size,
 // not the guess of 256 bytes an instruction (the unrolled step's text is
 // longer, mobilenet_v2's shorter: held as printed, by --split-input-file,

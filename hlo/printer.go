@@ -70,7 +70,7 @@ func (m *Module) Print(w io.Writer, opts PrintOptions) error {
 	if len(batches) < 2 || jobs < 2 {
 		buf := p.buf[:0]
 		for _, b := range batches {
-			p := newPrinter(m, opts, sized(buf, m.Computations[b[0]:b[1]]))
+			p := newPrinter(m, opts, m.sized(buf, m.Computations[b[0]:b[1]]))
 			p.computations(m.Computations[b[0]:b[1]], b[0] > 0)
 			if _, err := w.Write(p.buf); err != nil {
 				return err
@@ -109,7 +109,7 @@ func (m *Module) Print(w io.Writer, opts PrintOptions) error {
 				return
 			}
 			g.Go(func() error {
-				p := newPrinter(m, opts, sized(buf, m.Computations[b[0]:b[1]]))
+				p := newPrinter(m, opts, m.sized(buf, m.Computations[b[0]:b[1]]))
 				p.computations(m.Computations[b[0]:b[1]], b[0] > 0)
 				slots[i].buf = p.buf
 				close(slots[i].done)
@@ -152,12 +152,33 @@ func printBatches(m *Module) [][2]int {
 }
 
 // sized returns buf emptied, or a new buffer when buf is unlikely to hold
-// the text of cs without growing.
-func sized(buf []byte, cs []*Computation) []byte {
-	if n := textSize(cs); cap(buf) < n {
+// the text of cs, computations of m, without growing (see batchSize).
+func (m *Module) sized(buf []byte, cs []*Computation) []byte {
+	if n := m.batchSize(cs); cap(buf) < n {
 		return make([]byte, 0, n)
 	}
 	return buf[:0]
+}
+
+// batchSize is about the size of the text of cs, computations of m: their
+// share, by instructions, of the module's (textSize), so that the text of
+// a computation as long as the unrolled training step's (21 MB at 16x,
+// 360 bytes an instruction) is not copied as it outgrows a guess.
+func (m *Module) batchSize(cs []*Computation) int {
+	if m.textLen == 0 {
+		return textSize(cs)
+	}
+	n, all := 0, 0
+	for _, c := range cs {
+		n += len(c.Instructions)
+	}
+	for _, c := range m.Computations {
+		all += len(c.Instructions)
+	}
+	if all == 0 {
+		return textSize(cs)
+	}
+	return int(int64(m.textSize())*int64(n)/int64(all)) + 4096
 }
 
 // textSize is about the size of the text of cs: 256 bytes per
