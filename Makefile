@@ -39,8 +39,12 @@ bench:
 # on each module shape of hlogen (unrolled entry, many computations, nested
 # loops, wide tuples) at 1x, 4x and 16x, each for SHAPESTIME, SHAPESCOUNT
 # times; it ends with a table of the median ns per instruction by scale and
-# its growth from 1x to 16x (about 2.5 minutes).
-SHAPESTIME ?= 200ms
+# its growth from 1x to 16x (about 5 minutes). A stage's CPU includes the
+# collections that land while it runs: at 16x one costs what a few runs of
+# a short stage do, so each needs enough runs to share them out (with
+# 200ms, 1-4 of the 52 pairs landed over 1.3x in each run, never the same
+# ones twice; with 500ms none).
+SHAPESTIME ?= 500ms
 SHAPESCOUNT ?= 3
 bench-shapes:
 	@uptime
