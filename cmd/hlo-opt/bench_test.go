@@ -243,7 +243,7 @@ func shapeStages() []shapeStage {
 // from 1x to 16x measured cold, 1.04x with the run first; 5 runs in a row
 // at 16x: 10190 ns per instruction against 13880 for one).
 //
-//	go test ./cmd/hlo-opt -run '^$' -bench 'Shapes' -benchtime 200ms -count 3
+//	go test ./cmd/hlo-opt -run '^$' -bench 'Shapes' -benchtime 500ms -count 3
 func BenchmarkShapes(b *testing.B) {
 	stages := shapeStages()
 	type key struct {
