@@ -98,8 +98,12 @@ func DefaultMinorToMajor(rank int) []int64 {
 
 // Leaves returns the array (and token) leaves of a shape in order, with their
 // shape index (the path of tuple indices). An array shape is its own single
-// leaf with an empty index.
-func (s Shape) Leaves() []ShapeLeaf {
+// leaf with an empty index. Each leaf's Shape points into s (a change
+// through it changes s), as Subshape's does.
+func (s *Shape) Leaves() []ShapeLeaf {
+	if !s.IsTuple() {
+		return []ShapeLeaf{{Shape: s}}
+	}
 	var out []ShapeLeaf
 	var walk func(sh *Shape, idx []int64)
 	walk = func(sh *Shape, idx []int64) {
@@ -111,7 +115,7 @@ func (s Shape) Leaves() []ShapeLeaf {
 		}
 		out = append(out, ShapeLeaf{Index: idx, Shape: sh})
 	}
-	walk(&s, nil)
+	walk(s, nil)
 	return out
 }
 
