@@ -71,13 +71,14 @@ func (l Layout) Clone() Layout {
 }
 
 // Equal reports whether l and o are the same layout, every field that
-// XLA prints compared (Layout::operator==); nil equals only nil.
+// XLA prints compared (Layout::operator==; a tail padding of 0 or 1 is
+// none); nil equals only nil.
 func (l *Layout) Equal(o *Layout) bool {
 	if l == nil || o == nil {
 		return l == o
 	}
 	if !slices.Equal(l.MinorToMajor, o.MinorToMajor) || l.DimLevelTypes != o.DimLevelTypes ||
-		!slices.EqualFunc(l.Tiles, o.Tiles, slices.Equal) || l.TailPaddingAlignment != o.TailPaddingAlignment ||
+		!slices.EqualFunc(l.Tiles, o.Tiles, slices.Equal) || max(l.TailPaddingAlignment, 1) != max(o.TailPaddingAlignment, 1) ||
 		l.IndexType != o.IndexType || l.PointerType != o.PointerType || l.ElementSizeBits != o.ElementSizeBits ||
 		l.MemorySpace != o.MemorySpace || l.SplitConfigs != o.SplitConfigs ||
 		l.DynamicShapeMetadataPrefixBytes != o.DynamicShapeMetadataPrefixBytes {

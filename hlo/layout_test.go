@@ -44,6 +44,8 @@ func TestLayoutEqual(t *testing.T) {
 	}
 	var none *Layout
 	assert.True(t, none.Equal(nil))
+	// L(1), like L(0), is no tail padding: neither is printed.
+	assert.True(t, (&Layout{MinorToMajor: []int64{0}, TailPaddingAlignment: 1}).Equal(&Layout{MinorToMajor: []int64{0}}))
 	// XLA's parser refuses a physical shape (only sparse arrays had one):
 	// they are compared as shapes.
 	p := func(text string) *Layout {

@@ -266,30 +266,7 @@ func sameLayout(a, b *hlo.Layout, rank int) bool {
 	if b == nil {
 		b = hlo.DefaultLayout(rank)
 	}
-	switch {
-	case !slices.Equal(a.MinorToMajor, b.MinorToMajor) || a.ElementSizeBits != b.ElementSizeBits ||
-		a.MemorySpace != b.MemorySpace || len(a.Tiles) != len(b.Tiles):
-		return false
-	}
-	for i := range a.Tiles {
-		if !slices.Equal(a.Tiles[i], b.Tiles[i]) {
-			return false
-		}
-	}
-	if a.DimLevelTypes != b.DimLevelTypes || tailPadding(a) != tailPadding(b) || a.IndexType != b.IndexType ||
-		a.PointerType != b.PointerType || a.SplitConfigs != b.SplitConfigs ||
-		a.DynamicShapeMetadataPrefixBytes != b.DynamicShapeMetadataPrefixBytes {
-		return false
-	}
-	if a.PhysicalShape == nil || b.PhysicalShape == nil {
-		return a.PhysicalShape == b.PhysicalShape
-	}
-	return a.PhysicalShape.String() == b.PhysicalShape.String()
-}
-
-// tailPadding is l's L(n), 1 when none is printed.
-func tailPadding(l *hlo.Layout) int64 {
-	return max(l.TailPaddingAlignment, 1)
+	return a.Equal(b)
 }
 
 // offerLoops offers, on the TPU, the layout m of value v across the
